@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa debugfs: /sys/kernel/debug/tsa/stats tells how the module itself is
+ * doing: what it tracks, what that costs in memory, which hooks are live
+ * on this kernel and which states are degraded without them. debugfs is
+ * optional: tsa works without it, so failures here are not fatal.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "tsa_debugfs.h"
+#include "tsa_hooks.h"
+#include "tsa_proc.h"
+#include "tsa_table.h"
+#include "tsa_version.h"
+
+static struct dentry *tsa_debugfs_dir;
+
+static int tsa_stats_show(struct seq_file *m, void *v)
+{
+	struct tsa_table_stats st;
+	u64 entries, resyncs;
+	u32 degraded = tsa_hooks_degraded();
+	int i;
+
+	tsa_table_get_stats(&st);
+	tsa_proc_stats(&entries, &resyncs);
+	seq_printf(m, "version %s\n", TSA_VERSION);
+	seq_printf(m, "threads %llu\nprocesses %llu\n", st.threads, st.groups);
+	seq_printf(m, "memory_bytes %llu\nthread_record_bytes %llu\n",
+		   st.bytes, st.thread_size);
+	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
+		   st.group_size, st.buckets);
+	seq_printf(m, "alloc_failures %llu\n", st.alloc_failures);
+	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,
+		   resyncs);
+	tsa_hooks_show(m);
+	seq_puts(m, "degraded");
+	for (i = 0; i < TSA_NR_STATES; i++)
+		if (degraded & (1U << i))
+			seq_printf(m, " %s", tsa_state_names[i]);
+	seq_puts(m, degraded ? "\n" : " -\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tsa_stats);
+
+void tsa_debugfs_init(void)
+{
+	tsa_debugfs_dir = debugfs_create_dir("tsa", NULL);
+	/* 0444: under lockdown only read-only debugfs files work. */
+	debugfs_create_file("stats", 0444, tsa_debugfs_dir, NULL,
+			    &tsa_stats_fops);
+}
+
+void tsa_debugfs_exit(void)
+{
+	debugfs_remove(tsa_debugfs_dir);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The hooks: kernel events (tracepoints) turned into calls of the
+ * accounting functions in tsa_state.c on the records of tsa_table.c.
+ */
+#ifndef TSA_HOOKS_H
+#define TSA_HOOKS_H
+
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+int tsa_hooks_init(void);
+void tsa_hooks_exit(void);
+void tsa_hooks_show(struct seq_file *m);
+u32 tsa_hooks_degraded(void);	/* bitmask of states that are degraded */
+u64 tsa_hooks_clamps(void);
+
+/* Module parameters (read-only after load). */
+extern bool tsa_param_syscalls;
+
+#endif /* TSA_HOOKS_H */

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa procfs: /proc/tsa/<tid> for people, /proc/tsa/all for tools. The
+ * format is documented in docs/proc-format.md; bump the version lines
+ * below when a change breaks a parser.
+ *
+ * A module cannot give a proc directory a lookup of its own, so the
+ * per-thread entries are real proc entries, created and removed from
+ * process context by one work item. The hooks only note which tids
+ * changed (in a bounded ring; when it overflows the work item rescans
+ * everything), and the work item makes each noted tid's entry match the
+ * truth at the time it runs: entry present if and only if a live tracked
+ * thread has that tid. That makes the order of notes irrelevant, which is
+ * what tid reuse and exec (a thread taking over its leader's tid) need.
+ *
+ * An entry is only a name: opening it finds the thread by tid and holds
+ * the task, so a reused tid never shows another thread's numbers.
+ */
+#include <linux/cred.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/user_namespace.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "tsa_hooks.h"
+#include "tsa_proc.h"
+#include "tsa_table.h"
+
+#define TSA_THREAD_FORMAT	"tsa-thread 1"
+#define TSA_ALL_FORMAT		"tsa-all 1"
+#define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
+#define TSA_RING_SIZE		4096
+
+static struct proc_dir_entry *tsa_dir;
+
+/*
+ * The rule of /proc/<pid>/io (ptrace_may_access() with
+ * PTRACE_MODE_READ_FSCREDS), which is not exported to modules: same
+ * process, or the same uid and gid in all three forms, or CAP_SYS_PTRACE
+ * over the task; and a task that dropped privileges (not dumpable) only
+ * with CAP_SYS_PTRACE. Security modules cannot be asked from a module;
+ * see tsa(4).
+ */
+static bool tsa_may_read(struct task_struct *t)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct user_namespace *ns;
+	bool ok;
+
+	if (same_thread_group(t, current))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	ok = (uid_eq(cred->fsuid, tcred->euid) &&
+	      uid_eq(cred->fsuid, tcred->suid) &&
+	      uid_eq(cred->fsuid, tcred->uid) &&
+	      gid_eq(cred->fsgid, tcred->egid) &&
+	      gid_eq(cred->fsgid, tcred->sgid) &&
+	      gid_eq(cred->fsgid, tcred->gid)) ||
+	     ns_capable_noaudit(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+	/* Pairs with the write barrier in commit_creds(). */
+	smp_rmb();
+	task_lock(t);
+	if (t->mm)
+		ns = get_dumpable(t->mm) == SUID_DUMP_USER ? NULL :
+							     t->mm->user_ns;
+	else
+		ns = t->user_dumpable ? NULL : &init_user_ns;
+	ok = !ns || ns_capable_noaudit(ns, CAP_SYS_PTRACE);
+	task_unlock(t);
+	return ok;
+}
+
+/* --- per-thread entries ------------------------------------------------ */
+
+static DEFINE_RAW_SPINLOCK(tsa_ring_lock);
+static pid_t tsa_ring[TSA_RING_SIZE];
+static unsigned int tsa_ring_len;
+static bool tsa_ring_overflow;
+static bool tsa_ring_live;
+
+static DEFINE_MUTEX(tsa_entries_lock);	/* tsa_entries, proc entries */
+static DEFINE_XARRAY(tsa_entries);	/* tid -> struct proc_dir_entry */
+static pid_t tsa_drain[TSA_RING_SIZE];	/* under tsa_entries_lock */
+static u64 tsa_nr_entries;
+static u64 tsa_nr_resyncs;
+
+static void tsa_entries_work_fn(struct work_struct *work);
+static DECLARE_WORK(tsa_entries_work, tsa_entries_work_fn);
+static const struct proc_ops tsa_thread_ops;
+
+/*
+ * Called from the fork, exec and exit hooks and at load; never with an rq
+ * lock held (queueing work may wake a worker).
+ */
+void tsa_proc_tid_changed(pid_t tid)
+{
+	unsigned long flags;
+	bool live;
+
+	raw_spin_lock_irqsave(&tsa_ring_lock, flags);
+	if (tsa_ring_len < TSA_RING_SIZE)
+		tsa_ring[tsa_ring_len++] = tid;
+	else
+		tsa_ring_overflow = true;
+	live = tsa_ring_live;
+	raw_spin_unlock_irqrestore(&tsa_ring_lock, flags);
+	if (live)
+		queue_work(system_unbound_wq, &tsa_entries_work);
+}
+
+/* Does a live, tracked thread have this tid right now? */
+static bool tsa_tid_wanted(pid_t tid)
+{
+	struct task_struct *t;
+	bool want;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	want = t && !(t->flags & PF_EXITING) && tsa_thread_find(t);
+	rcu_read_unlock();
+	return want;
+}
+
+static void tsa_entry_sync(pid_t tid)
+{
+	struct proc_dir_entry *pde = xa_load(&tsa_entries, tid);
+	bool want = tsa_tid_wanted(tid);
+	char name[16];
+
+	lockdep_assert_held(&tsa_entries_lock);
+	if (want && !pde) {
+		snprintf(name, sizeof(name), "%d", tid);
+		pde = proc_create_data(name, 0444, tsa_dir, &tsa_thread_ops,
+				       (void *)(long)tid);
+		if (!pde)
+			return;
+		if (xa_err(xa_store(&tsa_entries, tid, pde, GFP_KERNEL))) {
+			proc_remove(pde);
+			return;
+		}
+		tsa_nr_entries++;
+	} else if (!want && pde) {
+		xa_erase(&tsa_entries, tid);
+		proc_remove(pde);
+		tsa_nr_entries--;
+	}
+}
+
+/* After the ring overflowed: check every thread and every entry. */
+static void tsa_entries_resync(void)
+{
+	struct task_struct *g, *t;
+	unsigned int n = 0, max = 0, i;
+	struct proc_dir_entry *pde;
+	unsigned long tid;
+	pid_t *tids;
+
+	tsa_nr_resyncs++;
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		max++;
+	rcu_read_unlock();
+	tids = kvmalloc_array(max, sizeof(*tids), GFP_KERNEL);
+	if (tids) {
+		rcu_read_lock();
+		for_each_process_thread(g, t) {
+			if (n == max)
+				break;
+			tids[n++] = task_pid_nr(t);
+		}
+		rcu_read_unlock();
+		for (i = 0; i < n; i++)
+			tsa_entry_sync(tids[i]);
+		kvfree(tids);
+	}
+	xa_for_each(&tsa_entries, tid, pde)
+		tsa_entry_sync(tid);
+}
+
+static void tsa_entries_work_fn(struct work_struct *work)
+{
+	unsigned int n, i;
+	bool overflow;
+
+	mutex_lock(&tsa_entries_lock);
+	raw_spin_lock_irq(&tsa_ring_lock);
+	n = tsa_ring_len;
+	overflow = tsa_ring_overflow;
+	memcpy(tsa_drain, tsa_ring, n * sizeof(pid_t));
+	tsa_ring_len = 0;
+	tsa_ring_overflow = false;
+	raw_spin_unlock_irq(&tsa_ring_lock);
+
+	if (overflow)
+		tsa_entries_resync();
+	else
+		for (i = 0; i < n; i++)
+			tsa_entry_sync(tsa_drain[i]);
+	mutex_unlock(&tsa_entries_lock);
+}
+
+void tsa_proc_stats(u64 *entries, u64 *resyncs)
+{
+	mutex_lock(&tsa_entries_lock);
+	*entries = tsa_nr_entries;
+	*resyncs = tsa_nr_resyncs;
+	mutex_unlock(&tsa_entries_lock);
+}
+
+/* --- /proc/tsa/<tid> --------------------------------------------------- */
+
+/* @num / @den as a percentage with two decimals, e.g. 1234 for 12.34 %. */
+static u64 tsa_pct100(u64 num, u64 den)
+{
+	return den ? mul_u64_u64_div_u64(num, 10000, den) : 0;
+}
+
+static int tsa_thread_show(struct seq_file *m, void *v)
+{
+	struct task_struct *t = m->private;
+	char comm[TASK_COMM_LEN];
+	struct tsa_thread *th;
+	struct tsa_acct a;
+	u64 elapsed, pct, stay = 0;
+	bool live = false;
+	u32 degraded;
+	int i;
+
+	rcu_read_lock();
+	th = tsa_thread_find(t);
+	if (th) {
+		stay = tsa_thread_read(th, local_clock(), &a);
+		live = !(a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+	}
+	rcu_read_unlock();
+	if (!live)
+		return -ESRCH;
+
+	elapsed = tsa_acct_elapsed(&a);
+	get_task_comm(comm, t);
+	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm %s\n",
+		   task_pid_nr(t), task_tgid_nr(t), comm);
+	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\ndegraded",
+		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
+		   tsa_state_names[a.state], stay, elapsed);
+	degraded = tsa_hooks_degraded();
+	for (i = 0; i < TSA_NR_STATES; i++)
+		if (degraded & (1U << i))
+			seq_printf(m, " %s", tsa_state_names[i]);
+	seq_puts(m, degraded ? "\n" : " -\n");
+
+	seq_puts(m, "#state ns pct entries longest\n");
+	for (i = 0; i < TSA_NR_STATES; i++) {
+		pct = tsa_pct100(a.ns[i], elapsed);
+		seq_printf(m, "%s %llu %llu.%02llu %llu %llu\n",
+			   tsa_state_names[i], a.ns[i], pct / 100, pct % 100,
+			   a.entries[i], a.longest[i]);
+	}
+	seq_puts(m, "#counter value\n");
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		seq_printf(m, "%s %llu\n", tsa_counter_names[i], a.count[i]);
+	return 0;
+}
+
+static int tsa_thread_open(struct inode *inode, struct file *file)
+{
+	pid_t tid = (long)pde_data(inode);
+	struct task_struct *t;
+	int ret;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	if (t && tsa_thread_find(t))
+		get_task_struct(t);
+	else
+		t = NULL;
+	rcu_read_unlock();
+	if (!t)
+		return -ENOENT;
+	if (!tsa_may_read(t)) {
+		put_task_struct(t);
+		return -EACCES;
+	}
+	ret = single_open(file, tsa_thread_show, t);
+	if (ret)
+		put_task_struct(t);
+	return ret;
+}
+
+static int tsa_thread_release(struct inode *inode, struct file *file)
+{
+	put_task_struct(((struct seq_file *)file->private_data)->private);
+	return single_release(inode, file);
+}
+
+static const struct proc_ops tsa_thread_ops = {
+	.proc_open = tsa_thread_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_thread_release,
+};
+
+/* --- /proc/tsa/all ----------------------------------------------------- */
+
+/* One line of /proc/tsa/all, copied at open so that reading is lock-free. */
+struct tsa_row {
+	pid_t tid;
+	pid_t pid;
+	uid_t uid;
+	u32 flags;
+	struct tsa_acct a;
+	char comm[TASK_COMM_LEN];
+};
+
+struct tsa_all {
+	u64 now;
+	unsigned int n;
+	unsigned int max;
+	struct tsa_row rows[];
+};
+
+static void tsa_row_fill(struct tsa_row *r, struct task_struct *t, pid_t tid)
+{
+	r->tid = tid;
+	r->pid = task_tgid_nr(t);
+	r->uid = from_kuid_munged(current_user_ns(), task_uid(t));
+	r->flags = 0;
+	if (r->a.flags & TSA_F_SINCE_LOAD)
+		r->flags |= 1;
+	get_task_comm(r->comm, t);
+}
+
+/*
+ * Copy one process: its live threads the reader may see, then the totals
+ * of its exited threads, all under the group's seqcount so that a thread
+ * exiting meanwhile is counted exactly once. Returns false when @all is
+ * full. Caller holds rcu_read_lock().
+ */
+static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
+{
+	struct tsa_group *g = NULL;
+	struct tsa_thread *th;
+	struct task_struct *t;
+	unsigned int start = all->n, seq;
+	struct tsa_row *r;
+
+	for_each_thread(p, t) {
+		th = tsa_thread_find(t);
+		if (th) {
+			g = th->group;
+			break;
+		}
+	}
+	if (!g)
+		return true;
+	do {
+		all->n = start;
+		seq = read_seqcount_begin(&g->seq);
+		for_each_thread(p, t) {
+			th = tsa_thread_find(t);
+			if (!th || !tsa_may_read(t))
+				continue;
+			if (all->n == all->max)
+				return false;
+			r = &all->rows[all->n];
+			tsa_thread_read(th, all->now, &r->a);
+			if (r->a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))
+				continue;
+			tsa_row_fill(r, t, task_pid_nr(t));
+			all->n++;
+		}
+		if (g->exited_threads && tsa_may_read(p)) {
+			if (all->n == all->max)
+				return false;
+			r = &all->rows[all->n];
+			r->a = g->exited;
+			tsa_row_fill(r, p, 0);
+			r->flags = TSA_ROW_TOTALS;
+			all->n++;
+		}
+	} while (read_seqcount_retry(&g->seq, seq));
+	return true;
+}
+
+static struct tsa_all *tsa_all_collect(void)
+{
+	struct task_struct *p, *t;
+	unsigned int max = 0, tries;
+	struct tsa_all *all;
+	bool full = false;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		max++;
+	rcu_read_unlock();
+
+	/* Room for each thread plus a totals line per process, and growth. */
+	for (tries = 0, max = 2 * max + 64; tries < 4; tries++, max *= 2) {
+		all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL);
+		if (!all)
+			return ERR_PTR(-ENOMEM);
+		all->n = 0;
+		all->max = max;
+		rcu_read_lock();
+		all->now = local_clock();
+		for_each_process(p) {
+			full = !tsa_all_process(all, p);
+			if (full)
+				break;
+		}
+		rcu_read_unlock();
+		if (!full)
+			return all;
+		kvfree(all);
+		cond_resched();
+	}
+	return ERR_PTR(-EAGAIN);
+}
+
+static void *tsa_all_start(struct seq_file *m, loff_t *pos)
+{
+	struct tsa_all *all = m->private;
+
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	return *pos <= all->n ? &all->rows[*pos - 1] : NULL;
+}
+
+static void *tsa_all_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return tsa_all_start(m, pos);
+}
+
+static void tsa_all_stop(struct seq_file *m, void *v)
+{
+}
+
+static int tsa_all_show(struct seq_file *m, void *v)
+{
+	struct tsa_all *all = m->private;
+	const struct tsa_row *r = v;
+	int i, j;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, TSA_ALL_FORMAT "\nnow %llu\n", all->now);
+		seq_puts(m, "fields tid pid uid flags elapsed state");
+		for (i = 0; i < TSA_NR_STATES; i++) {
+			for (j = 0; j < 3; j++) {
+				seq_putc(m, ' ');
+				seq_printf(m, "%c%c%c_%s",
+					   tsa_state_names[i][0] | 0x20,
+					   tsa_state_names[i][1] | 0x20,
+					   tsa_state_names[i][2] | 0x20,
+					   j == 0 ? "ns" : j == 1 ? "n" : "max");
+			}
+		}
+		for (i = 0; i < TSA_NR_COUNTERS; i++) {
+			seq_putc(m, ' ');
+			for (j = 0; tsa_counter_names[i][j]; j++)
+				seq_putc(m, tsa_counter_names[i][j] | 0x20);
+		}
+		seq_puts(m, " comm\n");
+		return 0;
+	}
+
+	seq_put_decimal_ll(m, "", r->tid);
+	seq_put_decimal_ll(m, " ", r->pid);
+	seq_put_decimal_ull(m, " ", r->uid);
+	seq_put_decimal_ull(m, " ", r->flags);
+	seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
+	seq_put_decimal_ull(m, " ", r->a.state);
+	for (i = 0; i < TSA_NR_STATES; i++) {
+		seq_put_decimal_ull(m, " ", r->a.ns[i]);
+		seq_put_decimal_ull(m, " ", r->a.entries[i]);
+		seq_put_decimal_ull(m, " ", r->a.longest[i]);
+	}
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		seq_put_decimal_ull(m, " ", r->a.count[i]);
+	seq_putc(m, ' ');
+	seq_puts(m, r->comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations tsa_all_seq_ops = {
+	.start = tsa_all_start,
+	.next = tsa_all_next,
+	.stop = tsa_all_stop,
+	.show = tsa_all_show,
+};
+
+static int tsa_all_open(struct inode *inode, struct file *file)
+{
+	struct tsa_all *all = tsa_all_collect();
+	int ret;
+
+	if (IS_ERR(all))
+		return PTR_ERR(all);
+	ret = seq_open(file, &tsa_all_seq_ops);
+	if (ret) {
+		kvfree(all);
+		return ret;
+	}
+	((struct seq_file *)file->private_data)->private = all;
+	return 0;
+}
+
+static int tsa_all_release(struct inode *inode, struct file *file)
+{
+	kvfree(((struct seq_file *)file->private_data)->private);
+	return seq_release(inode, file);
+}
+
+static const struct proc_ops tsa_all_ops = {
+	.proc_open = tsa_all_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_all_release,
+};
+
+/* --- setup ------------------------------------------------------------- */
+
+int tsa_proc_init(void)
+{
+	tsa_dir = proc_mkdir("tsa", NULL);
+	if (!tsa_dir)
+		return -ENOMEM;
+	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops)) {
+		proc_remove(tsa_dir);
+		return -ENOMEM;
+	}
+	raw_spin_lock_irq(&tsa_ring_lock);
+	tsa_ring_live = true;
+	raw_spin_unlock_irq(&tsa_ring_lock);
+	return 0;
+}
+
+/* Called after the hooks are gone: nothing queues work any more. */
+void tsa_proc_exit(void)
+{
+	raw_spin_lock_irq(&tsa_ring_lock);
+	tsa_ring_live = false;
+	raw_spin_unlock_irq(&tsa_ring_lock);
+	cancel_work_sync(&tsa_entries_work);
+	/* Waits for readers of every entry below. */
+	proc_remove(tsa_dir);
+	xa_destroy(&tsa_entries);
+	tsa_nr_entries = 0;
+	tsa_ring_len = 0;
+	tsa_ring_overflow = false;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tsa microstate accounting: the pure logic.
+ *
+ * Every tracked thread owns one struct tsa_acct. At any instant the thread
+ * is in exactly one microstate (enum tsa_state); every event that changes
+ * what the thread is doing calls one of the tsa_acct_*() functions below
+ * with the event's own timestamp, and the time since the previous
+ * transition is charged to the state being left (the rule of illumos
+ * new_mstate()). Nothing else ever adds time, so for every thread
+ *
+ *	sum(ns[]) + (now - stamp) == now - since
+ *
+ * holds exactly; a snapshot charges the current stay up to "now" so the
+ * same sum equals "elapsed" at the moment of a read.
+ *
+ * Timestamps come from local_clock(), which may step backwards a little
+ * when a thread moves between CPUs whose clocks disagree. A timestamp
+ * older than the last one seen is clamped to it (and counted), so time
+ * never runs backwards inside a record.
+ *
+ * This file and tsa_state.c know nothing of tracepoints, locks or task
+ * structs: the hooks turn kernel events into plain values and call in
+ * here, and KUnit drives the same functions directly. Callers serialise
+ * access to one record (see tsa_table.h).
+ */
+#ifndef TSA_STATE_H
+#define TSA_STATE_H
+
+#include <linux/types.h>
+
+enum tsa_state {
+	TSA_USR,	/* on CPU, user mode */
+	TSA_SYS,	/* on CPU, kernel mode */
+	TSA_TRP,	/* on CPU, servicing interrupts */
+	TSA_TFL,	/* asleep in a user text fault */
+	TSA_DFL,	/* asleep in a user data fault */
+	TSA_KFL,	/* asleep in a kernel-mode fault */
+	TSA_APG,	/* asleep for anonymous memory */
+	TSA_LCK,	/* asleep on a user lock (futex) */
+	TSA_KLK,	/* asleep on a kernel sleeping lock */
+	TSA_IOW,	/* asleep in block I/O */
+	TSA_IDL,	/* asleep waiting for work */
+	TSA_SLP,	/* any other sleep */
+	TSA_LAT,	/* runnable, waiting for a CPU */
+	TSA_STP,	/* stopped, traced or frozen */
+	TSA_NR_STATES
+};
+
+enum tsa_counter {
+	TSA_VCX,	/* voluntary context switches */
+	TSA_ICX,	/* involuntary context switches */
+	TSA_SCL,	/* system calls */
+	TSA_SIG,	/* signals delivered */
+	TSA_MINF,	/* minor faults */
+	TSA_MAJF,	/* major faults */
+	TSA_MIG,	/* migrations */
+	TSA_NR_COUNTERS
+};
+
+/* struct tsa_acct.flags */
+#define TSA_F_SINCE_LOAD	0x01	/* seeded at load, not seen born */
+#define TSA_F_DEAD		0x02	/* switched out for the last time */
+#define TSA_F_IN_KERNEL		0x04	/* on-CPU time is SYS, not USR */
+#define TSA_F_PROVISIONAL	0x08	/* seeded, state not yet known */
+
+#define TSA_NO_CPU		(-1)
+
+struct tsa_acct {
+	u64 since;		/* birth, or when tracking started */
+	u64 stamp;		/* when the current state was entered */
+	u64 ns[TSA_NR_STATES];
+	u64 longest[TSA_NR_STATES];
+	u64 entries[TSA_NR_STATES];
+	u64 count[TSA_NR_COUNTERS];
+	u64 clamps;		/* timestamps that went backwards */
+	s32 last_cpu;		/* CPU it last ran on, for MIG */
+	u8 state;		/* enum tsa_state */
+	u8 flags;
+};
+
+/* Why a thread that stops running left the CPU. */
+enum tsa_switch_kind {
+	TSA_SW_PREEMPT,		/* preempted or yielded: involuntary */
+	TSA_SW_BLOCK,		/* went to sleep: voluntary */
+	TSA_SW_SIGNAL,		/* tried to sleep, a signal kept it runnable */
+};
+
+extern const char *const tsa_state_names[TSA_NR_STATES];
+extern const char *const tsa_counter_names[TSA_NR_COUNTERS];
+
+static inline bool tsa_state_on_cpu(unsigned int s)
+{
+	return s <= TSA_TRP;
+}
+
+void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s,
+		   u8 flags);
+bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s);
+
+/* Events, named for what happened to the thread. */
+bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
+			 enum tsa_switch_kind kind, enum tsa_state sleep);
+bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
+bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
+bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now);
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now);
+bool tsa_acct_exit(struct tsa_acct *a, u64 now);
+
+u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
+		      struct tsa_acct *out);
+u64 tsa_acct_elapsed(const struct tsa_acct *a);
+void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a);
+
+/* The facts about a thread going to sleep that decide its sleep state. */
+struct tsa_block_info {
+	unsigned int task_state;	/* prev->__state at switch-out */
+	bool kthread;
+};
+
+enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi);
+
+#endif /* TSA_STATE_H */

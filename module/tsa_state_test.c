@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for the pure accounting logic in tsa_state.c. The logic is
+ * compiled into this test module directly, so the tests need neither the
+ * hooks nor a kernel that has them.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+
+#include "tsa_state.c"
+
+#define MS 1000000ULL
+
+static u64 sum_ns(const struct tsa_acct *a)
+{
+	u64 s = 0;
+	int i;
+
+	for (i = 0; i < TSA_NR_STATES; i++)
+		s += a->ns[i];
+	return s;
+}
+
+/* Snapshot at @now and check the rule every read must keep. */
+static void expect_sums(struct kunit *test, const struct tsa_acct *a, u64 now)
+{
+	struct tsa_acct snap;
+
+	tsa_acct_snapshot(a, now, &snap);
+	KUNIT_EXPECT_EQ(test, sum_ns(&snap), tsa_acct_elapsed(&snap));
+}
+
+static void new_thread_starts_in_given_state(struct kunit *test)
+{
+	struct tsa_acct a;
+
+	tsa_acct_init(&a, 100, TSA_LAT, TSA_F_IN_KERNEL);
+	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
+	KUNIT_EXPECT_EQ(test, a.entries[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, a.since, 100ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&a), 0ULL);
+	KUNIT_EXPECT_EQ(test, a.last_cpu, TSA_NO_CPU);
+}
+
+/* One transition: from a state, an event, to a state, with counters. */
+struct transition_case {
+	const char *name;
+	enum tsa_state from;
+	u8 flags;
+	int event;
+	enum tsa_switch_kind kind;
+	enum tsa_state sleep;
+	enum tsa_state to;
+	enum tsa_counter counter;	/* bumped by one, or TSA_NR_COUNTERS */
+};
+
+enum { EV_OUT, EV_IN, EV_WAKE, EV_SYS_ENTER, EV_SYS_EXIT };
+
+static const struct transition_case transitions[] = {
+	{ "user thread blocks into SLP", TSA_USR, 0, EV_OUT, TSA_SW_BLOCK,
+	  TSA_SLP, TSA_SLP, TSA_VCX },
+	{ "kernel-mode sleep into STP", TSA_SYS, TSA_F_IN_KERNEL, EV_OUT,
+	  TSA_SW_BLOCK, TSA_STP, TSA_STP, TSA_VCX },
+	{ "preemption makes LAT", TSA_USR, 0, EV_OUT, TSA_SW_PREEMPT,
+	  TSA_SLP, TSA_LAT, TSA_ICX },
+	{ "sleep undone by signal is LAT and voluntary", TSA_SYS,
+	  TSA_F_IN_KERNEL, EV_OUT, TSA_SW_SIGNAL, TSA_SLP, TSA_LAT, TSA_VCX },
+	{ "switch-in in user mode is USR", TSA_LAT, 0, EV_IN, 0, 0, TSA_USR,
+	  TSA_NR_COUNTERS },
+	{ "switch-in in a syscall is SYS", TSA_LAT, TSA_F_IN_KERNEL, EV_IN, 0,
+	  0, TSA_SYS, TSA_NR_COUNTERS },
+	{ "wakeup from SLP is LAT", TSA_SLP, TSA_F_IN_KERNEL, EV_WAKE, 0, 0,
+	  TSA_LAT, TSA_NR_COUNTERS },
+	{ "wakeup from STP is LAT", TSA_STP, TSA_F_IN_KERNEL, EV_WAKE, 0, 0,
+	  TSA_LAT, TSA_NR_COUNTERS },
+	{ "wakeup of a running thread changes nothing", TSA_SYS,
+	  TSA_F_IN_KERNEL, EV_WAKE, 0, 0, TSA_SYS, TSA_NR_COUNTERS },
+	{ "wakeup of a runnable thread changes nothing", TSA_LAT, 0, EV_WAKE,
+	  0, 0, TSA_LAT, TSA_NR_COUNTERS },
+	{ "syscall entry is SYS", TSA_USR, 0, EV_SYS_ENTER, 0, 0, TSA_SYS,
+	  TSA_SCL },
+	{ "syscall exit is USR", TSA_SYS, TSA_F_IN_KERNEL, EV_SYS_EXIT, 0, 0,
+	  TSA_USR, TSA_NR_COUNTERS },
+	{ "syscall exit of a runnable thread keeps LAT", TSA_LAT,
+	  TSA_F_IN_KERNEL, EV_SYS_EXIT, 0, 0, TSA_LAT, TSA_NR_COUNTERS },
+};
+
+static void transition_desc(const struct transition_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(transition, transitions, transition_desc);
+
+static bool run_event(struct tsa_acct *a, const struct transition_case *c,
+		      u64 now)
+{
+	switch (c->event) {
+	case EV_OUT:
+		return tsa_acct_switch_out(a, now, c->kind, c->sleep);
+	case EV_IN:
+		return tsa_acct_switch_in(a, now, 0);
+	case EV_WAKE:
+		return tsa_acct_wakeup(a, now);
+	case EV_SYS_ENTER:
+		return tsa_acct_sys_enter(a, now);
+	default:
+		return tsa_acct_sys_exit(a, now);
+	}
+}
+
+static void transition_charges_the_state_left(struct kunit *test)
+{
+	const struct transition_case *c = test->param_value;
+	u64 before[TSA_NR_COUNTERS];
+	struct tsa_acct a;
+	int i;
+
+	tsa_acct_init(&a, 1000, c->from, c->flags);
+	memcpy(before, a.count, sizeof(before));
+	KUNIT_EXPECT_FALSE(test, run_event(&a, c, 1000 + 7 * MS));
+	KUNIT_EXPECT_EQ(test, a.state, c->to);
+	/* An event that changes nothing charges nothing yet. */
+	KUNIT_EXPECT_EQ(test, a.ns[c->from], c->to == c->from ? 0 : 7 * MS);
+	KUNIT_EXPECT_EQ(test, a.entries[c->to], 1ULL);
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		KUNIT_EXPECT_EQ(test, a.count[i],
+				before[i] + (i == c->counter ? 1 : 0));
+	expect_sums(test, &a, 1000 + 9 * MS);
+}
+
+/* A full life: born, runs, syscalls, sleeps, is preempted, dies. */
+static void life_of_a_thread_sums_exactly(struct kunit *test)
+{
+	struct tsa_acct a, snap;
+
+	tsa_acct_init(&a, 0, TSA_LAT, TSA_F_IN_KERNEL);
+	tsa_acct_switch_in(&a, 1 * MS, 0);		/* LAT 1 */
+	tsa_acct_sys_exit(&a, 2 * MS);			/* SYS 1 */
+	tsa_acct_sys_enter(&a, 5 * MS);			/* USR 3 */
+	tsa_acct_switch_out(&a, 6 * MS, TSA_SW_BLOCK, TSA_SLP); /* SYS 1 */
+	tsa_acct_wakeup(&a, 106 * MS);			/* SLP 100 */
+	tsa_acct_switch_in(&a, 108 * MS, 1);		/* LAT 2 */
+	tsa_acct_sys_exit(&a, 109 * MS);		/* SYS 1 */
+	tsa_acct_switch_out(&a, 119 * MS, TSA_SW_PREEMPT, TSA_SLP); /* USR 10 */
+	tsa_acct_switch_in(&a, 120 * MS, 1);		/* LAT 1 */
+	tsa_acct_sys_enter(&a, 125 * MS);		/* USR 5 */
+	tsa_acct_exit(&a, 126 * MS);			/* SYS 1 */
+
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_LAT], 4 * MS);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 4 * MS);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 18 * MS);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_SLP], 100 * MS);
+	KUNIT_EXPECT_EQ(test, a.longest[TSA_USR], 10 * MS);
+	KUNIT_EXPECT_EQ(test, a.longest[TSA_LAT], 2 * MS);
+	KUNIT_EXPECT_EQ(test, a.entries[TSA_LAT], 3ULL);
+	KUNIT_EXPECT_EQ(test, a.entries[TSA_USR], 3ULL);
+	KUNIT_EXPECT_EQ(test, a.count[TSA_VCX], 2ULL);	/* sleep + death */
+	KUNIT_EXPECT_EQ(test, a.count[TSA_ICX], 1ULL);
+	KUNIT_EXPECT_EQ(test, a.count[TSA_SCL], 2ULL);
+	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&a), 126 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(&a), 126 * MS);
+
+	/* Dead: events change nothing and reads do not count up. */
+	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_DEAD));
+	tsa_acct_wakeup(&a, 200 * MS);
+	tsa_acct_switch_in(&a, 201 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 300 * MS, &snap), 0ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 126 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 126 * MS);
+}
+
+static void read_mid_state_counts_up_to_now(struct kunit *test)
+{
+	struct tsa_acct a, snap;
+
+	tsa_acct_init(&a, 10, TSA_LAT, 0);
+	tsa_acct_switch_in(&a, 10 + 2 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 10 + 5 * MS, &snap),
+			3 * MS);
+	KUNIT_EXPECT_EQ(test, snap.ns[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, snap.longest[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 5 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 5 * MS);
+	/* The record itself is untouched by a read. */
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a.stamp, 10 + 2 * MS);
+}
+
+static void clock_going_backwards_is_clamped_and_counted(struct kunit *test)
+{
+	struct tsa_acct a;
+
+	tsa_acct_init(&a, 10 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(&a, 12 * MS, 0);
+	/* Another CPU's clock is 1 ms behind. */
+	KUNIT_EXPECT_TRUE(test, tsa_acct_switch_out(&a, 11 * MS,
+						    TSA_SW_PREEMPT, TSA_SLP));
+	KUNIT_EXPECT_EQ(test, a.clamps, 1ULL);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a.stamp, 12 * MS);
+	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
+	KUNIT_EXPECT_FALSE(test, tsa_acct_switch_in(&a, 13 * MS, 0));
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_LAT], 3 * MS);
+	expect_sums(test, &a, 20 * MS);
+}
+
+static void reader_clock_behind_record_is_clamped_silently(struct kunit *test)
+{
+	struct tsa_acct a, snap;
+
+	tsa_acct_init(&a, 10 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(&a, 12 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 11 * MS, &snap), 0ULL);
+	KUNIT_EXPECT_EQ(test, snap.clamps, 0ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 2 * MS);
+}
+
+static void migration_counts_a_change_of_cpu(struct kunit *test)
+{
+	struct tsa_acct a;
+
+	tsa_acct_init(&a, 0, TSA_LAT, 0);
+	tsa_acct_switch_in(&a, 1, 3);		/* first run: no migration */
+	tsa_acct_switch_out(&a, 2, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(&a, 3, 3);		/* same CPU */
+	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 0ULL);
+	tsa_acct_switch_out(&a, 4, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(&a, 5, 1);
+	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 1ULL);
+}
+
+static void same_state_is_not_a_new_entry(struct kunit *test)
+{
+	struct tsa_acct a;
+
+	tsa_acct_init(&a, 0, TSA_SYS, TSA_F_IN_KERNEL);
+	tsa_acct_sys_enter(&a, 5);	/* already SYS */
+	KUNIT_EXPECT_EQ(test, a.entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 0ULL);
+	tsa_acct_enter(&a, 9, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a.entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 9ULL);
+	KUNIT_EXPECT_EQ(test, a.longest[TSA_SYS], 9ULL);
+}
+
+/* A thread seeded at load starts counting at its first sure event. */
+static void provisional_record_starts_at_first_event(struct kunit *test)
+{
+	struct tsa_acct a;
+
+	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_switch_out(&a, 500, TSA_SW_BLOCK, TSA_SLP);
+	KUNIT_EXPECT_FALSE(test, !!(a.flags & TSA_F_PROVISIONAL));
+	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_SINCE_LOAD));
+	KUNIT_EXPECT_EQ(test, a.since, 500ULL);
+	KUNIT_EXPECT_EQ(test, a.state, TSA_SLP);
+	KUNIT_EXPECT_EQ(test, a.count[TSA_VCX], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum_ns(&a), 0ULL);
+
+	/* A wakeup of a provisional record means it was asleep until now. */
+	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_wakeup(&a, 300);
+	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
+	KUNIT_EXPECT_EQ(test, a.since, 300ULL);
+
+	/* Dying before the seed resolves adds nothing. */
+	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_exit(&a, 300);
+	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_DEAD));
+	KUNIT_EXPECT_EQ(test, sum_ns(&a), 0ULL);
+}
+
+static void process_totals_sum_threads(struct kunit *test)
+{
+	struct tsa_acct sum, t1, t2;
+
+	memset(&sum, 0, sizeof(sum));
+	sum.flags = TSA_F_DEAD;
+	tsa_acct_init(&t1, 0, TSA_LAT, 0);
+	tsa_acct_switch_in(&t1, 2 * MS, 0);
+	tsa_acct_exit(&t1, 5 * MS);
+	tsa_acct_init(&t2, 1 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(&t2, 2 * MS, 0);
+	tsa_acct_exit(&t2, 9 * MS);
+	tsa_acct_add(&sum, &t1);
+	tsa_acct_add(&sum, &t2);
+	KUNIT_EXPECT_EQ(test, sum.ns[TSA_USR], 10 * MS);
+	KUNIT_EXPECT_EQ(test, sum.ns[TSA_LAT], 3 * MS);
+	KUNIT_EXPECT_EQ(test, sum.longest[TSA_USR], 7 * MS);
+	KUNIT_EXPECT_EQ(test, sum.count[TSA_VCX], 2ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&sum), 13 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(&sum), tsa_acct_elapsed(&sum));
+}
+
+struct classify_case {
+	const char *name;
+	struct tsa_block_info bi;
+	enum tsa_state want;
+};
+
+static const struct classify_case classify_cases[] = {
+	{ "interruptible sleep is SLP", { TASK_INTERRUPTIBLE, false }, TSA_SLP },
+	{ "uninterruptible sleep is SLP", { TASK_UNINTERRUPTIBLE, false },
+	  TSA_SLP },
+	{ "SIGSTOP is STP", { TASK_STOPPED, false }, TSA_STP },
+	{ "ptrace stop is STP", { TASK_TRACED, false }, TSA_STP },
+	{ "frozen is STP", { TASK_FROZEN, false }, TSA_STP },
+};
+
+static void classify_desc(const struct classify_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(classify, classify_cases, classify_desc);
+
+static void sleep_is_classified(struct kunit *test)
+{
+	const struct classify_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, tsa_classify_sleep(&c->bi), c->want);
+}
+
+static struct kunit_case tsa_state_cases[] = {
+	KUNIT_CASE(new_thread_starts_in_given_state),
+	KUNIT_CASE_PARAM(transition_charges_the_state_left,
+			 transition_gen_params),
+	KUNIT_CASE(life_of_a_thread_sums_exactly),
+	KUNIT_CASE(read_mid_state_counts_up_to_now),
+	KUNIT_CASE(clock_going_backwards_is_clamped_and_counted),
+	KUNIT_CASE(reader_clock_behind_record_is_clamped_silently),
+	KUNIT_CASE(migration_counts_a_change_of_cpu),
+	KUNIT_CASE(same_state_is_not_a_new_entry),
+	KUNIT_CASE(provisional_record_starts_at_first_event),
+	KUNIT_CASE(process_totals_sum_threads),
+	{}
+};
+
+static struct kunit_suite tsa_state_suite = {
+	.name = "tsa_state",
+	.test_cases = tsa_state_cases,
+};
+
+static struct kunit_case tsa_classify_cases[] = {
+	KUNIT_CASE_PARAM(sleep_is_classified, classify_gen_params),
+	{}
+};
+
+static struct kunit_suite tsa_classify_suite = {
+	.name = "tsa_classify",
+	.test_cases = tsa_classify_cases,
+};
+
+kunit_test_suites(&tsa_state_suite, &tsa_classify_suite);
+
+MODULE_DESCRIPTION("KUnit tests for tsa's microstate accounting");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa storage: the task-pointer hash table. See tsa_table.h.
+ */
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "tsa_table.h"
+
+#define TSA_THREAD_BITS	14
+#define TSA_GROUP_BITS	12
+
+static struct hlist_head tsa_threads[1 << TSA_THREAD_BITS];
+static struct hlist_head tsa_groups[1 << TSA_GROUP_BITS];
+/* Inserts and removals only: fork, load, and task free (softirq). */
+static DEFINE_RAW_SPINLOCK(tsa_table_lock);
+static struct kmem_cache *tsa_thread_cache;
+static struct kmem_cache *tsa_group_cache;
+static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
+static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
+static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
+
+static struct hlist_head *tsa_thread_bucket(const struct task_struct *t)
+{
+	return &tsa_threads[hash_ptr(t, TSA_THREAD_BITS)];
+}
+
+static struct hlist_head *tsa_group_bucket(const struct signal_struct *s)
+{
+	return &tsa_groups[hash_ptr(s, TSA_GROUP_BITS)];
+}
+
+int tsa_table_init(void)
+{
+	tsa_thread_cache = KMEM_CACHE(tsa_thread, 0);
+	tsa_group_cache = KMEM_CACHE(tsa_group, 0);
+	if (!tsa_thread_cache || !tsa_group_cache) {
+		kmem_cache_destroy(tsa_thread_cache);
+		kmem_cache_destroy(tsa_group_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Called once no hook and no reader can reach the table any more. */
+void tsa_table_exit(void)
+{
+	struct tsa_thread *th;
+	struct tsa_group *g;
+	struct hlist_node *n;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tsa_threads); i++) {
+		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
+			hlist_del(&th->node);
+			kmem_cache_free(tsa_thread_cache, th);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(tsa_groups); i++) {
+		hlist_for_each_entry_safe(g, n, &tsa_groups[i], node) {
+			hlist_del(&g->node);
+			kmem_cache_free(tsa_group_cache, g);
+		}
+	}
+	atomic64_set(&tsa_nr_threads, 0);
+	atomic64_set(&tsa_nr_groups, 0);
+	/* Wait for the call_rcu() frees of records removed before. */
+	rcu_barrier();
+	kmem_cache_destroy(tsa_thread_cache);
+	kmem_cache_destroy(tsa_group_cache);
+}
+
+/* Caller holds rcu_read_lock() or runs with IRQs or preemption off. */
+struct tsa_thread *tsa_thread_find(const struct task_struct *t)
+{
+	struct tsa_thread *th;
+
+	hlist_for_each_entry_rcu(th, tsa_thread_bucket(t), node,
+				 lockdep_is_held(&tsa_table_lock)) {
+		if (th->key == t)
+			return th;
+	}
+	return NULL;
+}
+
+static struct tsa_group *tsa_group_find(const struct signal_struct *s)
+{
+	struct tsa_group *g;
+
+	hlist_for_each_entry_rcu(g, tsa_group_bucket(s), node,
+				 lockdep_is_held(&tsa_table_lock)) {
+		if (g->key == s)
+			return g;
+	}
+	return NULL;
+}
+
+/*
+ * Memory for a record and, in case its process is new to tsa, for its
+ * group: allocated before any lock is taken, so that insertion never
+ * allocates.
+ */
+struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
+{
+	struct tsa_thread *th;
+
+	th = kmem_cache_zalloc(tsa_thread_cache, gfp | __GFP_NOWARN);
+	if (th)
+		th->spare = kmem_cache_zalloc(tsa_group_cache,
+					      gfp | __GFP_NOWARN);
+	if (!th || !th->spare) {
+		if (th)
+			kmem_cache_free(tsa_thread_cache, th);
+		atomic64_inc(&tsa_nr_alloc_failures);
+		return NULL;
+	}
+	raw_spin_lock_init(&th->lock);
+	seqcount_raw_spinlock_init(&th->seq, &th->lock);
+	return th;
+}
+
+void tsa_thread_free(struct tsa_thread *th)
+{
+	if (th->spare)
+		kmem_cache_free(tsa_group_cache, th->spare);
+	kmem_cache_free(tsa_thread_cache, th);
+}
+
+/*
+ * Make @th the record of @t unless @t has one already (the fork hook and
+ * the load-time seeding may both try). Returns the record in the table; if
+ * that is not @th, the caller frees @th. The caller holds rcu_read_lock()
+ * and has checked that @t is not yet released, so its free hook has not
+ * run and will find what is inserted here. @th->acct must be set up.
+ */
+struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
+				     struct task_struct *t)
+{
+	struct tsa_thread *old;
+	struct tsa_group *g;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tsa_table_lock, flags);
+	old = tsa_thread_find(t);
+	if (old) {
+		raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
+		return old;
+	}
+	g = tsa_group_find(t->signal);
+	if (g) {
+		refcount_inc(&g->ref);
+	} else {
+		g = th->spare;
+		th->spare = NULL;
+		g->key = t->signal;
+		refcount_set(&g->ref, 1);
+		raw_spin_lock_init(&g->lock);
+		seqcount_raw_spinlock_init(&g->seq, &g->lock);
+		g->exited.flags = TSA_F_DEAD;
+		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
+		atomic64_inc(&tsa_nr_groups);
+	}
+	th->group = g;
+	th->key = t;
+	hlist_add_head_rcu(&th->node, tsa_thread_bucket(t));
+	atomic64_inc(&tsa_nr_threads);
+	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
+
+	if (th->spare) {
+		kmem_cache_free(tsa_group_cache, th->spare);
+		th->spare = NULL;
+	}
+	return th;
+}
+
+/*
+ * call_rcu() rather than kfree_rcu(): on 6.1 rcu_barrier() does not wait
+ * for kfree_rcu() batches, and the caches must be empty at unload.
+ */
+static void tsa_group_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(tsa_group_cache, container_of(head, struct tsa_group, rcu));
+}
+
+static void tsa_thread_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(tsa_thread_cache, container_of(head, struct tsa_thread, rcu));
+}
+
+static void tsa_group_put_locked(struct tsa_group *g)
+{
+	if (!refcount_dec_and_test(&g->ref))
+		return;
+	hlist_del_rcu(&g->node);
+	atomic64_dec(&tsa_nr_groups);
+	call_rcu(&g->rcu, tsa_group_free_rcu);
+}
+
+/* The task is being freed: nothing can switch it in or wake it again. */
+void tsa_thread_remove(const struct task_struct *t)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tsa_table_lock, flags);
+	th = tsa_thread_find(t);
+	if (th) {
+		hlist_del_rcu(&th->node);
+		atomic64_dec(&tsa_nr_threads);
+		tsa_group_put_locked(th->group);
+	}
+	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
+	if (th)
+		call_rcu(&th->rcu, tsa_thread_free_rcu);
+}
+
+/* A consistent copy of @th's accounting as of @now; returns the stay. */
+u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
+{
+	struct tsa_acct copy;
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&th->seq);
+		copy = th->acct;
+	} while (read_seqcount_retry(&th->seq, seq));
+	return tsa_acct_snapshot(&copy, now, out);
+}
+
+/*
+ * The thread's last switch-out: freeze its numbers and fold them into its
+ * process's exited totals, in one step as readers of the group see it.
+ */
+bool tsa_thread_exit(struct tsa_thread *th, u64 now)
+{
+	struct tsa_group *g = th->group;
+	unsigned long flags, tflags;
+	bool clamped, counted;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	write_seqcount_begin(&g->seq);
+	tsa_thread_write_begin(th, tflags);
+	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+	clamped = tsa_acct_exit(&th->acct, now);
+	tsa_thread_write_end(th, tflags);
+	if (counted) {
+		tsa_acct_add(&g->exited, &th->acct);
+		g->exited_threads++;
+	}
+	write_seqcount_end(&g->seq);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	return clamped;
+}
+
+void tsa_table_get_stats(struct tsa_table_stats *st)
+{
+	st->threads = atomic64_read(&tsa_nr_threads);
+	st->groups = atomic64_read(&tsa_nr_groups);
+	st->alloc_failures = atomic64_read(&tsa_nr_alloc_failures);
+	st->thread_size = kmem_cache_size(tsa_thread_cache);
+	st->group_size = kmem_cache_size(tsa_group_cache);
+	st->buckets = ARRAY_SIZE(tsa_threads) + ARRAY_SIZE(tsa_groups);
+	st->bytes = st->threads * st->thread_size +
+		    st->groups * st->group_size +
+		    sizeof(tsa_threads) + sizeof(tsa_groups);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Storage: one struct tsa_thread per tracked task, found by task pointer.
+ *
+ * task_struct has no field to spare, so records live in a fixed-size hash
+ * table keyed by the task pointer (a tid is reused as soon as the task is
+ * reaped, a pointer only after the task is freed). Lookups are lockless
+ * under RCU, which the scheduler hooks get for free from running with IRQs
+ * off. Records are inserted at fork and at load (process context, never
+ * under the rq lock), removed when the task is freed, and freed after a
+ * grace period.
+ *
+ * Each record is written by its own thread's events and by wakeups from
+ * other CPUs; writers serialise on a raw spinlock (legal under the rq
+ * lock, and on PREEMPT_RT), readers copy under a seqcount and never make a
+ * writer wait.
+ *
+ * Threads of one process share a struct tsa_group, found by the
+ * signal_struct they share: it keeps the totals of the process's exited
+ * threads, so a process's numbers never go backwards. A thread's last
+ * switch-out moves its numbers into the group under the group's seqcount,
+ * so a reader that sums a process under that seqcount never counts an
+ * exiting thread twice or not at all. Lock order: rq, group, thread.
+ */
+#ifndef TSA_TABLE_H
+#define TSA_TABLE_H
+
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+#include "tsa_state.h"
+
+struct task_struct;
+struct signal_struct;
+
+struct tsa_group {
+	struct hlist_node node;
+	const struct signal_struct *key;
+	refcount_t ref;
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;	/* covers exits of its threads */
+	u32 exited_threads;
+	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
+	struct rcu_head rcu;
+};
+
+struct tsa_thread {
+	struct hlist_node node;
+	const struct task_struct *key;	/* never dereferenced via the table */
+	struct tsa_group *group;
+	struct tsa_group *spare;	/* preallocated, used by insert */
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;
+	struct tsa_acct acct;
+	struct rcu_head rcu;
+};
+
+struct tsa_table_stats {
+	u64 threads;
+	u64 groups;
+	u64 alloc_failures;
+	u64 bytes;
+	u64 thread_size;	/* slab object size of one record */
+	u64 group_size;
+	u64 buckets;
+};
+
+int tsa_table_init(void);
+void tsa_table_exit(void);
+
+struct tsa_thread *tsa_thread_find(const struct task_struct *t);
+struct tsa_thread *tsa_thread_alloc(gfp_t gfp);
+void tsa_thread_free(struct tsa_thread *th);
+struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
+				     struct task_struct *t);
+void tsa_thread_remove(const struct task_struct *t);
+u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
+bool tsa_thread_exit(struct tsa_thread *th, u64 now);
+void tsa_table_get_stats(struct tsa_table_stats *st);
+
+/* Writers: the record's lock, with the seqcount bumped for readers. */
+#define tsa_thread_write_begin(th, flags)			\
+	do {							\
+		raw_spin_lock_irqsave(&(th)->lock, flags);	\
+		write_seqcount_begin(&(th)->seq);		\
+	} while (0)
+
+#define tsa_thread_write_end(th, flags)				\
+	do {							\
+		write_seqcount_end(&(th)->seq);			\
+		raw_spin_unlock_irqrestore(&(th)->lock, flags);	\
+	} while (0)
+
+#endif /* TSA_TABLE_H */

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa-gtest: guest tests of the microstate engine against workloads with
+ * known answers and against the kernel's own books (schedstat, status).
+ * Runs inside a QEMU guest with tsa.ko loaded; prints TAP.
+ *
+ *   tsa-gtest [test-name...]     run all tests, or the named ones
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsa-read.h"
+
+static int test_no;
+static int failures;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* |a - b| relative to b, in percent. */
+static double gap(uint64_t a, uint64_t b)
+{
+	double d = (double)a - (double)b;
+
+	return b ? 100.0 * (d < 0 ? -d : d) / (double)b : (a ? 100.0 : 0.0);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Every read must sum exactly: check it wherever a thread is read. */
+static void check_sum(const struct tsa_thread *t, const char *what)
+{
+	uint64_t s = tsa_sum(t);
+
+	tap(s == t->elapsed, "%s: states sum to elapsed (expected %llu, saw %llu)",
+	    what, (unsigned long long)t->elapsed, (unsigned long long)s);
+}
+
+/* --- two spinners pinned to one CPU ----------------------------------- */
+
+static atomic_int spin_stop;
+static atomic_int spin_parked;
+static pthread_mutex_t park = PTHREAD_MUTEX_INITIALIZER;
+static pid_t spin_tid[2];
+
+static void *spinner(void *arg)
+{
+	volatile unsigned long n = 0;
+
+	pin(0);
+	spin_tid[(long)arg] = gettid_();
+	while (!atomic_load(&spin_stop))
+		n++;
+	/* Park off-CPU so that the books can be compared at rest. */
+	atomic_fetch_add(&spin_parked, 1);
+	pthread_mutex_lock(&park);
+	pthread_mutex_unlock(&park);
+	return NULL;
+}
+
+static void test_spinners(void)
+{
+	struct tsa_thread t[2];
+	struct tsa_schedstat ss[2];
+	pthread_t th[2];
+	long i;
+
+	pin(1);
+	pthread_mutex_lock(&park);
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, spinner, (void *)i);
+	sleep_ms(3000);
+	atomic_store(&spin_stop, 1);
+	while (atomic_load(&spin_parked) < 2)
+		sleep_ms(10);
+	sleep_ms(100);
+	for (i = 0; i < 2; i++) {
+		char what[64];
+		uint64_t cpu, lat;
+
+		snprintf(what, sizeof(what), "spinner %d", spin_tid[i]);
+		if (tsa_read_thread(spin_tid[i], &t[i]) ||
+		    tsa_read_schedstat(spin_tid[i], &ss[i])) {
+			tap(0, "%s: read /proc/tsa and schedstat: %s", what,
+			    strerror(errno));
+			continue;
+		}
+		cpu = t[i].ns[TSA_USR] + t[i].ns[TSA_SYS] + t[i].ns[TSA_TRP];
+		lat = t[i].ns[TSA_LAT];
+		tap(pct(t[i].ns[TSA_USR], cpu + lat) > 40 &&
+		    pct(lat, cpu + lat) > 40,
+		    "%s: ~50%% USR, ~50%% LAT of its running life (expected both >40%%, saw USR %.1f%% LAT %.1f%%)",
+		    what, pct(t[i].ns[TSA_USR], cpu + lat),
+		    pct(lat, cpu + lat));
+		tap(gap(cpu, ss[i].oncpu) < 1.0,
+		    "%s: USR+SYS within 1%% of schedstat on-CPU (expected %llu, saw %llu, gap %.3f%%)",
+		    what, (unsigned long long)ss[i].oncpu,
+		    (unsigned long long)cpu, gap(cpu, ss[i].oncpu));
+		tap(gap(lat, ss[i].rundelay) < 1.0,
+		    "%s: LAT within 1%% of schedstat run delay (expected %llu, saw %llu, gap %.3f%%)",
+		    what, (unsigned long long)ss[i].rundelay,
+		    (unsigned long long)lat, gap(lat, ss[i].rundelay));
+		check_sum(&t[i], what);
+	}
+	pthread_mutex_unlock(&park);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* --- sleep 1 s ------------------------------------------------------- */
+
+static pid_t sleeper_tid;
+
+static void *sleeper(void *arg __attribute__((unused)))
+{
+	sleeper_tid = gettid_();
+	sleep_ms(1500);
+	return NULL;
+}
+
+static void test_sleep(void)
+{
+	struct tsa_thread t;
+	pthread_t th;
+
+	pthread_create(&th, NULL, sleeper, NULL);
+	sleep_ms(1000);
+	if (tsa_read_thread(sleeper_tid, &t)) {
+		tap(0, "sleeper: read /proc/tsa/%d: %s", sleeper_tid,
+		    strerror(errno));
+	} else {
+		tap(t.state == TSA_SLP && pct(t.ns[TSA_SLP], t.elapsed) > 95,
+		    "sleeper: ~100%% SLP and in SLP now (expected >95%% SLP, saw %.2f%% SLP, state %s, elapsed %llu)",
+		    pct(t.ns[TSA_SLP], t.elapsed), tsa_state_name(t.state),
+		    (unsigned long long)t.elapsed);
+		tap(t.entries[TSA_SLP] == 1 && t.counters[TSA_VCX] == 1,
+		    "sleeper: one sleep, one voluntary switch (expected 1/1, saw %llu/%llu)",
+		    (unsigned long long)t.entries[TSA_SLP],
+		    (unsigned long long)t.counters[TSA_VCX]);
+		tap(t.longest[TSA_SLP] == t.ns[TSA_SLP] &&
+		    t.state_ns == t.ns[TSA_SLP],
+		    "sleeper: longest SLP stay is the current one (expected %llu, saw %llu and %llu)",
+		    (unsigned long long)t.ns[TSA_SLP],
+		    (unsigned long long)t.longest[TSA_SLP],
+		    (unsigned long long)t.state_ns);
+		tap(!t.since_load, "sleeper: born after load says 'since birth'");
+		check_sum(&t, "sleeper");
+	}
+	pthread_join(th, NULL);
+}
+
+/* --- getppid loop: SCL exact ---------------------------------------- */
+
+#define NCALLS 20000
+
+static void test_syscalls(void)
+{
+	struct tsa_thread a, b;
+	char path[64];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", gettid_());
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		tap(0, "syscalls: open %s: %s", path, strerror(errno));
+		return;
+	}
+	/* Each pread at offset 0 takes a fresh snapshot in one syscall. */
+	if (tsa_pread_thread(fd, &a))
+		tap(0, "syscalls: first read");
+	for (i = 0; i < NCALLS; i++)
+		syscall(SYS_getppid);
+	if (tsa_pread_thread(fd, &b))
+		tap(0, "syscalls: second read");
+	close(fd);
+	tap(b.counters[TSA_SCL] - a.counters[TSA_SCL] == NCALLS + 1,
+	    "syscalls: SCL counts every call (expected %d, saw %llu)",
+	    NCALLS + 1,
+	    (unsigned long long)(b.counters[TSA_SCL] - a.counters[TSA_SCL]));
+	tap(b.ns[TSA_SYS] > a.ns[TSA_SYS] && b.ns[TSA_USR] > a.ns[TSA_USR],
+	    "syscalls: the loop added SYS and USR time (SYS +%llu ns, USR +%llu ns)",
+	    (unsigned long long)(b.ns[TSA_SYS] - a.ns[TSA_SYS]),
+	    (unsigned long long)(b.ns[TSA_USR] - a.ns[TSA_USR]));
+	tap(b.entries[TSA_SYS] - a.entries[TSA_SYS] >= NCALLS,
+	    "syscalls: every call entered SYS (expected >= %d entries, saw %llu)",
+	    NCALLS,
+	    (unsigned long long)(b.entries[TSA_SYS] - a.entries[TSA_SYS]));
+	tap(b.state == TSA_SYS, "syscalls: a thread reading itself is in SYS (saw %s)",
+	    tsa_state_name(b.state));
+}
+
+/* --- SIGSTOP for 1 s ------------------------------------------------- */
+
+static void test_stop(void)
+{
+	struct tsa_thread before, during, after;
+	pid_t child = fork();
+	int ok;
+
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	sleep_ms(300);
+	ok = !tsa_read_thread(child, &before);
+	kill(child, SIGSTOP);
+	sleep_ms(1000);
+	ok = ok && !tsa_read_thread(child, &during);
+	kill(child, SIGCONT);
+	sleep_ms(200);
+	ok = ok && !tsa_read_thread(child, &after);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	if (!ok) {
+		tap(0, "stopped: read /proc/tsa/%d: %s", child, strerror(errno));
+		return;
+	}
+	tap(during.state == TSA_STP, "stopped: in STP while stopped (saw %s)",
+	    tsa_state_name(during.state));
+	tap(after.ns[TSA_STP] >= 950000000ULL &&
+	    after.ns[TSA_STP] <= 1300000000ULL && after.entries[TSA_STP] == 1,
+	    "stopped: STP ~1 s, one entry (expected 0.95-1.3 s, saw %.3f s, %llu entries)",
+	    after.ns[TSA_STP] / 1e9,
+	    (unsigned long long)after.entries[TSA_STP]);
+	tap(after.state != TSA_STP, "stopped: left STP after SIGCONT (saw %s)",
+	    tsa_state_name(after.state));
+	check_sum(&after, "stopped");
+}
+
+/* --- context switches against /proc/<tid>/status --------------------- */
+
+static void test_switch_counts(void)
+{
+	struct tsa_thread t;
+	uint64_t vol, invol;
+	pid_t child = fork();
+
+	if (child == 0) {
+		pin(0);
+		for (int i = 0; i < 200; i++) {
+			sleep_ms(1);
+			for (volatile int j = 0; j < 200000; j++)
+				;
+		}
+		pause();
+		_exit(0);
+	}
+	/* Compete for CPU 0 so that it is preempted too. */
+	pin(0);
+	for (int i = 0; i < 200; i++)
+		for (volatile int j = 0; j < 200000; j++)
+			;
+	pin(1);
+	sleep_ms(1500);
+	if (tsa_read_thread(child, &t) ||
+	    tsa_read_ctxt_switches(child, &vol, &invol)) {
+		tap(0, "switches: read: %s", strerror(errno));
+	} else {
+		tap(t.counters[TSA_VCX] == vol && t.counters[TSA_ICX] == invol,
+		    "switches: VCX/ICX equal the kernel's voluntary/nonvoluntary counts (expected %llu/%llu, saw %llu/%llu)",
+		    (unsigned long long)vol, (unsigned long long)invol,
+		    (unsigned long long)t.counters[TSA_VCX],
+		    (unsigned long long)t.counters[TSA_ICX]);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* --- entries come and go with threads --------------------------------- */
+
+static void *short_lived(void *arg)
+{
+	*(pid_t *)arg = gettid_();
+	sleep_ms(500);
+	return NULL;
+}
+
+static int wait_entry(pid_t tid, int present)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
+	for (int i = 0; i < 300; i++) {
+		if ((access(path, F_OK) == 0) == present)
+			return 1;
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+static void test_entries(void)
+{
+	struct tsa_thread t;
+	pthread_t th;
+	pid_t tid = 0;
+	int fd;
+	char path[64], buf[4096];
+	ssize_t n;
+
+	pthread_create(&th, NULL, short_lived, &tid);
+	sleep_ms(100);
+	tap(wait_entry(tid, 1), "entries: /proc/tsa/%d appears for a new thread",
+	    tid);
+	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
+	fd = open(path, O_RDONLY);
+	pthread_join(th, NULL);
+	tap(wait_entry(tid, 0), "entries: /proc/tsa/%d disappears after exit",
+	    tid);
+	n = fd >= 0 ? pread(fd, buf, sizeof(buf), 0) : 0;
+	tap(fd >= 0 && n < 0 && (errno == ESRCH || errno == EIO),
+	    "entries: a file opened on an exited thread reads as gone (expected ESRCH or EIO, saw %zd %s)",
+	    n, n < 0 ? strerror(errno) : "data");
+	if (fd >= 0)
+		close(fd);
+	n = tsa_read_thread(999999999, &t) ? errno : 0;
+	tap(n == ENOENT, "entries: unknown tid is ENOENT (saw %s)",
+	    strerror((int)n));
+}
+
+/* --- every thread in the system sums exactly -------------------------- */
+
+static void test_all_sum(void)
+{
+	struct tsa_all all;
+	int bad = 0, totals = 0;
+	size_t i;
+
+	if (tsa_read_all(&all)) {
+		tap(0, "all: read /proc/tsa/all: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < all.n; i++) {
+		if (tsa_sum(&all.t[i]) != all.t[i].elapsed) {
+			if (bad++ < 5)
+				printf("# tid %d pid %d: sum %llu != elapsed %llu\n",
+				       all.t[i].tid, all.t[i].pid,
+				       (unsigned long long)tsa_sum(&all.t[i]),
+				       (unsigned long long)all.t[i].elapsed);
+		}
+		totals += all.t[i].tid == 0;
+	}
+	tap(all.n > 10 && bad == 0,
+	    "all: every line of /proc/tsa/all sums to elapsed (%zu lines, %d process totals, %d bad)",
+	    all.n, totals, bad);
+	tsa_free_all(&all);
+
+	/* And every per-thread file, read one by one. */
+	bad = 0;
+	int n = 0;
+	struct tsa_tidlist tl;
+
+	if (tsa_list_tids(&tl) == 0) {
+		for (i = 0; i < tl.n; i++) {
+			struct tsa_thread t;
+
+			if (tsa_read_thread(tl.tid[i], &t))
+				continue;	/* exited meanwhile */
+			n++;
+			if (tsa_sum(&t) != t.elapsed)
+				bad++;
+		}
+		free(tl.tid);
+	}
+	tap(n > 10 && bad == 0,
+	    "all: every /proc/tsa/<tid> sums to elapsed (%d threads, %d bad)",
+	    n, bad);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "spinners", test_spinners },
+	{ "sleep", test_sleep },
+	{ "syscalls", test_syscalls },
+	{ "stop", test_stop },
+	{ "switches", test_switch_counts },
+	{ "entries", test_entries },
+	{ "all", test_all_sum },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int j;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int run = argc < 2;
+
+		for (j = 1; j < argc; j++)
+			run |= !strcmp(argv[j], tests[i].name);
+		if (run) {
+			printf("# %s\n", tests[i].name);
+			tests[i].fn();
+		}
+	}
+	printf("# tsa-gtest: %d passed, %d failed\n", test_no - failures,
+	       failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Parsers for /proc/tsa files and the kernel's own books, for tests. */
+#ifndef TSA_READ_H
+#define TSA_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum {
+	TSA_USR, TSA_SYS, TSA_TRP, TSA_TFL, TSA_DFL, TSA_KFL, TSA_APG,
+	TSA_LCK, TSA_KLK, TSA_IOW, TSA_IDL, TSA_SLP, TSA_LAT, TSA_STP,
+	TSA_NSTATES
+};
+enum { TSA_VCX, TSA_ICX, TSA_SCL, TSA_SIG, TSA_MINF, TSA_MAJF, TSA_MIG,
+	TSA_NCOUNTERS };
+
+struct tsa_thread {
+	pid_t tid, pid;
+	int since_load;
+	int state;
+	uint64_t state_ns;
+	uint64_t elapsed;
+	uint64_t ns[TSA_NSTATES];
+	uint64_t entries[TSA_NSTATES];
+	uint64_t longest[TSA_NSTATES];
+	uint64_t counters[TSA_NCOUNTERS];
+	uint32_t flags;			/* /proc/tsa/all only */
+	char comm[32];
+};
+
+struct tsa_all {
+	uint64_t now;
+	size_t n;
+	struct tsa_thread *t;
+};
+
+struct tsa_schedstat {
+	uint64_t oncpu, rundelay, slices;
+};
+
+struct tsa_tidlist {
+	size_t n;
+	pid_t *tid;
+};
+
+const char *tsa_state_name(int s);
+int tsa_state_index(const char *name);
+uint64_t tsa_sum(const struct tsa_thread *t);
+/* 0 on success; -1 with errno set. */
+int tsa_read_thread(pid_t tid, struct tsa_thread *t);
+int tsa_pread_thread(int fd, struct tsa_thread *t);
+int tsa_parse_thread(const char *text, struct tsa_thread *t);
+int tsa_read_all(struct tsa_all *all);
+void tsa_free_all(struct tsa_all *all);
+int tsa_list_tids(struct tsa_tidlist *tl);
+int tsa_read_schedstat(pid_t tid, struct tsa_schedstat *ss);
+int tsa_read_ctxt_switches(pid_t tid, uint64_t *vol, uint64_t *invol);
+
+#endif
