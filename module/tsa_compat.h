@@ -14,6 +14,12 @@
 #include <linux/sched/task_stack.h>
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
+#include <trace/events/lock.h>
+#include <trace/events/irq.h>
+#include <trace/events/signal.h>
+#include <linux/fdtable.h>
+#include <linux/fs.h>
+#include <linux/rcupdate.h>
 #include <asm/syscall.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
@@ -40,6 +46,19 @@
 	void fn(void *data, struct pt_regs *regs, long id)
 #define TSA_PROBE_SYS_EXIT(fn)						\
 	void fn(void *data, struct pt_regs *regs, long ret)
+#define TSA_PROBE_CONTENTION_BEGIN(fn)					\
+	void fn(void *data, void *lock, unsigned int flags)
+#define TSA_PROBE_CONTENTION_END(fn)					\
+	void fn(void *data, void *lock, int ret)
+#define TSA_PROBE_IRQ_ENTRY(fn)						\
+	void fn(void *data, int irq, struct irqaction *action)
+#define TSA_PROBE_IRQ_EXIT(fn)						\
+	void fn(void *data, int irq, struct irqaction *action, int ret)
+#define TSA_PROBE_SOFTIRQ(fn)						\
+	void fn(void *data, unsigned int vec_nr)
+#define TSA_PROBE_SIGNAL_DELIVER(fn)					\
+	void fn(void *data, int sig, struct kernel_siginfo *info,	\
+		struct k_sigaction *ka)
 
 /*
  * Compile-time check that a probe matches the tracepoint it is registered
@@ -70,6 +89,57 @@ static inline bool tsa_task_in_syscall(struct task_struct *p)
 	if (p->flags & PF_KTHREAD)
 		return true;
 	return syscall_get_nr(p, task_pt_regs(p)) >= 0;
+}
+
+/* A 32-bit task inside a compat system call (x86: TS_COMPAT). */
+static inline bool tsa_task_compat(struct task_struct *p)
+{
+#ifdef CONFIG_IA32_EMULATION
+	return task_thread_info(p)->status & TS_COMPAT;
+#else
+	return false;
+#endif
+}
+
+static inline bool tsa_task_memstall(struct task_struct *p)
+{
+#ifdef CONFIG_PSI
+	return p->in_memstall;
+#else
+	return false;
+#endif
+}
+
+/*
+ * PREEMPT_RT: a task blocked on a spinlock_t/rwlock_t is in
+ * TASK_RTLOCK_WAIT; its real state is kept in saved_state.
+ */
+static inline unsigned int tsa_task_saved_state(struct task_struct *p)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return READ_ONCE(p->saved_state);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Is @fd of the current task a socket or a pipe? Safe under the rq lock:
+ * RCU only, no reference taken (6.8 renamed the lookup helpers).
+ */
+static inline bool tsa_current_fd_is_stream(unsigned long fd)
+{
+	struct file *f;
+	umode_t mode = 0;
+
+	if (fd > INT_MAX || !current->files)
+		return false;
+	rcu_read_lock();
+	f = lookup_fd_rcu(fd);
+	if (f)
+		mode = file_inode(f)->i_mode;
+	rcu_read_unlock();
+	return S_ISSOCK(mode) || S_ISFIFO(mode);
 }
 
 #endif /* TSA_COMPAT_H */

@@ -15,6 +15,7 @@
  * table below, which also says what is lost when a hook is missing.
  */
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -34,13 +35,40 @@ module_param_named(syscalls, tsa_param_syscalls, bool, 0444);
 MODULE_PARM_DESC(syscalls,
 		 "Split on-CPU time exactly into USR and SYS and count SCL with the syscall tracepoints (costs every syscall the slow path; default 1). Off: user threads' on-CPU time is USR.");
 
+static bool tsa_param_faults = true;
+module_param_named(faults, tsa_param_faults, bool, 0444);
+MODULE_PARM_DESC(faults,
+		 "Probe page faults (kretprobe on handle_mm_fault) for TFL, DFL, KFL, swap-in APG, MINF and MAJF (default 1). Off: fault sleeps are SLP or IOW, fault time is USR.");
+
+static bool tsa_param_locks = true;
+module_param_named(locks, tsa_param_locks, bool, 0444);
+MODULE_PARM_DESC(locks,
+		 "Hook lock contention tracepoints for KLK (default 1). Off: kernel lock sleeps are SLP.");
+
+static bool tsa_param_interrupts;
+module_param_named(interrupts, tsa_param_interrupts, bool, 0444);
+MODULE_PARM_DESC(interrupts,
+		 "Hook hard and soft interrupt tracepoints for TRP (default 0: every interrupt pays a lookup). Off: interrupt time is charged to the interrupted USR or SYS.");
+
+static bool tsa_param_signals = true;
+module_param_named(signals, tsa_param_signals, bool, 0444);
+MODULE_PARM_DESC(signals, "Count signals delivered (SIG) (default 1).");
+
+static unsigned int tsa_param_fault_maxactive = 1024;
+module_param_named(fault_maxactive, tsa_param_fault_maxactive, uint, 0444);
+MODULE_PARM_DESC(fault_maxactive,
+		 "Page faults that can be followed at once, across all CPUs (default 1024); more are counted as missed in debugfs.");
+
 enum tsa_event {
 	TSA_EV_SWITCH, TSA_EV_WAKEUP, TSA_EV_WAKEUP_NEW, TSA_EV_FORK,
 	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
-	TSA_EV_SYS_EXIT, TSA_NR_EVENTS
+	TSA_EV_SYS_EXIT, TSA_EV_FAULT, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
+	TSA_EV_CONTENTION_END, TSA_EV_IRQ, TSA_EV_IRQ_EXIT, TSA_EV_SOFTIRQ,
+	TSA_EV_SOFTIRQ_EXIT, TSA_EV_SIGNAL, TSA_NR_EVENTS
 };
 
 static DEFINE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
+static DEFINE_PER_CPU(int, tsa_trap_depth);
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
 
@@ -55,13 +83,43 @@ static inline void tsa_clamped(bool clamped)
 		atomic64_inc(&tsa_clamps);
 }
 
+/*
+ * What the system call a user thread sleeps in is waiting for. Only the
+ * current task's open files can be looked at without locks, so a seeded
+ * thread (not current) reading a socket counts as SLP until it wakes.
+ */
+static enum tsa_wait tsa_task_wait(struct task_struct *p)
+{
+	struct pt_regs *regs = task_pt_regs(p);
+	unsigned long args[6];
+	enum tsa_wait w;
+	long nr;
+
+	if (p->flags & (PF_KTHREAD | PF_IO_WORKER))
+		return TSA_W_NONE;
+	nr = syscall_get_nr(p, regs);
+	if (nr < 0)
+		return TSA_W_NONE;
+	syscall_get_arguments(p, regs, args);
+	w = tsa_syscall_wait(nr, tsa_task_compat(p), args[1]);
+	if (w == TSA_W_IDLE_IF_STREAM)
+		w = p == current && tsa_current_fd_is_stream(args[0]) ?
+			TSA_W_IDLE : TSA_W_NONE;
+	return w;
+}
+
 /* What a thread that left the CPU is waiting for. */
 static enum tsa_state tsa_sleep_state(struct task_struct *p,
-				      unsigned int state)
+				      unsigned int state, u8 ctx)
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
+		.saved_state = tsa_task_saved_state(p),
+		.ctx = ctx,
 		.kthread = p->flags & PF_KTHREAD,
+		.iowait = p->in_iowait,
+		.memstall = tsa_task_memstall(p),
+		.wait = tsa_task_wait(p),
 	};
 
 	return tsa_classify_sleep(&bi);
@@ -80,17 +138,17 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	} else if (th) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
 		enum tsa_state sleep = TSA_SLP;
+		unsigned int state = 0;
 
 		/* The kernel's own nvcsw rule; a pending signal undoes a sleep. */
 		if (!preempt && prev_state) {
-			unsigned int state = tsa_task_state(prev);
-
+			state = tsa_task_state(prev);
 			kind = state == TASK_RUNNING ? TSA_SW_SIGNAL :
 						       TSA_SW_BLOCK;
-			if (kind == TSA_SW_BLOCK)
-				sleep = tsa_sleep_state(prev, state);
 		}
 		tsa_thread_write_begin(th, flags);
+		if (kind == TSA_SW_BLOCK)
+			sleep = tsa_sleep_state(prev, state, th->acct.ctx);
 		tsa_clamped(tsa_acct_switch_out(&th->acct, now, kind, sleep));
 		tsa_thread_write_end(th, flags);
 	}
@@ -239,44 +297,260 @@ static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
 
+/*
+ * Page faults: a kretprobe on handle_mm_fault(), whose entry and return
+ * are the exact boundaries of the fault. The instance data carries the
+ * context of an outer fault back to the return.
+ */
+struct tsa_fault_data {
+	unsigned int flags;
+	u8 saved;
+};
+
+static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	u64 now = local_clock();
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	tsa_event(TSA_EV_FAULT);
+	th = tsa_thread_find(current);
+	if (!th)
+		return 1;	/* no return probe for untracked tasks */
+	d->flags = regs_get_kernel_argument(regs, 2);
+	tsa_thread_write_begin(th, flags);
+	tsa_clamped(tsa_acct_fault_enter(&th->acct, now,
+					 tsa_fault_kind(d->flags), &d->saved));
+	tsa_thread_write_end(th, flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_fault_entry);
+
+static int tsa_fault_return(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	u64 now = local_clock();
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	th = tsa_thread_find(current);
+	if (!th)
+		return 0;
+	tsa_thread_write_begin(th, flags);
+	tsa_clamped(tsa_acct_fault_exit(&th->acct, now, d->saved, d->flags,
+					regs_return_value(regs)));
+	tsa_thread_write_end(th, flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_fault_return);
+
+static struct kretprobe tsa_fault_probe = {
+	.kp.symbol_name = "handle_mm_fault",
+	.entry_handler = tsa_fault_entry,
+	.handler = tsa_fault_return,
+	.data_size = sizeof(struct tsa_fault_data),
+};
+
+/* The first thing do_swap_page() does: this fault waits for swap. */
+static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	tsa_event(TSA_EV_SWAPIN);
+	th = tsa_thread_find(current);
+	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT))
+		return 0;
+	tsa_thread_write_begin(th, flags);
+	th->acct.ctx |= TSA_C_SWAP;
+	tsa_thread_write_end(th, flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_swapin_pre);
+
+static struct kprobe tsa_swapin_probe = {
+	.symbol_name = "swap_cache_get_folio",
+	.pre_handler = tsa_swapin_pre,
+};
+
+/*
+ * Kernel lock contention. Spinning is on-CPU time, so spin contention
+ * (which includes the rq lock and tsa's own locks) returns at once. The
+ * end probe acts only for the lock that began the contention: it also
+ * fires after a contended spinlock, possibly one of tsa's own.
+ */
+static TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
+{
+	struct tsa_thread *th;
+	unsigned long irqf;
+
+	if (flags & LCB_F_SPIN)
+		return;
+	tsa_event(TSA_EV_CONTENTION);
+	th = tsa_thread_find(current);
+	if (!th)
+		return;
+	tsa_thread_write_begin(th, irqf);
+	th->klock = lock;
+	th->acct.ctx |= TSA_C_KLOCK;
+	tsa_thread_write_end(th, irqf);
+}
+TSA_CHECK_PROBE(contention_begin, tsa_contention_begin);
+
+static TSA_PROBE_CONTENTION_END(tsa_contention_end)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	th = tsa_thread_find(current);
+	if (!th || READ_ONCE(th->klock) != lock)
+		return;
+	tsa_event(TSA_EV_CONTENTION_END);
+	tsa_thread_write_begin(th, flags);
+	th->klock = NULL;
+	th->acct.ctx &= ~TSA_C_KLOCK;
+	tsa_thread_write_end(th, flags);
+}
+TSA_CHECK_PROBE(contention_end, tsa_contention_end);
+
+/*
+ * Interrupts are charged to the thread they interrupt. Hard and soft
+ * interrupts nest on a CPU; only the outermost changes the state.
+ */
+static void tsa_trap(bool enter, enum tsa_event ev)
+{
+	u64 now = local_clock();
+	struct tsa_thread *th;
+	unsigned long flags;
+	int depth;
+
+	tsa_event(ev);
+	if (enter) {
+		if (this_cpu_inc_return(tsa_trap_depth) != 1)
+			return;
+	} else {
+		depth = this_cpu_dec_return(tsa_trap_depth);
+		if (depth < 0)		/* began before the hook was live */
+			this_cpu_write(tsa_trap_depth, 0);
+		if (depth)
+			return;
+	}
+	th = tsa_thread_find(current);
+	if (!th)
+		return;
+	tsa_thread_write_begin(th, flags);
+	if (enter)
+		tsa_clamped(tsa_acct_trap_enter(&th->acct, now));
+	else
+		tsa_clamped(tsa_acct_trap_exit(&th->acct, now));
+	tsa_thread_write_end(th, flags);
+}
+
+static TSA_PROBE_IRQ_ENTRY(tsa_irq_entry)
+{
+	tsa_trap(true, TSA_EV_IRQ);
+}
+TSA_CHECK_PROBE(irq_handler_entry, tsa_irq_entry);
+
+static TSA_PROBE_IRQ_EXIT(tsa_irq_exit)
+{
+	tsa_trap(false, TSA_EV_IRQ_EXIT);
+}
+TSA_CHECK_PROBE(irq_handler_exit, tsa_irq_exit);
+
+static TSA_PROBE_SOFTIRQ(tsa_softirq_entry)
+{
+	tsa_trap(true, TSA_EV_SOFTIRQ);
+}
+TSA_CHECK_PROBE(softirq_entry, tsa_softirq_entry);
+
+static TSA_PROBE_SOFTIRQ(tsa_softirq_exit)
+{
+	tsa_trap(false, TSA_EV_SOFTIRQ_EXIT);
+}
+TSA_CHECK_PROBE(softirq_exit, tsa_softirq_exit);
+
+static TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+
+	tsa_event(TSA_EV_SIGNAL);
+	th = tsa_thread_find(current);
+	if (!th)
+		return;
+	tsa_thread_write_begin(th, flags);
+	th->acct.count[TSA_SIG]++;
+	tsa_thread_write_end(th, flags);
+}
+TSA_CHECK_PROBE(signal_deliver, tsa_signal_deliver);
+
 #define TSA_STATE_BIT(s)	(1U << (s))
+
+#define TSA_COUNTER_BIT(c)	(1U << (16 + (c)))
+#define TSA_ALL			(~0U)	/* required: no accounting without */
+
+enum tsa_hook_kind { TSA_TRACEPOINT, TSA_KPROBE, TSA_KRETPROBE };
 
 struct tsa_hook {
 	const char *name;
-	void *probe;
-	bool *enabled;		/* module parameter, NULL = always */
-	u32 degrades;		/* states lost without this hook */
+	enum tsa_hook_kind kind;
+	void *probe;		/* tracepoint probe, kprobe or kretprobe */
+	bool *enabled;		/* module parameter */
+	u32 degrades;		/* states and counters lost without it */
+	enum tsa_event ev;	/* its event counter */
 	struct tracepoint *tp;
 	bool live;
 };
 
 static bool tsa_always = true;
 
+#define TSA_DEG_FAULTS	(TSA_STATE_BIT(TSA_TFL) | TSA_STATE_BIT(TSA_DFL) | \
+			 TSA_STATE_BIT(TSA_KFL) | TSA_STATE_BIT(TSA_APG) | \
+			 TSA_COUNTER_BIT(TSA_MINF) | TSA_COUNTER_BIT(TSA_MAJF))
+#define TSA_DEG_TRP	TSA_STATE_BIT(TSA_TRP)
+
 /* Registration order: bookkeeping first, so no event finds half a world. */
 static struct tsa_hook tsa_hooks[] = {
-	{ "sched_process_free", tsa_sched_process_free, &tsa_always, ~0U },
-	{ "sched_process_fork", tsa_sched_process_fork, &tsa_always, ~0U },
-	{ "sched_process_exec", tsa_sched_process_exec, &tsa_always, 0 },
-	{ "sched_process_exit", tsa_sched_process_exit, &tsa_always, 0 },
-	{ "sched_switch", tsa_sched_switch, &tsa_always, ~0U },
-	{ "sched_wakeup", tsa_sched_wakeup, &tsa_always, ~0U },
-	{ "sched_wakeup_new", tsa_sched_wakeup_new, &tsa_always, ~0U },
-	{ "sys_enter", tsa_sys_enter, &tsa_param_syscalls,
-	  TSA_STATE_BIT(TSA_SYS) },
-	{ "sys_exit", tsa_sys_exit, &tsa_param_syscalls,
-	  TSA_STATE_BIT(TSA_SYS) },
-};
-
-static const char *const tsa_event_names[TSA_NR_EVENTS] = {
-	[TSA_EV_SWITCH] = "sched_switch",
-	[TSA_EV_WAKEUP] = "sched_wakeup",
-	[TSA_EV_WAKEUP_NEW] = "sched_wakeup_new",
-	[TSA_EV_FORK] = "sched_process_fork",
-	[TSA_EV_EXEC] = "sched_process_exec",
-	[TSA_EV_EXIT] = "sched_process_exit",
-	[TSA_EV_FREE] = "sched_process_free",
-	[TSA_EV_SYS_ENTER] = "sys_enter",
-	[TSA_EV_SYS_EXIT] = "sys_exit",
+	{ "sched_process_free", TSA_TRACEPOINT, tsa_sched_process_free,
+	  &tsa_always, TSA_ALL, TSA_EV_FREE },
+	{ "sched_process_fork", TSA_TRACEPOINT, tsa_sched_process_fork,
+	  &tsa_always, TSA_ALL, TSA_EV_FORK },
+	{ "sched_process_exec", TSA_TRACEPOINT, tsa_sched_process_exec,
+	  &tsa_always, 0, TSA_EV_EXEC },
+	{ "sched_process_exit", TSA_TRACEPOINT, tsa_sched_process_exit,
+	  &tsa_always, 0, TSA_EV_EXIT },
+	{ "sched_switch", TSA_TRACEPOINT, tsa_sched_switch, &tsa_always,
+	  TSA_ALL, TSA_EV_SWITCH },
+	{ "sched_wakeup", TSA_TRACEPOINT, tsa_sched_wakeup, &tsa_always,
+	  TSA_ALL, TSA_EV_WAKEUP },
+	{ "sched_wakeup_new", TSA_TRACEPOINT, tsa_sched_wakeup_new,
+	  &tsa_always, TSA_ALL, TSA_EV_WAKEUP_NEW },
+	{ "sys_enter", TSA_TRACEPOINT, tsa_sys_enter, &tsa_param_syscalls,
+	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL),
+	  TSA_EV_SYS_ENTER },
+	{ "sys_exit", TSA_TRACEPOINT, tsa_sys_exit, &tsa_param_syscalls,
+	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL), TSA_EV_SYS_EXIT },
+	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
+	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
+	{ "swap_cache_get_folio", TSA_KPROBE, &tsa_swapin_probe,
+	  &tsa_param_faults, TSA_STATE_BIT(TSA_APG), TSA_EV_SWAPIN },
+	{ "contention_begin", TSA_TRACEPOINT, tsa_contention_begin,
+	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION },
+	{ "contention_end", TSA_TRACEPOINT, tsa_contention_end,
+	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION_END },
+	{ "irq_handler_entry", TSA_TRACEPOINT, tsa_irq_entry,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ },
+	{ "irq_handler_exit", TSA_TRACEPOINT, tsa_irq_exit,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ_EXIT },
+	{ "softirq_entry", TSA_TRACEPOINT, tsa_softirq_entry,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ },
+	{ "softirq_exit", TSA_TRACEPOINT, tsa_softirq_exit,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ_EXIT },
+	{ "signal_deliver", TSA_TRACEPOINT, tsa_signal_deliver,
+	  &tsa_param_signals, TSA_COUNTER_BIT(TSA_SIG), TSA_EV_SIGNAL },
 };
 
 static void tsa_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -284,27 +558,26 @@ static void tsa_find_tracepoint(struct tracepoint *tp, void *priv)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
-		if (!strcmp(tp->name, tsa_hooks[i].name))
+		if (tsa_hooks[i].kind == TSA_TRACEPOINT &&
+		    !strcmp(tp->name, tsa_hooks[i].name))
 			tsa_hooks[i].tp = tp;
 	}
 }
 
-/* States that no live hook can tell apart on this kernel right now. */
+/*
+ * States (bits 0-15) and counters (bits 16-31) that no live hook can
+ * tell apart on this kernel with these parameters.
+ */
 u32 tsa_hooks_degraded(void)
 {
-	/* Not yet told apart by any hook: see docs/proc-format.md. */
-	u32 lost = TSA_STATE_BIT(TSA_TRP) | TSA_STATE_BIT(TSA_TFL) |
-		   TSA_STATE_BIT(TSA_DFL) | TSA_STATE_BIT(TSA_KFL) |
-		   TSA_STATE_BIT(TSA_APG) | TSA_STATE_BIT(TSA_LCK) |
-		   TSA_STATE_BIT(TSA_KLK) | TSA_STATE_BIT(TSA_IOW) |
-		   TSA_STATE_BIT(TSA_IDL);
+	u32 lost = 0;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		if (!tsa_hooks[i].live)
 			lost |= tsa_hooks[i].degrades;
 	}
-	return lost & (TSA_STATE_BIT(TSA_NR_STATES) - 1);
+	return lost;
 }
 
 u64 tsa_hooks_clamps(void)
@@ -335,7 +608,7 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 		else if (state == TASK_RUNNING)
 			s = TSA_LAT;
 		else
-			s = tsa_sleep_state(t, state);
+			s = tsa_sleep_state(t, state, 0);
 		tsa_acct_init(&th->acct, local_clock(), s, f);
 	}
 	tsa_thread_write_end(th, flags);
@@ -390,18 +663,49 @@ static int tsa_seed(void)
 	return 0;
 }
 
+static int tsa_hook_register(struct tsa_hook *h)
+{
+	struct kretprobe *rp;
+
+	switch (h->kind) {
+	case TSA_TRACEPOINT:
+		if (!h->tp)
+			return -ENOENT;
+		return tracepoint_probe_register(h->tp, h->probe, NULL);
+	case TSA_KPROBE:
+		return register_kprobe(h->probe);
+	case TSA_KRETPROBE:
+		/* Faults sleep: many can be in flight on one CPU. */
+		rp = h->probe;
+		rp->maxactive = max(tsa_param_fault_maxactive, 1U);
+		return register_kretprobe(rp);
+	}
+	return -EINVAL;
+}
+
 static void tsa_unregister(void)
 {
+	bool tracepoints = false;
 	int i;
 
 	for (i = ARRAY_SIZE(tsa_hooks) - 1; i >= 0; i--) {
-		if (tsa_hooks[i].live)
-			tracepoint_probe_unregister(tsa_hooks[i].tp,
-						    tsa_hooks[i].probe, NULL);
-		tsa_hooks[i].live = false;
+		struct tsa_hook *h = &tsa_hooks[i];
+
+		if (!h->live)
+			continue;
+		h->live = false;
+		if (h->kind == TSA_TRACEPOINT) {
+			tracepoint_probe_unregister(h->tp, h->probe, NULL);
+			tracepoints = true;
+		} else if (h->kind == TSA_KPROBE) {
+			unregister_kprobe(h->probe);
+		} else {
+			unregister_kretprobe(h->probe);
+		}
 	}
-	/* No probe runs after this returns. */
-	tracepoint_synchronize_unregister();
+	/* No probe runs after this returns (kprobes wait themselves). */
+	if (tracepoints)
+		tracepoint_synchronize_unregister();
 }
 
 int tsa_hooks_init(void)
@@ -414,21 +718,16 @@ int tsa_hooks_init(void)
 
 		if (!*h->enabled)
 			continue;
-		if (!h->tp) {
-			/* A required hook missing means no accounting at all. */
-			if (h->degrades == ~0U) {
-				pr_err("tsa: tracepoint %s not found\n", h->name);
-				ret = -ENOENT;
-				goto fail;
-			}
-			pr_warn("tsa: tracepoint %s not found, degraded\n",
-				h->name);
-			continue;
-		}
-		ret = tracepoint_probe_register(h->tp, h->probe, NULL);
-		if (ret) {
-			pr_err("tsa: cannot register %s: %d\n", h->name, ret);
+		ret = tsa_hook_register(h);
+		if (ret && h->degrades == TSA_ALL) {
+			pr_err("tsa: cannot hook %s (%d): no accounting possible\\n",
+			       h->name, ret);
 			goto fail;
+		}
+		if (ret) {
+			pr_warn("tsa: cannot hook %s (%d): degraded, see /sys/kernel/debug/tsa/stats\\n",
+				h->name, ret);
+			continue;
 		}
 		h->live = true;
 	}
@@ -455,17 +754,14 @@ void tsa_hooks_show(struct seq_file *m)
 		for (i = 0; i < TSA_NR_EVENTS; i++)
 			total[i] += per_cpu(tsa_events, cpu)[i];
 
-	seq_puts(m, "#hook live enabled events\n");
+	seq_puts(m, "#hook name live enabled events\n");
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		const struct tsa_hook *h = &tsa_hooks[i];
-		int ev;
 
-		for (ev = 0; ev < TSA_NR_EVENTS; ev++)
-			if (!strcmp(tsa_event_names[ev], h->name))
-				break;
 		seq_printf(m, "hook %s %d %d %llu\n", h->name, h->live,
-			   *h->enabled, ev < TSA_NR_EVENTS ? total[ev] : 0);
+			   *h->enabled, total[h->ev]);
 	}
+	seq_printf(m, "fault_probe_missed %d\n", tsa_fault_probe.nmissed);
 	seq_printf(m, "seeded %lld\n", atomic64_read(&tsa_seeded));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
 }

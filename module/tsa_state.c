@@ -4,8 +4,12 @@
  * the model; this file is the whole of it.
  */
 #include <linux/minmax.h>
+#include <linux/mm_types.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/futex.h>
+#include <asm/unistd.h>
 
 #include "tsa_state.h"
 
@@ -155,6 +159,70 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 }
 
 /*
+ * Page faults. The on-CPU time of a fault handler is SYS, as on Solaris;
+ * the fault only names the sleeps inside it (TFL, DFL, KFL, APG). @saved
+ * keeps the context of an interrupted outer fault for the matching exit.
+ */
+u8 tsa_fault_kind(unsigned int fault_flags)
+{
+	if (fault_flags & FAULT_FLAG_INSTRUCTION)
+		return TSA_C_FAULT_TEXT;
+	if (fault_flags & FAULT_FLAG_USER)
+		return TSA_C_FAULT_DATA;
+	return TSA_C_FAULT_KERN;
+}
+
+bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved)
+{
+	*saved = a->ctx & (TSA_C_FAULT | TSA_C_SWAP);
+	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP)) | kind;
+	if (a->state != TSA_USR && !(a->flags & TSA_F_PROVISIONAL))
+		return false;
+	return tsa_acct_enter(a, now, TSA_SYS);
+}
+
+/*
+ * Faults are counted as the kernel counts them (mm_account_fault()): not
+ * when they fail or will be retried; major when they did I/O or were
+ * retried before. A retried fault stays in the kernel, so stays SYS.
+ */
+bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
+			 unsigned int fault_flags, unsigned int ret)
+{
+	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP)) | saved;
+	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY))
+		return false;
+	if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
+		a->count[TSA_MAJF]++;
+	else
+		a->count[TSA_MINF]++;
+	if (a->state != TSA_SYS || (a->flags & TSA_F_IN_KERNEL) ||
+	    (saved & TSA_C_FAULT))
+		return false;
+	return tsa_acct_enter(a, now, TSA_USR);
+}
+
+/*
+ * Interrupts (hard and soft) that arrive while the thread is on CPU are
+ * TRP; the state they interrupted resumes when they end.
+ */
+bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now)
+{
+	if (!tsa_state_on_cpu(a->state) || a->state == TSA_TRP ||
+	    (a->flags & TSA_F_PROVISIONAL))
+		return false;
+	a->trp_from = a->state;
+	return tsa_acct_enter(a, now, TSA_TRP);
+}
+
+bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now)
+{
+	if (a->state != TSA_TRP)
+		return false;
+	return tsa_acct_enter(a, now, a->trp_from);
+}
+
+/*
  * A copy of @a as seen at @now: the current stay is charged up to @now, so
  * the copy's states sum to its elapsed time. A reader's clock may lag the
  * CPU that wrote the record; that is not a step of the thread's clock, so
@@ -194,12 +262,152 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
 }
 
 /*
- * Why is a thread that left the CPU asleep? Checked in order: the first
- * rule that matches wins.
+ * The idle table: system calls in which a sleeping thread is waiting for
+ * work rather than for a resource, and the user-lock calls. Documented
+ * in docs/proc-format.md and tsa(4); change them together.
+ */
+struct tsa_wait_entry {
+	int nr;
+	u8 wait;
+};
+
+static const struct tsa_wait_entry tsa_wait_table[] = {
+#ifdef __NR_poll
+	{ __NR_poll, TSA_W_IDLE },
+#endif
+#ifdef __NR_select
+	{ __NR_select, TSA_W_IDLE },
+#endif
+#ifdef __NR_pause
+	{ __NR_pause, TSA_W_IDLE },
+#endif
+#ifdef __NR_epoll_wait
+	{ __NR_epoll_wait, TSA_W_IDLE },
+#endif
+	{ __NR_pselect6, TSA_W_IDLE },
+	{ __NR_ppoll, TSA_W_IDLE },
+	{ __NR_epoll_pwait, TSA_W_IDLE },
+	{ __NR_epoll_pwait2, TSA_W_IDLE },
+	{ __NR_accept, TSA_W_IDLE },
+	{ __NR_accept4, TSA_W_IDLE },
+	{ __NR_rt_sigsuspend, TSA_W_IDLE },
+	{ __NR_rt_sigtimedwait, TSA_W_IDLE },
+	{ __NR_read, TSA_W_IDLE_IF_STREAM },
+	{ __NR_readv, TSA_W_IDLE_IF_STREAM },
+	{ __NR_recvfrom, TSA_W_IDLE_IF_STREAM },
+	{ __NR_recvmsg, TSA_W_IDLE_IF_STREAM },
+	{ __NR_recvmmsg, TSA_W_IDLE_IF_STREAM },
+	{ __NR_futex_waitv, TSA_W_FUTEX },
+};
+
+/* 32-bit tasks on a 64-bit kernel use other numbers. */
+#ifdef CONFIG_IA32_EMULATION
+#include <asm/unistd_32_ia32.h>
+static const struct tsa_wait_entry tsa_wait_table_ia32[] = {
+	{ __NR_ia32_poll, TSA_W_IDLE },
+	{ __NR_ia32_select, TSA_W_IDLE },
+	{ __NR_ia32__newselect, TSA_W_IDLE },
+	{ __NR_ia32_pselect6, TSA_W_IDLE },
+	{ __NR_ia32_pselect6_time64, TSA_W_IDLE },
+	{ __NR_ia32_ppoll, TSA_W_IDLE },
+	{ __NR_ia32_ppoll_time64, TSA_W_IDLE },
+	{ __NR_ia32_epoll_wait, TSA_W_IDLE },
+	{ __NR_ia32_epoll_pwait, TSA_W_IDLE },
+	{ __NR_ia32_epoll_pwait2, TSA_W_IDLE },
+	{ __NR_ia32_accept4, TSA_W_IDLE },
+	{ __NR_ia32_pause, TSA_W_IDLE },
+	{ __NR_ia32_rt_sigsuspend, TSA_W_IDLE },
+	{ __NR_ia32_rt_sigtimedwait, TSA_W_IDLE },
+	{ __NR_ia32_rt_sigtimedwait_time64, TSA_W_IDLE },
+	{ __NR_ia32_read, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_readv, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_recvfrom, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_recvmsg, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_recvmmsg, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_recvmmsg_time64, TSA_W_IDLE_IF_STREAM },
+	{ __NR_ia32_futex_waitv, TSA_W_FUTEX },
+};
+#define TSA_NR_FUTEX_IA32	__NR_ia32_futex
+#define TSA_NR_FUTEX_TIME64_IA32 __NR_ia32_futex_time64
+#endif
+
+/* futex operations that wait: a user lock or condition (LCK). */
+static bool tsa_futex_waits(unsigned long op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+		return true;
+	}
+	return false;
+}
+
+static enum tsa_wait tsa_wait_lookup(const struct tsa_wait_entry *t, int n,
+				     long nr)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].nr == nr)
+			return t[i].wait;
+	return TSA_W_NONE;
+}
+
+/* @arg1 is the syscall's second argument (the futex op). */
+enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1)
+{
+	if (nr < 0)
+		return TSA_W_NONE;
+#ifdef CONFIG_IA32_EMULATION
+	if (compat) {
+		if (nr == TSA_NR_FUTEX_IA32 || nr == TSA_NR_FUTEX_TIME64_IA32)
+			return tsa_futex_waits(arg1) ? TSA_W_FUTEX : TSA_W_NONE;
+		return tsa_wait_lookup(tsa_wait_table_ia32,
+				       ARRAY_SIZE(tsa_wait_table_ia32), nr);
+	}
+#endif
+	if (nr == __NR_futex)
+		return tsa_futex_waits(arg1) ? TSA_W_FUTEX : TSA_W_NONE;
+	return tsa_wait_lookup(tsa_wait_table, ARRAY_SIZE(tsa_wait_table), nr);
+}
+
+/*
+ * Why is a thread that left the CPU asleep? The first rule that matches
+ * wins; the order is that of docs/proc-format.md.
  */
 enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi)
 {
-	if (bi->task_state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN))
+	unsigned int state = bi->task_state;
+
+	if (state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN))
 		return TSA_STP;
+	/* PREEMPT_RT: a spinlock_t or rwlock_t is a sleeping kernel lock. */
+	if (state & TASK_RTLOCK_WAIT)
+		return TSA_KLK;
+	if (bi->ctx & TSA_C_SWAP)
+		return TSA_APG;
+	if (bi->memstall)
+		return TSA_APG;
+	if (bi->ctx & TSA_C_FAULT_TEXT)
+		return TSA_TFL;
+	if (bi->ctx & TSA_C_FAULT_DATA)
+		return TSA_DFL;
+	if (bi->ctx & TSA_C_FAULT_KERN)
+		return TSA_KFL;
+	if (bi->ctx & TSA_C_KLOCK)
+		return TSA_KLK;
+	if (bi->wait == TSA_W_FUTEX)
+		return TSA_LCK;
+	if (bi->iowait)
+		return TSA_IOW;
+	if (bi->wait == TSA_W_IDLE)
+		return TSA_IDL;
+	/* Kernel threads waiting for work sleep interruptibly or idle. */
+	if (bi->kthread && ((state & (TASK_NOLOAD | TASK_PARKED)) ||
+			    (state & TASK_NORMAL) == TASK_INTERRUPTIBLE))
+		return TSA_IDL;
 	return TSA_SLP;
 }

@@ -64,6 +64,18 @@ enum tsa_counter {
 #define TSA_F_IN_KERNEL		0x04	/* on-CPU time is SYS, not USR */
 #define TSA_F_PROVISIONAL	0x08	/* seeded, state not yet known */
 
+/*
+ * struct tsa_acct.ctx: what the thread is inside of, as told by hooks.
+ * Context does not change the state of a running thread (except that a
+ * fault makes user time SYS); it decides what a sleep is charged to.
+ */
+#define TSA_C_FAULT_TEXT	0x01	/* user instruction fetch fault */
+#define TSA_C_FAULT_DATA	0x02	/* user data fault */
+#define TSA_C_FAULT_KERN	0x04	/* fault taken in kernel mode */
+#define TSA_C_FAULT		0x07
+#define TSA_C_SWAP		0x08	/* the fault is reading from swap */
+#define TSA_C_KLOCK		0x10	/* contending a sleeping kernel lock */
+
 #define TSA_NO_CPU		(-1)
 
 struct tsa_acct {
@@ -77,6 +89,8 @@ struct tsa_acct {
 	s32 last_cpu;		/* CPU it last ran on, for MIG */
 	u8 state;		/* enum tsa_state */
 	u8 flags;
+	u8 ctx;			/* TSA_C_* */
+	u8 trp_from;		/* state interrupted by TRP */
 };
 
 /* Why a thread that stops running left the CPU. */
@@ -106,16 +120,37 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
+bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
+bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
+			 unsigned int fault_flags, unsigned int ret);
+u8 tsa_fault_kind(unsigned int fault_flags);
+bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now);
+bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now);
 
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
 u64 tsa_acct_elapsed(const struct tsa_acct *a);
 void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a);
 
+/* What a blocking system call is waiting for (the idle table). */
+enum tsa_wait {
+	TSA_W_NONE,
+	TSA_W_FUTEX,		/* a user lock: LCK */
+	TSA_W_IDLE,		/* waiting for work: IDL */
+	TSA_W_IDLE_IF_STREAM,	/* IDL if reading a socket or pipe */
+};
+
+enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
+
 /* The facts about a thread going to sleep that decide its sleep state. */
 struct tsa_block_info {
 	unsigned int task_state;	/* prev->__state at switch-out */
+	unsigned int saved_state;	/* PREEMPT_RT: state behind RTLOCK */
+	u8 ctx;				/* TSA_C_* */
 	bool kthread;
+	bool iowait;			/* in io_schedule() */
+	bool memstall;			/* in a PSI memory stall */
+	enum tsa_wait wait;		/* resolved: never IDLE_IF_STREAM */
 };
 
 enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi);

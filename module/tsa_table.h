@@ -53,6 +53,7 @@ struct tsa_thread {
 	const struct task_struct *key;	/* never dereferenced via the table */
 	struct tsa_group *group;
 	struct tsa_group *spare;	/* preallocated, used by insert */
+	const void *klock;		/* kernel lock being contended */
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
 	struct tsa_acct acct;
