@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tap.h - a tiny TAP harness: "ok N - what" / "not ok N - what", with
+ * what was expected and what was seen on failure, and a summary line
+ * "userspace: N passed, N failed".
+ */
+#ifndef TAP_H
+#define TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_passed, tap_failed;
+
+static void tap_vreport(int cond, const char *fmt, va_list ap)
+{
+	printf("%s %d - ", cond ? "ok" : "not ok",
+	       tap_passed + tap_failed + 1);
+	vprintf(fmt, ap);
+	putchar('\n');
+	if (cond)
+		tap_passed++;
+	else
+		tap_failed++;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vreport(cond, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+/* Print @s as a TAP comment, one "# " line per line of @s. */
+static void tap_diag(const char *label, const char *s)
+{
+	printf("#   %s:\n", label);
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		int len = nl ? (int)(nl - s) : (int)strlen(s);
+
+		printf("#     '%.*s'\n", len, s);
+		s += len + (nl ? 1 : 0);
+	}
+}
+
+__attribute__((format(printf, 3, 4)))
+static int is_str(const char *seen, const char *want, const char *fmt, ...)
+{
+	int cond = seen && want && !strcmp(seen, want);
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vreport(cond, fmt, ap);
+	va_end(ap);
+	if (!cond) {
+		tap_diag("expected", want ? want : "(null)");
+		tap_diag("seen", seen ? seen : "(null)");
+	}
+	return cond;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int is_long(long seen, long want, const char *fmt, ...)
+{
+	int cond = seen == want;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vreport(cond, fmt, ap);
+	va_end(ap);
+	if (!cond)
+		printf("#   expected: %ld\n#   seen:     %ld\n", want, seen);
+	return cond;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - ", tap_passed + tap_failed + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP\n");
+	tap_passed++;
+}
+
+static int tap_done(void)
+{
+	printf("1..%d\n", tap_passed + tap_failed);
+	printf("userspace: %d passed, %d failed\n", tap_passed, tap_failed);
+	return tap_failed ? 1 : 0;
+}
+
+#endif /* TAP_H */

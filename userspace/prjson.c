@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prjson.c - JSON lines: one object per thread (-L) or process per
+ * report, in the report's order.  Every object carries the snapshot's
+ * wall-clock time ("ts", seconds since the epoch) and kernel clock
+ * ("now", ns), the interval's numbers and the lifetime ones:
+ *
+ *   {"ts":1700000000.123,"now":123,"pid":1,"tid":1,"uid":0,
+ *    "user":"root","comm":"init","state":"SLP","since":"birth",
+ *    "first":false,"elapsed_ns":..,"total_elapsed_ns":..,
+ *    "states":{"USR":{"ns":..,"pct":..,"total_ns":..,"n":..,"max":..},..},
+ *    "counters":{"VCX":{"delta":..,"total":..},..},
+ *    "solaris":{"USR":pct,..},"tsa":{"EXEC":pct,..}}
+ *
+ * Without -L, "tid" is replaced by "nlwp"; "state" and "since" are
+ * per thread and absent.  "pct" is of the line's own elapsed time over
+ * the interval, like the table; "delta" is the raw increment (lifetime
+ * value when "first" is true, never scaled).
+ */
+#include <string.h>
+
+#include "prjson.h"
+#include "prtable.h"
+#include "prutil.h"
+
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		int n;
+
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s++, f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s++);
+		} else if ((n = utf8_len(s)) == 0) {
+			fputs("\\ufffd", f);
+			s++;
+		} else {
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
+		const struct tsa_delta *d)
+{
+	const struct tsa_row *r = d->now;
+	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+	int i;
+
+	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"pid\":%llu,",
+		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
+		(unsigned long long)cur->now, (unsigned long long)d->pid);
+	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
+		(unsigned long long)d->id);
+	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);
+	json_string(f, user_name((uid_t)d->uid));
+	fputs(",\"comm\":", f);
+	json_string(f, d->comm);
+	if (o->lwps) {
+		uint64_t st = r->v[F_STATE];
+
+		fprintf(f, ",\"state\":\"%s\",\"state_ns\":%llu,"
+			"\"since\":\"%s\",\"exited\":%s",
+			st < TSA_NSTATES ? tsa_state_name[st] : "?",
+			(unsigned long long)r->v[F_STATE_NS],
+			r->v[F_FLAGS] & TSA_F_LOAD ? "load" : "birth",
+			r->v[F_FLAGS] & TSA_F_EXITED ? "true" : "false");
+	}
+	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,"
+		"\"total_elapsed_ns\":%llu,\"states\":{",
+		d->first ? "true" : "false", (unsigned long long)d->elapsed,
+		(unsigned long long)r->v[F_ELAPSED]);
+	for (i = 0; i < TSA_NSTATES; i++)
+		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f,"
+			"\"total_ns\":%llu,\"n\":%llu,\"max\":%llu}",
+			i ? "," : "", tsa_state_name[i],
+			(unsigned long long)d->ns[i],
+			pct_of(d->ns[i], d->elapsed),
+			(unsigned long long)r->v[F_NS + i],
+			(unsigned long long)r->v[F_N + i],
+			(unsigned long long)r->v[F_MAX + i]);
+	fputs("},\"counters\":{", f);
+	for (i = 0; i < TSA_NCOUNTERS; i++)
+		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
+			i ? "," : "", tsa_counter_name[i],
+			(unsigned long long)d->cnt[i],
+			(unsigned long long)r->v[F_CNT + i]);
+	sol_cols(d, sol);
+	fputs("},\"solaris\":{", f);
+	for (i = 0; i < SOL_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
+			pct_of(sol[i], d->elapsed));
+	tsa_cols(d, tsa);
+	fputs("},\"tsa\":{", f);
+	for (i = 0; i < TSA_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
+			pct_of(tsa[i], d->elapsed));
+	fputs("}}\n", f);
+}
+
+void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
+		const struct tsa_delta *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		one(f, o, cur, &d[i]);
+}

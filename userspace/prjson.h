@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prjson.h - machine output: one JSON object per line (--json).
+ */
+#ifndef PRJSON_H
+#define PRJSON_H
+
+#include <stdio.h>
+
+#include "prstat.h"
+#include "tsaall.h"
+
+void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
+		const struct tsa_delta *d, size_t n);
+
+/* Write @s as a JSON string (quotes included); invalid UTF-8 -> U+FFFD. */
+void json_string(FILE *f, const char *s);
+
+#endif /* PRJSON_H */

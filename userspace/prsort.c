@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prsort.c - the order of a report's lines.
+ *
+ * Keys, as in prstat: "cpu" (USR+SYS+TRP, percent of the line's
+ * elapsed time over the interval) and "time" (lifetime USR+SYS+TRP).
+ * prstat's "pri", "size" and "rss" are not available: tsa-prstat
+ * reads nothing but /proc/tsa/all.  Any column of the current view is
+ * a key too (lower case), and in the TSA view "wait" = RUN + LCK + APG,
+ * the states in which a thread wants to run and is held back; it is
+ * that view's default.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "prsort.h"
+#include "prtable.h"
+
+enum kind { K_CPU, K_TIME, K_SOL, K_TSA, K_CNT, K_WAIT };
+
+#define V_SOL	1
+#define V_TSA	2
+#define V_ALL	(V_SOL | V_TSA)
+
+static const struct key {
+	const char *name;
+	int views;
+	enum kind kind;
+	int col;
+} keys[] = {
+	{ "cpu",  V_ALL, K_CPU,  0 },
+	{ "time", V_ALL, K_TIME, 0 },
+	{ "usr",  V_SOL, K_SOL,  SOL_USR },
+	{ "sys",  V_SOL, K_SOL,  SOL_SYS },
+	{ "trp",  V_SOL, K_SOL,  SOL_TRP },
+	{ "tfl",  V_SOL, K_SOL,  SOL_TFL },
+	{ "dfl",  V_SOL, K_SOL,  SOL_DFL },
+	{ "lck",  V_SOL, K_SOL,  SOL_LCK },
+	{ "slp",  V_SOL, K_SOL,  SOL_SLP },
+	{ "lat",  V_SOL, K_SOL,  SOL_LAT },
+	{ "vcx",  V_ALL, K_CNT,  C_VCX },
+	{ "icx",  V_ALL, K_CNT,  C_ICX },
+	{ "scl",  V_ALL, K_CNT,  C_SCL },
+	{ "sig",  V_ALL, K_CNT,  C_SIG },
+	{ "exec", V_TSA, K_TSA,  TSA_EXEC },
+	{ "run",  V_TSA, K_TSA,  TSA_RUN },
+	{ "apg",  V_TSA, K_TSA,  TSA_APG },
+	{ "slp",  V_TSA, K_TSA,  TSA_SLP },
+	{ "lck",  V_TSA, K_TSA,  TSA_LCK },
+	{ "idl",  V_TSA, K_TSA,  TSA_IDL },
+	{ "stp",  V_TSA, K_TSA,  TSA_STP },
+	{ "wait", V_TSA, K_WAIT, 0 },
+};
+
+#define NKEYS	((int)(sizeof(keys) / sizeof(keys[0])))
+
+int sort_default_key(enum view v)
+{
+	return sort_key_lookup(v == VIEW_TSA ? "wait" : "cpu", v, NULL, 0);
+}
+
+int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
+{
+	int want = v == VIEW_TSA ? V_TSA : V_SOL, i, other = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (strcasecmp(keys[i].name, name))
+			continue;
+		if (keys[i].views & want)
+			return i;
+		other = 1;
+	}
+	if (!why)
+		return -1;
+	if (!strcasecmp(name, "pri") || !strcasecmp(name, "size") ||
+	    !strcasecmp(name, "rss"))
+		snprintf(why, whylen, "sort key %s is not available "
+			 "(tsa-prstat shows microstates only)", name);
+	else if (other)
+		snprintf(why, whylen, "sort key %s is not a column of the %s "
+			 "view", name, v == VIEW_TSA ? "TSA" : "-m");
+	else
+		snprintf(why, whylen, "invalid sort key -- %s", name);
+	return -1;
+}
+
+const char *sort_key_name(int key)
+{
+	return keys[key].name;
+}
+
+double sort_key_value(int key, const struct tsa_delta *d)
+{
+	const struct key *k = &keys[key];
+	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+
+	switch (k->kind) {
+	case K_CPU:
+		return pct_of(d->ns[S_USR] + d->ns[S_SYS] + d->ns[S_TRP],
+			      d->elapsed);
+	case K_TIME:
+		return (double)(d->now->v[F_NS + S_USR] +
+				d->now->v[F_NS + S_SYS] +
+				d->now->v[F_NS + S_TRP]);
+	case K_SOL:
+		sol_cols(d, sol);
+		return pct_of(sol[k->col], d->elapsed);
+	case K_TSA:
+		tsa_cols(d, tsa);
+		return pct_of(tsa[k->col], d->elapsed);
+	case K_CNT:
+		return (double)d->shown[k->col];
+	case K_WAIT:
+		tsa_cols(d, tsa);
+		return pct_of(tsa[TSA_RUN] + tsa[TSA_LCK] + tsa[TSA_APG],
+			      d->elapsed);
+	}
+	return 0;
+}
+
+static int sort_order;
+
+static int cmp(const void *a, const void *b)
+{
+	const struct tsa_delta *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (x->key < y->key ? -1 : 1) * sort_order;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return 0;
+}
+
+void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i].key = sort_key_value(key, &d[i]);
+	sort_order = order;
+	qsort(d, n, sizeof(*d), cmp);
+}

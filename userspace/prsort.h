@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prsort.h - the order of a report's lines (-s key, -S key).
+ */
+#ifndef PRSORT_H
+#define PRSORT_H
+
+#include <stddef.h>
+
+#include "prstat.h"
+#include "tsaall.h"
+
+/* Default keys: cpu in the Solaris view, wait in the TSA view. */
+int sort_default_key(enum view v);
+
+/*
+ * Look up @name for view @v.  Returns the key's index, or -1 with a
+ * one-line reason in @why.
+ */
+int sort_key_lookup(const char *name, enum view v,
+		    char *why, size_t whylen);
+
+const char *sort_key_name(int key);
+
+/* The value a line sorts on. */
+double sort_key_value(int key, const struct tsa_delta *d);
+
+/*
+ * Sort @d by @key, descending when @order is -1 and ascending when 1;
+ * ties by pid, then thread id, ascending.
+ */
+void sort_lines(struct tsa_delta *d, size_t n, int key, int order);
+
+#endif /* PRSORT_H */

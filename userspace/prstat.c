@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prstat.c - tsa-prstat: the command line and the main loop.
+ *
+ * Every interval: one read of /proc/tsa/all (tsaall.c), deltas against
+ * the previous read, sort (prsort.c), then a table (prtable.c) or JSON
+ * lines (prjson.c).  On a terminal, without -c, each report redraws the
+ * screen and is cut to its height, as prstat does; otherwise reports
+ * follow one another and contain no escape sequences.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prjson.h"
+#include "prsort.h"
+#include "prstat.h"
+#include "prtable.h"
+#include "prutil.h"
+#include "tsaall.h"
+
+#ifndef TSA_PRSTAT_VERSION
+#define TSA_PRSTAT_VERSION "unknown"
+#endif
+
+static volatile sig_atomic_t stop;
+
+static void usage(FILE *f, int code)
+{
+	fprintf(f,
+"Usage:\ttsa-prstat [-cLmvAW] [--tsa] [--json] [-p pidlist]\n"
+"\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
+"\ttsa-prstat -h | --help | --version\n"
+"\n"
+"  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
+"  -A, --tsa   TSA view: EXEC RUN APG SLP LCK IDL STP\n"
+"  -L          one line per thread instead of per process\n"
+"  -c          print each report below the previous one; never redraw\n"
+"  -p pidlist  only these processes (comma or space separated)\n"
+"  -n ntop     at most ntop lines per report (nbottom is accepted,\n"
+"              ignored)\n"
+"  -s key      sort descending by key; -S key: ascending.  Keys: cpu\n"
+"              time vcx icx scl sig, -m: usr sys trp tfl dfl lck slp lat,\n"
+"              TSA: exec run apg slp lck idl stp wait\n"
+"  -W          truncate long user names (always, on a terminal)\n"
+"  --json      one JSON object per line and interval\n"
+"\n"
+"Examples:\n"
+"  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
+"  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
+"  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
+"\n"
+"Reads $TSA_PROC_DIR/all (default /proc/tsa/all).  See tsa-prstat(8).\n");
+	exit(code);
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", progname);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr, EXIT_USAGE);
+}
+
+static long parse_long(const char *s, long min, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min)
+		bad_usage(what, s);
+	return v;
+}
+
+static void parse_pids(struct options *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		die(EXIT_BADDATA, "out of memory");
+	tok = strtok_r(copy, ", ", &save);
+	if (!tok)
+		bad_usage("invalid argument for -p: '%s'", arg);
+	for (; tok; tok = strtok_r(NULL, ", ", &save)) {
+		o->pids = xrealloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
+		o->pids[o->npids++] = (uint64_t)parse_long(tok, 1,
+				"invalid argument for -p: '%s'");
+	}
+	free(copy);
+}
+
+static void parse_n(struct options *o, const char *arg)
+{
+	char *copy = strdup(arg), *comma;
+
+	if (!copy)
+		die(EXIT_BADDATA, "out of memory");
+	comma = strchr(copy, ',');
+	if (comma) {
+		*comma = '\0';
+		parse_long(comma + 1, 1, "invalid argument for -n: '%s'");
+	}
+	o->ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
+	free(copy);
+}
+
+enum { OPT_JSON = 256, OPT_VERSION };
+
+static void parse_args(struct options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tsa", no_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sortk = NULL;
+	char why[128];
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->sort_order = -1;
+	o->interval = 5;
+	o->count = -1;
+	o->proc_dir = getenv("TSA_PROC_DIR");
+	if (!o->proc_dir || !*o->proc_dir)
+		o->proc_dir = "/proc/tsa";
+
+	opterr = 0;	/* our own messages, named like the others */
+	while ((c = getopt_long(argc, argv, ":AcLmvWhp:n:s:S:", longopts,
+				NULL)) != -1) {
+		char opt[2] = { (char)optopt, '\0' };
+		int shortopt = optopt > 0 && optopt < 256;
+
+		switch (c) {
+		case ':':
+			bad_usage(shortopt ? "option requires an argument -- '%s'"
+				  : "option requires an argument: %s",
+				  shortopt ? opt : argv[optind - 1]);
+			break;
+		case '?':
+			bad_usage(shortopt ? "invalid option -- '%s'"
+				  : "bad option '%s'",
+				  shortopt ? opt : argv[optind - 1]);
+			break;
+		case 'A':
+			o->view = VIEW_TSA;
+			break;
+		case 'c':
+			o->no_clear = 1;
+			break;
+		case 'L':
+			o->lwps = 1;
+			break;
+		case 'm':
+		case 'v':
+			break;	/* microstates are all there is */
+		case 'W':
+			o->trunc = 1;
+			break;
+		case 'p':
+			parse_pids(o, optarg);
+			break;
+		case 'n':
+			parse_n(o, optarg);
+			break;
+		case 's':
+		case 'S':
+			o->sort_order = c == 's' ? -1 : 1;
+			sortk = optarg;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_VERSION:
+			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
+		default:
+			usage(stderr, EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		errno = 0;
+		o->interval = strtod(argv[optind], &end);
+		if (errno || end == argv[optind] || *end ||
+		    !(o->interval > 0) || o->interval > 1e6)
+			bad_usage("invalid interval '%s'", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		o->count = parse_long(argv[optind++], 1,
+				      "invalid counter value '%s'");
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+
+	if (sortk) {
+		o->sort_key = sort_key_lookup(sortk, o->view, why, sizeof(why));
+		if (o->sort_key < 0)
+			bad_usage("%s", why);
+	} else {
+		o->sort_key = sort_default_key(o->view);
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void set_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: wake the sleep */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void read_loadavg(double la[3])
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	la[0] = la[1] = la[2] = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
+		la[0] = la[1] = la[2] = 0;
+	fclose(f);
+}
+
+/* Lines a report may have on this terminal: rows less header, Total
+ * and the cursor's line, as prstat computes it. */
+static long screen_lines(void)
+{
+	struct winsize ws;
+	const char *env;
+	long n = 0;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		n = ws.ws_row;
+	else if ((env = getenv("LINES")) != NULL)
+		n = strtol(env, NULL, 10);
+	if (n <= 0)
+		return 0;	/* unknown: no limit */
+	return n - 3 > 1 ? n - 3 : 1;
+}
+
+static void fail_read(int rc, const char *path, const char *msg)
+{
+	switch (rc) {
+	case TSA_ENOENT:
+		die(EXIT_NOMODULE, "%s: not found; is the tsa module loaded? "
+		    "(sudo modprobe tsa)", path);
+	case TSA_EACCES:
+		die(EXIT_ACCESS, "%s: permission denied", path);
+	default:
+		die(EXIT_BADDATA, "%s: %s", path, msg);
+	}
+}
+
+/* With -p: complain about pids that are not there; exit if none is. */
+static void check_pids(const struct options *o, const struct tsa_snap *s)
+{
+	size_t i, found = 0;
+
+	for (i = 0; i < o->npids; i++) {
+		const struct tsa_proc *p = tsa_snap_proc(s, o->pids[i]);
+
+		if (p && p->nlwp)
+			found++;
+	}
+	if (found)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "%s: no such process:", progname);
+	for (i = 0; i < o->npids; i++)
+		fprintf(stderr, "%s%llu", i ? "," : " ",
+			(unsigned long long)o->pids[i]);
+	fputc('\n', stderr);
+	exit(EXIT_NOPID);
+}
+
+static void sleep_until(struct timespec *deadline, double interval)
+{
+	struct timespec now;
+	long long ns = (long long)(interval * 1e9);
+
+	deadline->tv_sec += ns / 1000000000;
+	deadline->tv_nsec += ns % 1000000000;
+	if (deadline->tv_nsec >= 1000000000) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > deadline->tv_sec ||
+	    (now.tv_sec == deadline->tv_sec &&
+	     now.tv_nsec > deadline->tv_nsec))
+		*deadline = now;	/* running late: do not catch up */
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					deadline, NULL) == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct tsa_select sel;
+	struct tsa_delta *lines = NULL;
+	struct tsa_totals tot;
+	struct options o;
+	struct timespec deadline;
+	size_t cap = 0, n, show;
+	char path[PATH_MAX], msg[256];
+	double la[3];
+	int tty, redraw, rc;
+	long done;
+
+	parse_args(&o, argc, argv);
+	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
+	tty = isatty(STDOUT_FILENO);
+	redraw = tty && !o.no_clear && !o.json;
+	memset(snaps, 0, sizeof(snaps));
+	sel.lwps = o.lwps;
+	sel.interval = o.interval;
+	sel.pids = o.pids;
+	sel.npids = o.npids;
+	set_signals();
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+
+	for (done = 0; !stop && (o.count < 0 || done < o.count); done++) {
+		if (done)
+			sleep_until(&deadline, o.interval);
+		if (stop)
+			break;
+		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
+		if (rc != TSA_OK)
+			fail_read(rc, path, msg);
+		if (!prev && o.npids)
+			check_pids(&o, cur);
+
+		n = tsa_delta_compute(prev, cur, &sel, &lines, &cap, &tot);
+		sort_lines(lines, n, o.sort_key, o.sort_order);
+		show = n;
+		if (o.ntop && (size_t)o.ntop < show)
+			show = (size_t)o.ntop;
+		if (redraw && !o.ntop) {
+			long rows = screen_lines();
+
+			if (rows > 0 && (size_t)rows < show)
+				show = (size_t)rows;
+		}
+
+		if (o.json) {
+			json_print(stdout, &o, cur, lines, show);
+		} else {
+			read_loadavg(la);
+			if (redraw)
+				fputs("\033[H\033[J", stdout);
+			table_print(stdout, &o, lines, show, &tot, la,
+				    o.trunc || redraw);
+		}
+		if (fflush(stdout) == EOF || ferror(stdout))
+			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+
+		prev = cur;
+		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+	}
+	fflush(stdout);
+	tsa_snap_free(&snaps[0]);
+	tsa_snap_free(&snaps[1]);
+	free(lines);
+	free(o.pids);
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prstat.h - the parsed command line, shared by every part of
+ * tsa-prstat.  Nothing else is global.
+ */
+#ifndef PRSTAT_H
+#define PRSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum view {
+	VIEW_SOLARIS,	/* -m: USR SYS TRP TFL DFL LCK SLP LAT ... */
+	VIEW_TSA,	/* -A / --tsa: EXEC RUN APG SLP LCK IDL STP */
+};
+
+struct options {
+	int lwps;		/* -L: one line per thread */
+	int json;		/* --json: JSON lines instead of a table */
+	int no_clear;		/* -c: print below, never redraw */
+	int trunc;		/* -W: truncate long user names */
+	enum view view;
+	long ntop;		/* -n: lines per report; 0 = not given */
+	int sort_key;		/* index into prsort's key table */
+	int sort_order;		/* -1 descending (-s), 1 ascending (-S) */
+	uint64_t *pids;		/* -p */
+	size_t npids;
+	double interval;	/* seconds between reports */
+	long count;		/* number of reports; -1 = until killed */
+	const char *proc_dir;	/* $TSA_PROC_DIR or /proc/tsa */
+};
+
+#endif /* PRSTAT_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prtable.h - what a report shows: the two views' columns (how the
+ * kernel's fourteen states fold into them), headers and lines.
+ */
+#ifndef PRTABLE_H
+#define PRTABLE_H
+
+#include <stdio.h>
+
+#include "prstat.h"
+#include "tsaall.h"
+
+/* The Solaris view (-m): LMS_* states as prstat -m shows them. */
+enum sol_col {
+	SOL_USR, SOL_SYS, SOL_TRP, SOL_TFL, SOL_DFL, SOL_LCK, SOL_SLP, SOL_LAT,
+	SOL_NCOLS
+};
+
+/* The TSA view (-A, --tsa): the TSA Method's states. */
+enum tsa_col {
+	TSA_EXEC, TSA_RUN, TSA_APG, TSA_SLP, TSA_LCK, TSA_IDL, TSA_STP,
+	TSA_NCOLS
+};
+
+extern const char *const sol_col_name[SOL_NCOLS];
+extern const char *const tsa_col_name[TSA_NCOLS];
+
+#define HDR_SOL_LWP \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
+#define HDR_SOL_PROC \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  "
+#define HDR_TSA_LWP \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID "
+#define HDR_TSA_PROC \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/NLWP  "
+
+/* Fold a line's interval ns into the columns of each view. */
+void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS]);
+void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS]);
+
+/* @part of @whole as a percentage; 0 when @whole is 0. */
+double pct_of(uint64_t part, uint64_t whole);
+
+const char *table_header(const struct options *o);
+
+/* One report: header, @n lines, the Total line. */
+void table_print(FILE *f, const struct options *o,
+		 const struct tsa_delta *d, size_t n,
+		 const struct tsa_totals *tot, const double loadavg[3],
+		 int trunc_names);
+
+#endif /* PRTABLE_H */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prutil.c - formatting helpers and small utilities.
+ */
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prutil.h"
+
+const char *progname = "tsa-prstat";
+
+void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+void warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die(EXIT_BADDATA, "out of memory");
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return xrealloc(NULL, n);
+}
+
+void format_pct(char out[4], float val)
+{
+	if (val > 100.0f)
+		val = 100.0f;
+	if (val < 0.0f || val != val)
+		val = 0.0f;
+	if (val < 9.95f)
+		snprintf(out, 4, "%1.1f", (double)val);
+	else
+		snprintf(out, 4, "%.0f", (double)val);
+}
+
+void format_num(char out[4], uint64_t num)
+{
+	char tmp[32];
+
+	if (num >= 100000)
+		snprintf(tmp, sizeof(tmp), ".%1lluM",
+			 (unsigned long long)(num / 100000));
+	else if (num >= 1000)
+		snprintf(tmp, sizeof(tmp), "%2lluK",
+			 (unsigned long long)(num / 1000));
+	else
+		snprintf(tmp, sizeof(tmp), "%3llu", (unsigned long long)num);
+	memcpy(out, tmp, 3);	/* as snprintf(out, 4, ...) would */
+	out[3] = '\0';
+}
+
+/* ---- user names: a small open-addressing cache ------------------------ */
+
+struct uent {
+	uid_t uid;
+	int used;
+	char *name;
+};
+
+static struct uent *ucache;
+static size_t ucap, uused;
+
+static size_t uslot(uid_t uid, size_t cap)
+{
+	return (size_t)(((uint64_t)uid * 0x9E3779B97F4A7C15ull) >> 32) &
+	       (cap - 1);
+}
+
+const char *user_name(uid_t uid)
+{
+	struct passwd *pw;
+	char num[16];
+	size_t i;
+
+	if (ucap) {
+		for (i = uslot(uid, ucap); ucache[i].used;
+		     i = (i + 1) & (ucap - 1))
+			if (ucache[i].uid == uid)
+				return ucache[i].name;
+	}
+	if (2 * (uused + 1) > ucap) {
+		struct uent *old = ucache;
+		size_t ocap = ucap, j;
+
+		ucap = ucap ? ucap * 2 : 64;
+		ucache = xmalloc(ucap * sizeof(*ucache));
+		memset(ucache, 0, ucap * sizeof(*ucache));
+		for (j = 0; j < ocap; j++) {
+			if (!old[j].used)
+				continue;
+			for (i = uslot(old[j].uid, ucap); ucache[i].used;
+			     i = (i + 1) & (ucap - 1))
+				;
+			ucache[i] = old[j];
+		}
+		free(old);
+	}
+	pw = getpwuid(uid);
+	snprintf(num, sizeof(num), "%u", (unsigned)uid);
+	for (i = uslot(uid, ucap); ucache[i].used; i = (i + 1) & (ucap - 1))
+		;
+	ucache[i].uid = uid;
+	ucache[i].used = 1;
+	ucache[i].name = strdup(pw ? pw->pw_name : num);
+	if (!ucache[i].name)
+		die(EXIT_BADDATA, "out of memory");
+	uused++;
+	return ucache[i].name;
+}
+
+void format_user(char *out, size_t len, const char *name, int trunc)
+{
+	if (trunc && strlen(name) > 8)
+		snprintf(out, len, "%.7s*", name);
+	else
+		snprintf(out, len, "%s", name);
+}
+
+void strip_comm(char *out, size_t len, const char *comm)
+{
+	size_t o = 0;
+
+	for (; *comm && o + 1 < len; comm++) {
+		unsigned char c = (unsigned char)*comm;
+
+		if (c < 0x20 || c == 0x7f)
+			continue;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prutil.h - formatting helpers and small utilities (after illumos
+ * prstat's prutil.c): percentages and counts in three characters,
+ * user names, process names, memory and error helpers.
+ */
+#ifndef PRUTIL_H
+#define PRUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+extern const char *progname;
+
+/* Exit codes (documented in tsa-prstat(8)). */
+#define EXIT_USAGE	1
+#define EXIT_NOMODULE	2
+#define EXIT_ACCESS	3
+#define EXIT_NOPID	4
+#define EXIT_BADDATA	5
+
+void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+
+/*
+ * Solaris prstat's Format_pct: clamp to 0..100, one decimal below
+ * 9.95, else an integer; at most 3 characters ("0.0", "9.9", "10",
+ * "100").  @out must hold 4 bytes.
+ */
+void format_pct(char out[4], float val);
+
+/*
+ * Solaris prstat's Format_num: "%3d" below 1000, "NNK" (thousands,
+ * truncated) below 100000, else ".NM" (hundred-thousands) cut to three
+ * characters, so 1000000 and up show as ".10", ".12", ... exactly as
+ * on Solaris.  @out must hold 4 bytes.
+ */
+void format_num(char out[4], uint64_t num);
+
+/* User name for @uid, cached; the number when there is no name. */
+const char *user_name(uid_t uid);
+
+/*
+ * Fit @name into the 8-column USERNAME field: when @trunc and it is
+ * longer than 8, its first 7 characters and '*' (as prstat does on a
+ * terminal or with -W); otherwise unchanged.
+ */
+void format_user(char *out, size_t len, const char *name, int trunc);
+
+/* Copy @comm without unprintable characters (prstat's stripfname). */
+void strip_comm(char *out, size_t len, const char *comm);
+
+#endif /* PRUTIL_H */
