@@ -22,7 +22,7 @@
 #include <linux/rcupdate.h>
 #include <asm/syscall.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
+#if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
 #error "tsa needs sched_switch with prev_state (Linux 5.18 or later)"
 #endif
 

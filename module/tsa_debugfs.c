@@ -20,8 +20,6 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 {
 	struct tsa_table_stats st;
 	u64 entries, resyncs;
-	u32 degraded = tsa_hooks_degraded();
-	int i;
 
 	tsa_table_get_stats(&st);
 	tsa_proc_stats(&entries, &resyncs);
@@ -31,15 +29,12 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   st.bytes, st.thread_size);
 	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
 		   st.group_size, st.buckets);
-	seq_printf(m, "alloc_failures %llu\n", st.alloc_failures);
+	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,
+		   st.objects);
 	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,
 		   resyncs);
 	tsa_hooks_show(m);
-	seq_puts(m, "degraded");
-	for (i = 0; i < TSA_NR_STATES; i++)
-		if (degraded & (1U << i))
-			seq_printf(m, " %s", tsa_state_names[i]);
-	seq_puts(m, degraded ? "\n" : " -\n");
+	tsa_hooks_show_degraded(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tsa_stats);

@@ -580,6 +580,22 @@ u32 tsa_hooks_degraded(void)
 	return lost;
 }
 
+/* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
+void tsa_hooks_show_degraded(struct seq_file *m)
+{
+	u32 lost = tsa_hooks_degraded();
+	int i;
+
+	seq_puts(m, "degraded");
+	for (i = 0; i < TSA_NR_STATES; i++)
+		if (lost & TSA_STATE_BIT(i))
+			seq_printf(m, " %s", tsa_state_names[i]);
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		if (lost & TSA_COUNTER_BIT(i))
+			seq_printf(m, " %s", tsa_counter_names[i]);
+	seq_puts(m, lost ? "\n" : " -\n");
+}
+
 u64 tsa_hooks_clamps(void)
 {
 	return atomic64_read(&tsa_clamps);

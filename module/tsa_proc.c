@@ -239,7 +239,6 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	struct tsa_acct a;
 	u64 elapsed, pct, stay = 0;
 	bool live = false;
-	u32 degraded;
 	int i;
 
 	rcu_read_lock();
@@ -256,14 +255,10 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	get_task_comm(comm, t);
 	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm %s\n",
 		   task_pid_nr(t), task_tgid_nr(t), comm);
-	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\ndegraded",
+	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
 		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
 		   tsa_state_names[a.state], stay, elapsed);
-	degraded = tsa_hooks_degraded();
-	for (i = 0; i < TSA_NR_STATES; i++)
-		if (degraded & (1U << i))
-			seq_printf(m, " %s", tsa_state_names[i]);
-	seq_puts(m, degraded ? "\n" : " -\n");
+	tsa_hooks_show_degraded(m);
 
 	seq_puts(m, "#state ns pct entries longest\n");
 	for (i = 0; i < TSA_NR_STATES; i++) {

@@ -23,6 +23,23 @@ static struct kmem_cache *tsa_group_cache;
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
+/* Objects allocated and not yet freed: must be zero after unload. */
+static atomic64_t tsa_nr_objects = ATOMIC64_INIT(0);
+
+static void *tsa_obj_alloc(struct kmem_cache *c, gfp_t gfp)
+{
+	void *p = kmem_cache_zalloc(c, gfp | __GFP_NOWARN);
+
+	if (p)
+		atomic64_inc(&tsa_nr_objects);
+	return p;
+}
+
+static void tsa_obj_free(struct kmem_cache *c, void *p)
+{
+	atomic64_dec(&tsa_nr_objects);
+	kmem_cache_free(c, p);
+}
 
 static struct hlist_head *tsa_thread_bucket(const struct task_struct *t)
 {
@@ -57,19 +74,21 @@ void tsa_table_exit(void)
 	for (i = 0; i < ARRAY_SIZE(tsa_threads); i++) {
 		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
 			hlist_del(&th->node);
-			kmem_cache_free(tsa_thread_cache, th);
+			tsa_obj_free(tsa_thread_cache, th);
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(tsa_groups); i++) {
 		hlist_for_each_entry_safe(g, n, &tsa_groups[i], node) {
 			hlist_del(&g->node);
-			kmem_cache_free(tsa_group_cache, g);
+			tsa_obj_free(tsa_group_cache, g);
 		}
 	}
 	atomic64_set(&tsa_nr_threads, 0);
 	atomic64_set(&tsa_nr_groups, 0);
 	/* Wait for the call_rcu() frees of records removed before. */
 	rcu_barrier();
+	WARN(atomic64_read(&tsa_nr_objects), "tsa: %lld objects leaked\n",
+	     atomic64_read(&tsa_nr_objects));
 	kmem_cache_destroy(tsa_thread_cache);
 	kmem_cache_destroy(tsa_group_cache);
 }
@@ -108,13 +127,12 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 {
 	struct tsa_thread *th;
 
-	th = kmem_cache_zalloc(tsa_thread_cache, gfp | __GFP_NOWARN);
+	th = tsa_obj_alloc(tsa_thread_cache, gfp);
 	if (th)
-		th->spare = kmem_cache_zalloc(tsa_group_cache,
-					      gfp | __GFP_NOWARN);
+		th->spare = tsa_obj_alloc(tsa_group_cache, gfp);
 	if (!th || !th->spare) {
 		if (th)
-			kmem_cache_free(tsa_thread_cache, th);
+			tsa_obj_free(tsa_thread_cache, th);
 		atomic64_inc(&tsa_nr_alloc_failures);
 		return NULL;
 	}
@@ -126,8 +144,8 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 void tsa_thread_free(struct tsa_thread *th)
 {
 	if (th->spare)
-		kmem_cache_free(tsa_group_cache, th->spare);
-	kmem_cache_free(tsa_thread_cache, th);
+		tsa_obj_free(tsa_group_cache, th->spare);
+	tsa_obj_free(tsa_thread_cache, th);
 }
 
 /*
@@ -171,7 +189,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
 
 	if (th->spare) {
-		kmem_cache_free(tsa_group_cache, th->spare);
+		tsa_obj_free(tsa_group_cache, th->spare);
 		th->spare = NULL;
 	}
 	return th;
@@ -183,12 +201,12 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
  */
 static void tsa_group_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(tsa_group_cache, container_of(head, struct tsa_group, rcu));
+	tsa_obj_free(tsa_group_cache, container_of(head, struct tsa_group, rcu));
 }
 
 static void tsa_thread_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(tsa_thread_cache, container_of(head, struct tsa_thread, rcu));
+	tsa_obj_free(tsa_thread_cache, container_of(head, struct tsa_thread, rcu));
 }
 
 static void tsa_group_put_locked(struct tsa_group *g)
@@ -261,6 +279,7 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 	st->threads = atomic64_read(&tsa_nr_threads);
 	st->groups = atomic64_read(&tsa_nr_groups);
 	st->alloc_failures = atomic64_read(&tsa_nr_alloc_failures);
+	st->objects = atomic64_read(&tsa_nr_objects);
 	st->thread_size = kmem_cache_size(tsa_thread_cache);
 	st->group_size = kmem_cache_size(tsa_group_cache);
 	st->buckets = ARRAY_SIZE(tsa_threads) + ARRAY_SIZE(tsa_groups);

@@ -64,6 +64,7 @@ struct tsa_table_stats {
 	u64 threads;
 	u64 groups;
 	u64 alloc_failures;
+	u64 objects;		/* allocated, including those freed after RCU */
 	u64 bytes;
 	u64 thread_size;	/* slab object size of one record */
 	u64 group_size;

@@ -1,0 +1,9 @@
+#!/bin/bash
+# Churn suite: load/unload tsa.ko repeatedly in a guest while threads and
+# processes churn (see churn-test.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p tests/out
+make -s module WERROR=y >/dev/null
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
+exec tests/guest-run "$@" -- bash tests/guest/churn-test.sh "$PWD/tsa.ko" "$PWD/tests/out/churn" 5
