@@ -1,0 +1,13 @@
+#!/bin/bash
+# make demo: install what is needed, build tsa.ko and tsa-prstat, boot the
+# stock Debian kernel in QEMU with tsa loaded, and show what tsa sees on a
+# small real workload (tests/guest/demo-workload.c).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tests/deps.sh
+make -s module userspace
+mkdir -p tests/out
+gcc -O2 -Wall -pthread -o tests/out/demo-workload tests/guest/demo-workload.c
+echo "Booting $(basename "$(ls /boot/vmlinuz-*-amd64 | grep -v -e -rt- -e -cloud- | sort -V | tail -n 1)") in QEMU (software emulation: about a minute)..."
+exec tests/guest-run --module tsa.ko -- bash tests/guest/demo.sh \
+	"$PWD/tests/out/demo-workload" "$PWD/userspace/tsa-prstat"
