@@ -111,19 +111,6 @@ static inline bool tsa_task_memstall(struct task_struct *p)
 }
 
 /*
- * PREEMPT_RT: a task blocked on a spinlock_t/rwlock_t is in
- * TASK_RTLOCK_WAIT; its real state is kept in saved_state.
- */
-static inline unsigned int tsa_task_saved_state(struct task_struct *p)
-{
-#ifdef CONFIG_PREEMPT_RT
-	return READ_ONCE(p->saved_state);
-#else
-	return 0;
-#endif
-}
-
-/*
  * Is @fd of the current task a socket or a pipe? Safe under the rq lock:
  * RCU only, no reference taken (6.8 renamed the lookup helpers).
  */

@@ -114,7 +114,6 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
-		.saved_state = tsa_task_saved_state(p),
 		.ctx = ctx,
 		.kthread = p->flags & PF_KTHREAD,
 		.iowait = p->in_iowait,
@@ -226,7 +225,7 @@ static TSA_PROBE_FORK(tsa_sched_process_fork)
 
 	tsa_event(TSA_EV_FORK);
 	/* Probes run with preemption off: no sleeping allocation. */
-	th = tsa_thread_alloc(GFP_NOWAIT);
+	th = tsa_thread_alloc_atomic();
 	if (!th)
 		return;
 	/* Born runnable: wake_up_new_task() queues it next. */

@@ -145,7 +145,6 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
 /* The facts about a thread going to sleep that decide its sleep state. */
 struct tsa_block_info {
 	unsigned int task_state;	/* prev->__state at switch-out */
-	unsigned int saved_state;	/* PREEMPT_RT: state behind RTLOCK */
 	u8 ctx;				/* TSA_C_* */
 	bool kthread;
 	bool iowait;			/* in io_schedule() */

@@ -12,6 +12,15 @@
 
 #define MS 1000000ULL
 
+/* Records are big: keep them off the (KASAN-padded) test stacks. */
+static struct tsa_acct *acct(struct kunit *test)
+{
+	struct tsa_acct *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	return a;
+}
+
 static u64 sum_ns(const struct tsa_acct *a)
 {
 	u64 s = 0;
@@ -25,22 +34,22 @@ static u64 sum_ns(const struct tsa_acct *a)
 /* Snapshot at @now and check the rule every read must keep. */
 static void expect_sums(struct kunit *test, const struct tsa_acct *a, u64 now)
 {
-	struct tsa_acct snap;
+	struct tsa_acct *snap = acct(test);
 
-	tsa_acct_snapshot(a, now, &snap);
-	KUNIT_EXPECT_EQ(test, sum_ns(&snap), tsa_acct_elapsed(&snap));
+	tsa_acct_snapshot(a, now, snap);
+	KUNIT_EXPECT_EQ(test, sum_ns(snap), tsa_acct_elapsed(snap));
 }
 
 static void new_thread_starts_in_given_state(struct kunit *test)
 {
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 
-	tsa_acct_init(&a, 100, TSA_LAT, TSA_F_IN_KERNEL);
-	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
-	KUNIT_EXPECT_EQ(test, a.entries[TSA_LAT], 1ULL);
-	KUNIT_EXPECT_EQ(test, a.since, 100ULL);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&a), 0ULL);
-	KUNIT_EXPECT_EQ(test, a.last_cpu, TSA_NO_CPU);
+	tsa_acct_init(a, 100, TSA_LAT, TSA_F_IN_KERNEL);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_LAT);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->since, 100ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(a), 0ULL);
+	KUNIT_EXPECT_EQ(test, a->last_cpu, TSA_NO_CPU);
 }
 
 /* One transition: from a state, an event, to a state, with counters. */
@@ -113,186 +122,186 @@ static void transition_charges_the_state_left(struct kunit *test)
 {
 	const struct transition_case *c = test->param_value;
 	u64 before[TSA_NR_COUNTERS];
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 	int i;
 
-	tsa_acct_init(&a, 1000, c->from, c->flags);
-	memcpy(before, a.count, sizeof(before));
-	KUNIT_EXPECT_FALSE(test, run_event(&a, c, 1000 + 7 * MS));
-	KUNIT_EXPECT_EQ(test, a.state, c->to);
+	tsa_acct_init(a, 1000, c->from, c->flags);
+	memcpy(before, a->count, sizeof(before));
+	KUNIT_EXPECT_FALSE(test, run_event(a, c, 1000 + 7 * MS));
+	KUNIT_EXPECT_EQ(test, a->state, c->to);
 	/* An event that changes nothing charges nothing yet. */
-	KUNIT_EXPECT_EQ(test, a.ns[c->from], c->to == c->from ? 0 : 7 * MS);
-	KUNIT_EXPECT_EQ(test, a.entries[c->to], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[c->from], c->to == c->from ? 0 : 7 * MS);
+	KUNIT_EXPECT_EQ(test, a->entries[c->to], 1ULL);
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
-		KUNIT_EXPECT_EQ(test, a.count[i],
+		KUNIT_EXPECT_EQ(test, a->count[i],
 				before[i] + (i == c->counter ? 1 : 0));
-	expect_sums(test, &a, 1000 + 9 * MS);
+	expect_sums(test, a, 1000 + 9 * MS);
 }
 
 /* A full life: born, runs, syscalls, sleeps, is preempted, dies. */
 static void life_of_a_thread_sums_exactly(struct kunit *test)
 {
-	struct tsa_acct a, snap;
+	struct tsa_acct *a = acct(test), *snap = acct(test);
 
-	tsa_acct_init(&a, 0, TSA_LAT, TSA_F_IN_KERNEL);
-	tsa_acct_switch_in(&a, 1 * MS, 0);		/* LAT 1 */
-	tsa_acct_sys_exit(&a, 2 * MS);			/* SYS 1 */
-	tsa_acct_sys_enter(&a, 5 * MS);			/* USR 3 */
-	tsa_acct_switch_out(&a, 6 * MS, TSA_SW_BLOCK, TSA_SLP); /* SYS 1 */
-	tsa_acct_wakeup(&a, 106 * MS);			/* SLP 100 */
-	tsa_acct_switch_in(&a, 108 * MS, 1);		/* LAT 2 */
-	tsa_acct_sys_exit(&a, 109 * MS);		/* SYS 1 */
-	tsa_acct_switch_out(&a, 119 * MS, TSA_SW_PREEMPT, TSA_SLP); /* USR 10 */
-	tsa_acct_switch_in(&a, 120 * MS, 1);		/* LAT 1 */
-	tsa_acct_sys_enter(&a, 125 * MS);		/* USR 5 */
-	tsa_acct_exit(&a, 126 * MS);			/* SYS 1 */
+	tsa_acct_init(a, 0, TSA_LAT, TSA_F_IN_KERNEL);
+	tsa_acct_switch_in(a, 1 * MS, 0);		/* LAT 1 */
+	tsa_acct_sys_exit(a, 2 * MS);			/* SYS 1 */
+	tsa_acct_sys_enter(a, 5 * MS);			/* USR 3 */
+	tsa_acct_switch_out(a, 6 * MS, TSA_SW_BLOCK, TSA_SLP); /* SYS 1 */
+	tsa_acct_wakeup(a, 106 * MS);			/* SLP 100 */
+	tsa_acct_switch_in(a, 108 * MS, 1);		/* LAT 2 */
+	tsa_acct_sys_exit(a, 109 * MS);		/* SYS 1 */
+	tsa_acct_switch_out(a, 119 * MS, TSA_SW_PREEMPT, TSA_SLP); /* USR 10 */
+	tsa_acct_switch_in(a, 120 * MS, 1);		/* LAT 1 */
+	tsa_acct_sys_enter(a, 125 * MS);		/* USR 5 */
+	tsa_acct_exit(a, 126 * MS);			/* SYS 1 */
 
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_LAT], 4 * MS);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 4 * MS);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 18 * MS);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_SLP], 100 * MS);
-	KUNIT_EXPECT_EQ(test, a.longest[TSA_USR], 10 * MS);
-	KUNIT_EXPECT_EQ(test, a.longest[TSA_LAT], 2 * MS);
-	KUNIT_EXPECT_EQ(test, a.entries[TSA_LAT], 3ULL);
-	KUNIT_EXPECT_EQ(test, a.entries[TSA_USR], 3ULL);
-	KUNIT_EXPECT_EQ(test, a.count[TSA_VCX], 2ULL);	/* sleep + death */
-	KUNIT_EXPECT_EQ(test, a.count[TSA_ICX], 1ULL);
-	KUNIT_EXPECT_EQ(test, a.count[TSA_SCL], 2ULL);
-	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 1ULL);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&a), 126 * MS);
-	KUNIT_EXPECT_EQ(test, sum_ns(&a), 126 * MS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 4 * MS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 4 * MS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 18 * MS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SLP], 100 * MS);
+	KUNIT_EXPECT_EQ(test, a->longest[TSA_USR], 10 * MS);
+	KUNIT_EXPECT_EQ(test, a->longest[TSA_LAT], 2 * MS);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_LAT], 3ULL);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_USR], 3ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_VCX], 2ULL);	/* sleep + death */
+	KUNIT_EXPECT_EQ(test, a->count[TSA_ICX], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MIG], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(a), 126 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(a), 126 * MS);
 
 	/* Dead: events change nothing and reads do not count up. */
-	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_DEAD));
-	tsa_acct_wakeup(&a, 200 * MS);
-	tsa_acct_switch_in(&a, 201 * MS, 0);
-	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 300 * MS, &snap), 0ULL);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 126 * MS);
-	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 126 * MS);
+	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_DEAD));
+	tsa_acct_wakeup(a, 200 * MS);
+	tsa_acct_switch_in(a, 201 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(a, 300 * MS, snap), 0ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(snap), 126 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(snap), 126 * MS);
 }
 
 static void read_mid_state_counts_up_to_now(struct kunit *test)
 {
-	struct tsa_acct a, snap;
+	struct tsa_acct *a = acct(test), *snap = acct(test);
 
-	tsa_acct_init(&a, 10, TSA_LAT, 0);
-	tsa_acct_switch_in(&a, 10 + 2 * MS, 0);
-	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 10 + 5 * MS, &snap),
+	tsa_acct_init(a, 10, TSA_LAT, 0);
+	tsa_acct_switch_in(a, 10 + 2 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(a, 10 + 5 * MS, snap),
 			3 * MS);
-	KUNIT_EXPECT_EQ(test, snap.ns[TSA_USR], 3 * MS);
-	KUNIT_EXPECT_EQ(test, snap.longest[TSA_USR], 3 * MS);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 5 * MS);
-	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 5 * MS);
+	KUNIT_EXPECT_EQ(test, snap->ns[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, snap->longest[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(snap), 5 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(snap), 5 * MS);
 	/* The record itself is untouched by a read. */
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 0ULL);
-	KUNIT_EXPECT_EQ(test, a.stamp, 10 + 2 * MS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->stamp, 10 + 2 * MS);
 }
 
 static void clock_going_backwards_is_clamped_and_counted(struct kunit *test)
 {
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 
-	tsa_acct_init(&a, 10 * MS, TSA_LAT, 0);
-	tsa_acct_switch_in(&a, 12 * MS, 0);
+	tsa_acct_init(a, 10 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(a, 12 * MS, 0);
 	/* Another CPU's clock is 1 ms behind. */
-	KUNIT_EXPECT_TRUE(test, tsa_acct_switch_out(&a, 11 * MS,
+	KUNIT_EXPECT_TRUE(test, tsa_acct_switch_out(a, 11 * MS,
 						    TSA_SW_PREEMPT, TSA_SLP));
-	KUNIT_EXPECT_EQ(test, a.clamps, 1ULL);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_USR], 0ULL);
-	KUNIT_EXPECT_EQ(test, a.stamp, 12 * MS);
-	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
-	KUNIT_EXPECT_FALSE(test, tsa_acct_switch_in(&a, 13 * MS, 0));
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_LAT], 3 * MS);
-	expect_sums(test, &a, 20 * MS);
+	KUNIT_EXPECT_EQ(test, a->clamps, 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->stamp, 12 * MS);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_LAT);
+	KUNIT_EXPECT_FALSE(test, tsa_acct_switch_in(a, 13 * MS, 0));
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 3 * MS);
+	expect_sums(test, a, 20 * MS);
 }
 
 static void reader_clock_behind_record_is_clamped_silently(struct kunit *test)
 {
-	struct tsa_acct a, snap;
+	struct tsa_acct *a = acct(test), *snap = acct(test);
 
-	tsa_acct_init(&a, 10 * MS, TSA_LAT, 0);
-	tsa_acct_switch_in(&a, 12 * MS, 0);
-	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(&a, 11 * MS, &snap), 0ULL);
-	KUNIT_EXPECT_EQ(test, snap.clamps, 0ULL);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&snap), 2 * MS);
-	KUNIT_EXPECT_EQ(test, sum_ns(&snap), 2 * MS);
+	tsa_acct_init(a, 10 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(a, 12 * MS, 0);
+	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(a, 11 * MS, snap), 0ULL);
+	KUNIT_EXPECT_EQ(test, snap->clamps, 0ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(snap), 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(snap), 2 * MS);
 }
 
 static void migration_counts_a_change_of_cpu(struct kunit *test)
 {
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 
-	tsa_acct_init(&a, 0, TSA_LAT, 0);
-	tsa_acct_switch_in(&a, 1, 3);		/* first run: no migration */
-	tsa_acct_switch_out(&a, 2, TSA_SW_PREEMPT, TSA_SLP);
-	tsa_acct_switch_in(&a, 3, 3);		/* same CPU */
-	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 0ULL);
-	tsa_acct_switch_out(&a, 4, TSA_SW_PREEMPT, TSA_SLP);
-	tsa_acct_switch_in(&a, 5, 1);
-	KUNIT_EXPECT_EQ(test, a.count[TSA_MIG], 1ULL);
+	tsa_acct_init(a, 0, TSA_LAT, 0);
+	tsa_acct_switch_in(a, 1, 3);		/* first run: no migration */
+	tsa_acct_switch_out(a, 2, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(a, 3, 3);		/* same CPU */
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MIG], 0ULL);
+	tsa_acct_switch_out(a, 4, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(a, 5, 1);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MIG], 1ULL);
 }
 
 static void same_state_is_not_a_new_entry(struct kunit *test)
 {
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 
-	tsa_acct_init(&a, 0, TSA_SYS, TSA_F_IN_KERNEL);
-	tsa_acct_sys_enter(&a, 5);	/* already SYS */
-	KUNIT_EXPECT_EQ(test, a.entries[TSA_SYS], 1ULL);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 0ULL);
-	tsa_acct_enter(&a, 9, TSA_SYS);
-	KUNIT_EXPECT_EQ(test, a.entries[TSA_SYS], 1ULL);
-	KUNIT_EXPECT_EQ(test, a.ns[TSA_SYS], 9ULL);
-	KUNIT_EXPECT_EQ(test, a.longest[TSA_SYS], 9ULL);
+	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL);
+	tsa_acct_sys_enter(a, 5);	/* already SYS */
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 0ULL);
+	tsa_acct_enter(a, 9, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 9ULL);
+	KUNIT_EXPECT_EQ(test, a->longest[TSA_SYS], 9ULL);
 }
 
 /* A thread seeded at load starts counting at its first sure event. */
 static void provisional_record_starts_at_first_event(struct kunit *test)
 {
-	struct tsa_acct a;
+	struct tsa_acct *a = acct(test);
 
-	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
-	tsa_acct_switch_out(&a, 500, TSA_SW_BLOCK, TSA_SLP);
-	KUNIT_EXPECT_FALSE(test, !!(a.flags & TSA_F_PROVISIONAL));
-	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_SINCE_LOAD));
-	KUNIT_EXPECT_EQ(test, a.since, 500ULL);
-	KUNIT_EXPECT_EQ(test, a.state, TSA_SLP);
-	KUNIT_EXPECT_EQ(test, a.count[TSA_VCX], 1ULL);
-	KUNIT_EXPECT_EQ(test, sum_ns(&a), 0ULL);
+	tsa_acct_init(a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_switch_out(a, 500, TSA_SW_BLOCK, TSA_SLP);
+	KUNIT_EXPECT_FALSE(test, !!(a->flags & TSA_F_PROVISIONAL));
+	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_SINCE_LOAD));
+	KUNIT_EXPECT_EQ(test, a->since, 500ULL);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_VCX], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
 
 	/* A wakeup of a provisional record means it was asleep until now. */
-	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
-	tsa_acct_wakeup(&a, 300);
-	KUNIT_EXPECT_EQ(test, a.state, TSA_LAT);
-	KUNIT_EXPECT_EQ(test, a.since, 300ULL);
+	tsa_acct_init(a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_wakeup(a, 300);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_LAT);
+	KUNIT_EXPECT_EQ(test, a->since, 300ULL);
 
 	/* Dying before the seed resolves adds nothing. */
-	tsa_acct_init(&a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
-	tsa_acct_exit(&a, 300);
-	KUNIT_EXPECT_TRUE(test, !!(a.flags & TSA_F_DEAD));
-	KUNIT_EXPECT_EQ(test, sum_ns(&a), 0ULL);
+	tsa_acct_init(a, 100, TSA_SLP, TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+	tsa_acct_exit(a, 300);
+	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_DEAD));
+	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
 }
 
 static void process_totals_sum_threads(struct kunit *test)
 {
-	struct tsa_acct sum, t1, t2;
+	struct tsa_acct *sum = acct(test), *t1 = acct(test), *t2 = acct(test);
 
-	memset(&sum, 0, sizeof(sum));
-	sum.flags = TSA_F_DEAD;
-	tsa_acct_init(&t1, 0, TSA_LAT, 0);
-	tsa_acct_switch_in(&t1, 2 * MS, 0);
-	tsa_acct_exit(&t1, 5 * MS);
-	tsa_acct_init(&t2, 1 * MS, TSA_LAT, 0);
-	tsa_acct_switch_in(&t2, 2 * MS, 0);
-	tsa_acct_exit(&t2, 9 * MS);
-	tsa_acct_add(&sum, &t1);
-	tsa_acct_add(&sum, &t2);
-	KUNIT_EXPECT_EQ(test, sum.ns[TSA_USR], 10 * MS);
-	KUNIT_EXPECT_EQ(test, sum.ns[TSA_LAT], 3 * MS);
-	KUNIT_EXPECT_EQ(test, sum.longest[TSA_USR], 7 * MS);
-	KUNIT_EXPECT_EQ(test, sum.count[TSA_VCX], 2ULL);
-	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(&sum), 13 * MS);
-	KUNIT_EXPECT_EQ(test, sum_ns(&sum), tsa_acct_elapsed(&sum));
+	memset(sum, 0, sizeof(*sum));
+	sum->flags = TSA_F_DEAD;
+	tsa_acct_init(t1, 0, TSA_LAT, 0);
+	tsa_acct_switch_in(t1, 2 * MS, 0);
+	tsa_acct_exit(t1, 5 * MS);
+	tsa_acct_init(t2, 1 * MS, TSA_LAT, 0);
+	tsa_acct_switch_in(t2, 2 * MS, 0);
+	tsa_acct_exit(t2, 9 * MS);
+	tsa_acct_add(sum, t1);
+	tsa_acct_add(sum, t2);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_USR], 10 * MS);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_LAT], 3 * MS);
+	KUNIT_EXPECT_EQ(test, sum->longest[TSA_USR], 7 * MS);
+	KUNIT_EXPECT_EQ(test, sum->count[TSA_VCX], 2ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 13 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
 }
 
 struct classify_case {
@@ -301,13 +310,59 @@ struct classify_case {
 	enum tsa_state want;
 };
 
+#define BI(...)	{ __VA_ARGS__ }
+
 static const struct classify_case classify_cases[] = {
-	{ "interruptible sleep is SLP", { TASK_INTERRUPTIBLE, false }, TSA_SLP },
-	{ "uninterruptible sleep is SLP", { TASK_UNINTERRUPTIBLE, false },
+	{ "interruptible sleep is SLP", BI(.task_state = TASK_INTERRUPTIBLE),
 	  TSA_SLP },
-	{ "SIGSTOP is STP", { TASK_STOPPED, false }, TSA_STP },
-	{ "ptrace stop is STP", { TASK_TRACED, false }, TSA_STP },
-	{ "frozen is STP", { TASK_FROZEN, false }, TSA_STP },
+	{ "uninterruptible sleep is SLP",
+	  BI(.task_state = TASK_UNINTERRUPTIBLE), TSA_SLP },
+	{ "SIGSTOP is STP", BI(.task_state = TASK_STOPPED), TSA_STP },
+	{ "ptrace stop is STP", BI(.task_state = TASK_TRACED), TSA_STP },
+	{ "frozen is STP", BI(.task_state = TASK_FROZEN), TSA_STP },
+	{ "stopped wins over a fault", BI(.task_state = TASK_STOPPED,
+	  .ctx = TSA_C_FAULT_DATA), TSA_STP },
+	{ "PREEMPT_RT spinlock wait is KLK",
+	  BI(.task_state = TASK_RTLOCK_WAIT), TSA_KLK },
+	{ "text fault is TFL", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .ctx = TSA_C_FAULT_TEXT, .iowait = true), TSA_TFL },
+	{ "data fault is DFL", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .ctx = TSA_C_FAULT_DATA, .iowait = true), TSA_DFL },
+	{ "kernel-mode fault is KFL", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .ctx = TSA_C_FAULT_KERN, .wait = TSA_W_IDLE), TSA_KFL },
+	{ "swap-in fault is APG", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .ctx = TSA_C_FAULT_DATA | TSA_C_SWAP, .iowait = true), TSA_APG },
+	{ "swap-in of a text page is APG", BI(.task_state = TASK_KILLABLE,
+	  .ctx = TSA_C_FAULT_TEXT | TSA_C_SWAP), TSA_APG },
+	{ "memory stall is APG", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .memstall = true, .wait = TSA_W_FUTEX), TSA_APG },
+	{ "memory stall in a fault is APG", BI(.task_state =
+	  TASK_UNINTERRUPTIBLE, .ctx = TSA_C_FAULT_DATA, .memstall = true),
+	  TSA_APG },
+	{ "kernel mutex is KLK", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .ctx = TSA_C_KLOCK, .wait = TSA_W_IDLE), TSA_KLK },
+	{ "fault wins over a kernel lock inside it", BI(.task_state =
+	  TASK_UNINTERRUPTIBLE, .ctx = TSA_C_KLOCK | TSA_C_FAULT_DATA),
+	  TSA_DFL },
+	{ "futex wait is LCK", BI(.task_state = TASK_INTERRUPTIBLE,
+	  .wait = TSA_W_FUTEX), TSA_LCK },
+	{ "block I/O is IOW", BI(.task_state = TASK_UNINTERRUPTIBLE,
+	  .iowait = true), TSA_IOW },
+	{ "I/O wins over the idle table", BI(.task_state =
+	  TASK_UNINTERRUPTIBLE, .iowait = true, .wait = TSA_W_IDLE), TSA_IOW },
+	{ "epoll and friends are IDL", BI(.task_state = TASK_INTERRUPTIBLE,
+	  .wait = TSA_W_IDLE), TSA_IDL },
+	{ "idle kernel thread is IDL", BI(.task_state = TASK_IDLE,
+	  .kthread = true), TSA_IDL },
+	{ "parked kernel thread is IDL", BI(.task_state = TASK_PARKED,
+	  .kthread = true), TSA_IDL },
+	{ "freezable interruptible kernel thread is IDL",
+	  BI(.task_state = TASK_INTERRUPTIBLE | TASK_FREEZABLE,
+	  .kthread = true), TSA_IDL },
+	{ "kernel thread in uninterruptible sleep is SLP",
+	  BI(.task_state = TASK_UNINTERRUPTIBLE, .kthread = true), TSA_SLP },
+	{ "user thread in TASK_IDLE is SLP", BI(.task_state = TASK_IDLE),
+	  TSA_SLP },
 };
 
 static void classify_desc(const struct classify_case *c, char *desc)
@@ -323,6 +378,148 @@ static void sleep_is_classified(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tsa_classify_sleep(&c->bi), c->want);
 }
 
+struct wait_case {
+	const char *name;
+	long nr;
+	bool compat;
+	unsigned long arg1;
+	enum tsa_wait want;
+};
+
+static const struct wait_case wait_cases[] = {
+	{ "FUTEX_WAIT_PRIVATE waits", __NR_futex, false,
+	  FUTEX_WAIT | FUTEX_PRIVATE_FLAG, TSA_W_FUTEX },
+	{ "FUTEX_WAIT_BITSET with realtime clock waits", __NR_futex, false,
+	  FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, TSA_W_FUTEX },
+	{ "FUTEX_LOCK_PI waits", __NR_futex, false, FUTEX_LOCK_PI,
+	  TSA_W_FUTEX },
+	{ "FUTEX_LOCK_PI2 waits", __NR_futex, false, FUTEX_LOCK_PI2,
+	  TSA_W_FUTEX },
+	{ "FUTEX_WAIT_REQUEUE_PI waits", __NR_futex, false,
+	  FUTEX_WAIT_REQUEUE_PI, TSA_W_FUTEX },
+	{ "FUTEX_WAKE does not wait", __NR_futex, false, FUTEX_WAKE,
+	  TSA_W_NONE },
+	{ "futex_waitv waits", __NR_futex_waitv, false, 0, TSA_W_FUTEX },
+	{ "epoll_wait is idle", __NR_epoll_wait, false, 0, TSA_W_IDLE },
+	{ "epoll_pwait2 is idle", __NR_epoll_pwait2, false, 0, TSA_W_IDLE },
+	{ "accept4 is idle", __NR_accept4, false, 0, TSA_W_IDLE },
+	{ "ppoll is idle", __NR_ppoll, false, 0, TSA_W_IDLE },
+	{ "pause is idle", __NR_pause, false, 0, TSA_W_IDLE },
+	{ "rt_sigtimedwait is idle", __NR_rt_sigtimedwait, false, 0,
+	  TSA_W_IDLE },
+	{ "read is idle on a stream", __NR_read, false, 0,
+	  TSA_W_IDLE_IF_STREAM },
+	{ "recvmsg is idle on a stream", __NR_recvmsg, false, 0,
+	  TSA_W_IDLE_IF_STREAM },
+	{ "nanosleep is plain sleep", __NR_nanosleep, false, 0, TSA_W_NONE },
+	{ "wait4 is plain sleep", __NR_wait4, false, 0, TSA_W_NONE },
+	{ "no syscall (-1) is nothing", -1, false, 0, TSA_W_NONE },
+#ifdef CONFIG_IA32_EMULATION
+	{ "32-bit futex wait waits", __NR_ia32_futex, true, FUTEX_WAIT,
+	  TSA_W_FUTEX },
+	{ "32-bit epoll_wait is idle", __NR_ia32_epoll_wait, true, 0,
+	  TSA_W_IDLE },
+	{ "32-bit read is idle on a stream", __NR_ia32_read, true, 0,
+	  TSA_W_IDLE_IF_STREAM },
+	{ "32-bit number is not read as 64-bit", __NR_ia32_epoll_wait, false,
+	  0, TSA_W_NONE },
+#endif
+};
+
+static void wait_desc(const struct wait_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(wait, wait_cases, wait_desc);
+
+static void syscall_wait_is_looked_up(struct kunit *test)
+{
+	const struct wait_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, tsa_syscall_wait(c->nr, c->compat, c->arg1),
+			c->want);
+}
+
+static void fault_time_is_sys_and_counted(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+	u8 saved;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_fault_enter(a, 10, tsa_fault_kind(FAULT_FLAG_USER), &saved);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->ctx, TSA_C_FAULT_DATA);
+	/* A retried fault stays in the kernel and is not counted yet. */
+	tsa_acct_fault_exit(a, 20, saved, FAULT_FLAG_USER, VM_FAULT_RETRY);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MINF] + a->count[TSA_MAJF], 0ULL);
+	tsa_acct_fault_enter(a, 20, tsa_fault_kind(FAULT_FLAG_USER |
+			     FAULT_FLAG_TRIED), &saved);
+	tsa_acct_fault_exit(a, 30, saved, FAULT_FLAG_USER | FAULT_FLAG_TRIED,
+			    0);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MAJF], 1ULL);	/* retried: major */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 20ULL);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+
+	/* Minor, major, and an error that is not counted. */
+	tsa_acct_fault_enter(a, 40, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 41, saved, FAULT_FLAG_USER, VM_FAULT_NOPAGE);
+	tsa_acct_fault_enter(a, 42, TSA_C_FAULT_TEXT, &saved);
+	tsa_acct_fault_exit(a, 43, saved, FAULT_FLAG_INSTRUCTION,
+			    VM_FAULT_MAJOR);
+	tsa_acct_fault_enter(a, 44, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 45, saved, FAULT_FLAG_USER, VM_FAULT_SIGSEGV);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MINF], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MAJF], 2ULL);
+
+	/* A fault inside a syscall (KFL) returns to SYS, not USR. */
+	tsa_acct_sys_enter(a, 50);
+	tsa_acct_fault_enter(a, 51, tsa_fault_kind(0), &saved);
+	KUNIT_EXPECT_EQ(test, a->ctx, TSA_C_FAULT_KERN);
+	tsa_acct_fault_exit(a, 52, saved, 0, 0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	expect_sums(test, a, 60);
+}
+
+static void swap_mark_is_cleared_at_fault_return(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+	u8 saved;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_fault_enter(a, 1, TSA_C_FAULT_DATA, &saved);
+	a->ctx |= TSA_C_SWAP;	/* what the swap-in probe does */
+	tsa_acct_switch_out(a, 2, TSA_SW_BLOCK, TSA_APG);
+	tsa_acct_wakeup(a, 102);
+	tsa_acct_switch_in(a, 103, 0);
+	tsa_acct_fault_exit(a, 104, saved, FAULT_FLAG_USER, VM_FAULT_MAJOR);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_APG], 100ULL);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+}
+
+static void interrupt_time_is_trp_and_resumes(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+
+	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL);
+	tsa_acct_trap_enter(a, 10);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_TRP);
+	tsa_acct_trap_enter(a, 11);		/* nested: no change */
+	tsa_acct_trap_exit(a, 15);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 5ULL);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
+	/* An interrupt cannot make a sleeping thread TRP. */
+	tsa_acct_switch_out(a, 20, TSA_SW_BLOCK, TSA_SLP);
+	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_enter(a, 21));
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);
+	tsa_acct_trap_exit(a, 22);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);
+	expect_sums(test, a, 30);
+}
+
 static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(new_thread_starts_in_given_state),
 	KUNIT_CASE_PARAM(transition_charges_the_state_left,
@@ -335,6 +532,9 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(same_state_is_not_a_new_entry),
 	KUNIT_CASE(provisional_record_starts_at_first_event),
 	KUNIT_CASE(process_totals_sum_threads),
+	KUNIT_CASE(fault_time_is_sys_and_counted),
+	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
+	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	{}
 };
 
@@ -345,6 +545,7 @@ static struct kunit_suite tsa_state_suite = {
 
 static struct kunit_case tsa_classify_cases[] = {
 	KUNIT_CASE_PARAM(sleep_is_classified, classify_gen_params),
+	KUNIT_CASE_PARAM(syscall_wait_is_looked_up, wait_gen_params),
 	{}
 };
 

@@ -8,6 +8,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "tsa_table.h"
 
@@ -41,6 +42,21 @@ static void tsa_obj_free(struct kmem_cache *c, void *p)
 	kmem_cache_free(c, p);
 }
 
+/*
+ * Records for the fork hook, which runs with preemption off: on
+ * PREEMPT_RT the slab allocator may not be called there at all, and
+ * elsewhere an atomic allocation can fail under memory pressure. A pool
+ * refilled from a work item serves it; on non-RT kernels an empty pool
+ * falls back to GFP_NOWAIT.
+ */
+#define TSA_POOL_SIZE	256
+static LIST_HEAD(tsa_pool);
+static unsigned int tsa_pool_len;
+static DEFINE_RAW_SPINLOCK(tsa_pool_lock);
+static bool tsa_pool_live;
+static void tsa_pool_refill(struct work_struct *work);
+static DECLARE_WORK(tsa_pool_work, tsa_pool_refill);
+
 static struct hlist_head *tsa_thread_bucket(const struct task_struct *t)
 {
 	return &tsa_threads[hash_ptr(t, TSA_THREAD_BITS)];
@@ -60,16 +76,28 @@ int tsa_table_init(void)
 		kmem_cache_destroy(tsa_group_cache);
 		return -ENOMEM;
 	}
+	tsa_pool_live = true;
+	tsa_pool_refill(NULL);
 	return 0;
 }
 
 /* Called once no hook and no reader can reach the table any more. */
 void tsa_table_exit(void)
 {
-	struct tsa_thread *th;
+	struct tsa_thread *th, *next;
 	struct tsa_group *g;
 	struct hlist_node *n;
 	int i;
+
+	raw_spin_lock_irq(&tsa_pool_lock);
+	tsa_pool_live = false;
+	raw_spin_unlock_irq(&tsa_pool_lock);
+	cancel_work_sync(&tsa_pool_work);
+	list_for_each_entry_safe(th, next, &tsa_pool, pool) {
+		list_del(&th->pool);
+		tsa_thread_free(th);
+	}
+	tsa_pool_len = 0;
 
 	for (i = 0; i < ARRAY_SIZE(tsa_threads); i++) {
 		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
@@ -138,6 +166,52 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 	}
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
+	return th;
+}
+
+static void tsa_pool_refill(struct work_struct *work)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool full = false;
+
+	while (!full) {
+		th = tsa_thread_alloc(GFP_KERNEL);
+		if (!th)
+			return;
+		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
+		full = !tsa_pool_live || tsa_pool_len >= TSA_POOL_SIZE;
+		if (!full) {
+			list_add(&th->pool, &tsa_pool);
+			tsa_pool_len++;
+		}
+		raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
+		if (full)
+			tsa_thread_free(th);
+	}
+}
+
+/* A record for the fork hook: from the pool, never sleeping. */
+struct tsa_thread *tsa_thread_alloc_atomic(void)
+{
+	struct tsa_thread *th = NULL;
+	unsigned long flags;
+	bool refill;
+
+	raw_spin_lock_irqsave(&tsa_pool_lock, flags);
+	if (tsa_pool_len) {
+		th = list_first_entry(&tsa_pool, struct tsa_thread, pool);
+		list_del(&th->pool);
+		tsa_pool_len--;
+	}
+	refill = tsa_pool_live && tsa_pool_len < TSA_POOL_SIZE / 2;
+	raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
+	if (refill)
+		queue_work(system_unbound_wq, &tsa_pool_work);
+	if (!th && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		return tsa_thread_alloc(GFP_NOWAIT);
+	if (!th)
+		atomic64_inc(&tsa_nr_alloc_failures);
 	return th;
 }
 

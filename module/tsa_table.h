@@ -49,7 +49,10 @@ struct tsa_group {
 };
 
 struct tsa_thread {
-	struct hlist_node node;
+	union {
+		struct hlist_node node;	/* in the table */
+		struct list_head pool;	/* in the pool of spare records */
+	};
 	const struct task_struct *key;	/* never dereferenced via the table */
 	struct tsa_group *group;
 	struct tsa_group *spare;	/* preallocated, used by insert */
@@ -76,6 +79,7 @@ void tsa_table_exit(void);
 
 struct tsa_thread *tsa_thread_find(const struct task_struct *t);
 struct tsa_thread *tsa_thread_alloc(gfp_t gfp);
+struct tsa_thread *tsa_thread_alloc_atomic(void);
 void tsa_thread_free(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa-bench: micro-benchmarks whose cost tsa's hooks add to. Each prints
+ * one number, nanoseconds per operation; tests/guest/bench.sh runs them
+ * with and without the module and prints ratios.
+ *
+ *   tsa-bench syscall N     N getppid() calls              (sys_enter/exit)
+ *   tsa-bench fault N       N page faults on fresh memory  (fault probe)
+ *   tsa-bench futex N       N futex wake/wait round trips  (switch, wakeup)
+ *   tsa-bench threads N CMD...  start N idle threads, then run CMD five
+ *                           times and print its least CPU time in ns
+ */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double bench_syscall(long n)
+{
+	uint64_t t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return (double)(now_ns() - t0) / n;
+}
+
+static double bench_fault(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t t0 = now_ns();
+	long done = 0;
+
+	/* 1024 pages at a time: each first touch is a minor fault. */
+	while (done < n) {
+		long pages = n - done < 1024 ? n - done : 1024;
+		char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -1;
+		for (long i = 0; i < pages; i++)
+			p[i * page] = 1;
+		munmap(p, pages * page);
+		done += pages;
+	}
+	return (double)(now_ns() - t0) / n;
+}
+
+static _Atomic int turn;
+
+static void fwait(int v)
+{
+	while (atomic_load(&turn) == v)
+		syscall(SYS_futex, &turn, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void fpass(int v)
+{
+	atomic_store(&turn, v);
+	syscall(SYS_futex, &turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static long rounds;
+
+static void *ponger(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < rounds; i++) {
+		fwait(0);
+		fpass(0);
+	}
+	return NULL;
+}
+
+static double bench_futex(long n)
+{
+	pthread_t t;
+	uint64_t t0;
+
+	rounds = n;
+	atomic_store(&turn, 0);
+	pthread_create(&t, NULL, ponger, NULL);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		fpass(1);
+		fwait(1);
+	}
+	pthread_join(t, NULL);
+	return (double)(now_ns() - t0) / n;
+}
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/* Least CPU time (user + sys) of CMD over five runs, with N threads up. */
+static double bench_threads(long n, char **cmd)
+{
+	pthread_attr_t attr;
+	double best = -1;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, &attr, idle, NULL)) {
+			fprintf(stderr, "tsa-bench: only %ld threads\n", i);
+			break;
+		}
+	}
+	sleep(1);
+	for (int r = 0; r < 5; r++) {
+		struct rusage ru;
+		int status;
+		pid_t p = fork();
+		double ns;
+
+		if (p == 0) {
+			if (!freopen("/dev/null", "w", stdout))
+				_exit(127);
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (wait4(p, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			fprintf(stderr, "tsa-bench: %s failed\n", cmd[0]);
+			return -1;
+		}
+		ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+		     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 0;
+	double r;
+
+	if (argc < 3 || n <= 0)
+		goto usage;
+	if (!strcmp(argv[1], "syscall"))
+		r = bench_syscall(n);
+	else if (!strcmp(argv[1], "fault"))
+		r = bench_fault(n);
+	else if (!strcmp(argv[1], "futex"))
+		r = bench_futex(n);
+	else if (!strcmp(argv[1], "threads") && argc > 3)
+		r = bench_threads(n, argv + 3);
+	else
+		goto usage;
+	if (r < 0)
+		return 1;
+	printf("%.1f\n", r);
+	return 0;
+usage:
+	fprintf(stderr, "usage: tsa-bench syscall|fault|futex N | threads N CMD...\n");
+	return 2;
+}
