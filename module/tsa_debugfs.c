@@ -6,6 +6,7 @@
  * optional: tsa works without it, so failures here are not fatal.
  */
 #include <linux/debugfs.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 
 #include "tsa_debugfs.h"
@@ -37,7 +38,27 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 	tsa_hooks_show_degraded(m);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(tsa_stats);
+
+static int tsa_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tsa_stats_show, NULL);
+}
+
+/* Read-only, and a write says so rather than failing obscurely. */
+static ssize_t tsa_stats_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	return -EINVAL;
+}
+
+static const struct file_operations tsa_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = tsa_stats_open,
+	.read = seq_read,
+	.write = tsa_stats_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 void tsa_debugfs_init(void)
 {

@@ -223,95 +223,7 @@ void tsa_proc_stats(u64 *entries, u64 *resyncs)
 	mutex_unlock(&tsa_entries_lock);
 }
 
-/* --- /proc/tsa/<tid> --------------------------------------------------- */
-
-/* @num / @den as a percentage with two decimals, e.g. 1234 for 12.34 %. */
-static u64 tsa_pct100(u64 num, u64 den)
-{
-	return den ? mul_u64_u64_div_u64(num, 10000, den) : 0;
-}
-
-static int tsa_thread_show(struct seq_file *m, void *v)
-{
-	struct task_struct *t = m->private;
-	char comm[TASK_COMM_LEN];
-	struct tsa_thread *th;
-	struct tsa_acct a;
-	u64 elapsed, pct, stay = 0;
-	bool live = false;
-	int i;
-
-	rcu_read_lock();
-	th = tsa_thread_find(t);
-	if (th) {
-		stay = tsa_thread_read(th, local_clock(), &a);
-		live = !(a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
-	}
-	rcu_read_unlock();
-	if (!live)
-		return -ESRCH;
-
-	elapsed = tsa_acct_elapsed(&a);
-	get_task_comm(comm, t);
-	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm %s\n",
-		   task_pid_nr(t), task_tgid_nr(t), comm);
-	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
-		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
-		   tsa_state_names[a.state], stay, elapsed);
-	tsa_hooks_show_degraded(m);
-
-	seq_puts(m, "#state ns pct entries longest\n");
-	for (i = 0; i < TSA_NR_STATES; i++) {
-		pct = tsa_pct100(a.ns[i], elapsed);
-		seq_printf(m, "%s %llu %llu.%02llu %llu %llu\n",
-			   tsa_state_names[i], a.ns[i], pct / 100, pct % 100,
-			   a.entries[i], a.longest[i]);
-	}
-	seq_puts(m, "#counter value\n");
-	for (i = 0; i < TSA_NR_COUNTERS; i++)
-		seq_printf(m, "%s %llu\n", tsa_counter_names[i], a.count[i]);
-	return 0;
-}
-
-static int tsa_thread_open(struct inode *inode, struct file *file)
-{
-	pid_t tid = (long)pde_data(inode);
-	struct task_struct *t;
-	int ret;
-
-	rcu_read_lock();
-	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
-	if (t && tsa_thread_find(t))
-		get_task_struct(t);
-	else
-		t = NULL;
-	rcu_read_unlock();
-	if (!t)
-		return -ENOENT;
-	if (!tsa_may_read(t)) {
-		put_task_struct(t);
-		return -EACCES;
-	}
-	ret = single_open(file, tsa_thread_show, t);
-	if (ret)
-		put_task_struct(t);
-	return ret;
-}
-
-static int tsa_thread_release(struct inode *inode, struct file *file)
-{
-	put_task_struct(((struct seq_file *)file->private_data)->private);
-	return single_release(inode, file);
-}
-
-static const struct proc_ops tsa_thread_ops = {
-	.proc_open = tsa_thread_open,
-	.proc_read = seq_read,
-	.proc_lseek = seq_lseek,
-	.proc_release = tsa_thread_release,
-};
-
-/* --- /proc/tsa/all ----------------------------------------------------- */
+/* --- copies of threads and processes ------------------------------------ */
 
 /* One line of /proc/tsa/all, copied at open so that reading is lock-free. */
 struct tsa_row {
@@ -319,6 +231,7 @@ struct tsa_row {
 	pid_t pid;
 	uid_t uid;
 	u32 flags;
+	u32 nr;			/* threads this row stands for */
 	struct tsa_acct a;
 	char comm[TASK_COMM_LEN];
 };
@@ -336,6 +249,7 @@ static void tsa_row_fill(struct tsa_row *r, struct task_struct *t, pid_t tid)
 	r->pid = task_tgid_nr(t);
 	r->uid = from_kuid_munged(current_user_ns(), task_uid(t));
 	r->flags = 0;
+	r->nr = 1;
 	if (r->a.flags & TSA_F_SINCE_LOAD)
 		r->flags |= 1;
 	get_task_comm(r->comm, t);
@@ -387,11 +301,165 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 			r->a = g->exited;
 			tsa_row_fill(r, p, 0);
 			r->flags = TSA_ROW_TOTALS;
+			r->nr = g->exited_threads;
 			all->n++;
 		}
 	} while (read_seqcount_retry(&g->seq, seq));
 	return true;
 }
+
+/* --- /proc/tsa/<tid> --------------------------------------------------- */
+
+/* @num / @den as a percentage with two decimals, e.g. 1234 for 12.34 %. */
+static u64 tsa_pct100(u64 num, u64 den)
+{
+	return den ? mul_u64_u64_div_u64(num, 10000, den) : 0;
+}
+
+/* The state and counter rows of a thread or, with a prefix, a process. */
+static void tsa_show_acct(struct seq_file *m, const char *prefix,
+			  const struct tsa_acct *a)
+{
+	u64 elapsed = tsa_acct_elapsed(a), pct;
+	int i;
+
+	seq_printf(m, "#%sstate ns pct entries longest\n", prefix);
+	for (i = 0; i < TSA_NR_STATES; i++) {
+		pct = tsa_pct100(a->ns[i], elapsed);
+		seq_printf(m, "%s%s %llu %llu.%02llu %llu %llu\n", prefix,
+			   tsa_state_names[i], a->ns[i], pct / 100, pct % 100,
+			   a->entries[i], a->longest[i]);
+	}
+	seq_printf(m, "#%scounter value\n", prefix);
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		seq_printf(m, "%s%s %llu\n", prefix, tsa_counter_names[i],
+			   a->count[i]);
+}
+
+/*
+ * A process leader's file also shows the process: its live threads plus
+ * those that exited, summed; elapsed is the sum of the threads' elapsed.
+ */
+static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
+			     u64 now)
+{
+	struct task_struct *t;
+	struct tsa_all *all;
+	struct tsa_acct *sum;
+	unsigned int max = 1, i, live = 0, exited = 0;
+	bool ok;
+
+	rcu_read_lock();
+	for_each_thread(leader, t)
+		max++;
+	rcu_read_unlock();
+	max += max / 4 + 8;	/* threads born meanwhile */
+	all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL);
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!all || !sum)
+		goto out;
+	all->n = 0;
+	all->max = max;
+	all->now = now;
+	rcu_read_lock();
+	ok = pid_alive(leader) && tsa_all_process(all, leader);
+	rcu_read_unlock();
+	if (!ok)
+		goto out;
+	for (i = 0; i < all->n; i++) {
+		tsa_acct_add(sum, &all->rows[i].a);
+		if (all->rows[i].flags & TSA_ROW_TOTALS)
+			exited += all->rows[i].nr;
+		else
+			live++;
+	}
+	seq_printf(m, "#process: live threads and those that exited, summed\nprocess-threads %u %u\nprocess-elapsed %llu\n",
+		   live, exited, tsa_acct_elapsed(sum));
+	tsa_show_acct(m, "process-", sum);
+out:
+	kfree(sum);
+	kvfree(all);
+}
+
+static int tsa_thread_show(struct seq_file *m, void *v)
+{
+	struct task_struct *t = m->private;
+	char comm[TASK_COMM_LEN];
+	struct tsa_thread *th;
+	struct tsa_acct a;
+	u64 now = local_clock(), stay = 0;
+	bool live = false;
+
+	rcu_read_lock();
+	th = tsa_thread_find(t);
+	if (th) {
+		stay = tsa_thread_read(th, now, &a);
+		live = !(a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+	}
+	rcu_read_unlock();
+	if (!live)
+		return -ESRCH;
+
+	get_task_comm(comm, t);
+	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm %s\n",
+		   task_pid_nr(t), task_tgid_nr(t), comm);
+	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
+		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
+		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
+	tsa_hooks_show_degraded(m);
+	tsa_show_acct(m, "", &a);
+	if (thread_group_leader(t))
+		tsa_process_show(m, t, now);
+	return 0;
+}
+
+/* The files are read-only; say so clearly even to root. */
+static ssize_t tsa_write(struct file *file, const char __user *buf,
+			 size_t count, loff_t *ppos)
+{
+	return -EINVAL;
+}
+
+static int tsa_thread_open(struct inode *inode, struct file *file)
+{
+	pid_t tid = (long)pde_data(inode);
+	struct task_struct *t;
+	int ret;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	if (t && tsa_thread_find(t))
+		get_task_struct(t);
+	else
+		t = NULL;
+	rcu_read_unlock();
+	if (!t)
+		return -ENOENT;
+	if (!tsa_may_read(t)) {
+		put_task_struct(t);
+		return -EACCES;
+	}
+	ret = single_open(file, tsa_thread_show, t);
+	if (ret)
+		put_task_struct(t);
+	return ret;
+}
+
+static int tsa_thread_release(struct inode *inode, struct file *file)
+{
+	put_task_struct(((struct seq_file *)file->private_data)->private);
+	return single_release(inode, file);
+}
+
+static const struct proc_ops tsa_thread_ops = {
+	.proc_open = tsa_thread_open,
+	.proc_read = seq_read,
+	.proc_write = tsa_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_thread_release,
+};
+
+/* --- /proc/tsa/all ----------------------------------------------------- */
 
 static struct tsa_all *tsa_all_collect(void)
 {
@@ -526,6 +594,7 @@ static int tsa_all_release(struct inode *inode, struct file *file)
 static const struct proc_ops tsa_all_ops = {
 	.proc_open = tsa_all_open,
 	.proc_read = seq_read,
+	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
 	.proc_release = tsa_all_release,
 };

@@ -418,6 +418,92 @@ static void test_all_sum(void)
 	    n, bad);
 }
 
+/* --- the leader's file shows the process, exited threads included ----- */
+
+static void *spin_briefly(void *arg)
+{
+	(void)arg;
+	for (volatile long i = 0; i < 20000000; i++)
+		;
+	return NULL;
+}
+
+static int read_process(pid_t pid, uint64_t *usr, uint64_t *elapsed,
+			unsigned int *live, unsigned int *exited)
+{
+	char path[64], line[256];
+	int got = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (sscanf(line, "process-threads %u %u", live, exited) == 2)
+			got++;
+		else if (sscanf(line, "process-elapsed %llu", &v) == 1)
+			*elapsed = v, got++;
+		else if (sscanf(line, "process-USR %llu", &v) == 1)
+			*usr = v, got++;
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
+static void test_process(void)
+{
+	uint64_t usr0 = 0, usr1 = 0, el0 = 0, el1 = 0;
+	unsigned int live0 = 0, ex0 = 0, live1 = 0, ex1 = 0;
+	pthread_t th[3];
+	int ok;
+
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, spin_briefly, NULL);
+	ok = !read_process(getpid(), &usr0, &el0, &live0, &ex0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	ok = ok && !read_process(getpid(), &usr1, &el1, &live1, &ex1);
+	tap(ok, "process: the leader's file has a process section");
+	tap(ex1 >= ex0 + 3 && live1 + 3 <= live0,
+	    "process: exited threads move from live to exited (saw live %u->%u, exited %u->%u)",
+	    live0, live1, ex0, ex1);
+	tap(usr1 >= usr0 && el1 >= el0,
+	    "process: totals never go backwards as threads exit (USR %llu->%llu, elapsed %llu->%llu)",
+	    (unsigned long long)usr0, (unsigned long long)usr1,
+	    (unsigned long long)el0, (unsigned long long)el1);
+}
+
+/* --- the files are read-only ------------------------------------------- */
+
+static void test_write(void)
+{
+	const char *files[] = { "/proc/tsa/all", NULL };
+	char self[64];
+	struct tsa_thread before, after;
+
+	snprintf(self, sizeof(self), "/proc/tsa/%d", gettid_());
+	files[1] = self;
+	tsa_read_thread(gettid_(), &before);
+	for (int i = 0; i < 2; i++) {
+		int fd = open(files[i], O_WRONLY);
+		ssize_t n = fd < 0 ? -1 : write(fd, "0\n", 2);
+		int e = fd < 0 ? errno : (n < 0 ? errno : 0);
+
+		tap(n < 0 && (e == EINVAL || e == EACCES),
+		    "write: writing %s fails cleanly (expected EINVAL or EACCES, saw %s)",
+		    files[i], n < 0 ? strerror(e) : "success");
+		if (fd >= 0)
+			close(fd);
+	}
+	tsa_read_thread(gettid_(), &after);
+	tap(after.counters[TSA_SCL] > before.counters[TSA_SCL] &&
+	    after.elapsed > before.elapsed,
+	    "write: the thread is still accounted after the bad writes");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -429,6 +515,8 @@ static const struct {
 	{ "switches", test_switch_counts },
 	{ "entries", test_entries },
 	{ "all", test_all_sum },
+	{ "process", test_process },
+	{ "write", test_write },
 };
 
 int main(int argc, char **argv)
