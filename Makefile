@@ -78,6 +78,8 @@ TSA_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 DKMS_STAGE ?= $(CURDIR)/dist/dkms
 DEBOUT ?= $(CURDIR)/dist
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+# tsa-prstat needs the C library it was built against (upstream version).
+DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
 DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
 
@@ -156,7 +158,7 @@ deb: check-version userspace
 	mkdir -p $(DEBOUT)/deb/prstat/DEBIAN
 	printf '%s\n' 'Package: tsa-prstat' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
 		'Maintainer: tsa developers <tsa@localhost>' 'Section: admin' 'Priority: optional' \
-		"Depends: $$(dpkg-query -W -f='libc6 (>= $${Version:Upstream})' libc6 2>/dev/null || echo libc6)" \
+		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC)))' \
 		'Recommends: tsa-dkms (= $(VERSION))' \
 		'Description: Solaris prstat -m for Linux, reading the tsa module' \
 		' tsa-prstat reports per-thread microstates (USR SYS TRP TFL DFL LCK SLP' \

@@ -36,6 +36,12 @@
 		struct task_struct *next, unsigned int prev_state)
 #define TSA_PROBE_TASK(fn)						\
 	void fn(void *data, struct task_struct *p)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define TSA_PROBE_EXIT(fn)						\
+	void fn(void *data, struct task_struct *p, bool group_dead)
+#else
+#define TSA_PROBE_EXIT(fn)	TSA_PROBE_TASK(fn)
+#endif
 #define TSA_PROBE_FORK(fn)						\
 	void fn(void *data, struct task_struct *parent,			\
 		struct task_struct *child)
@@ -112,7 +118,9 @@ static inline bool tsa_task_memstall(struct task_struct *p)
 
 /*
  * Is @fd of the current task a socket or a pipe? Safe under the rq lock:
- * RCU only, no reference taken (6.8 renamed the lookup helpers).
+ * RCU only, no reference taken. files_lookup_fd_raw() is used because the
+ * RCU helpers were renamed in 6.7 (and take a reference there). Files are
+ * type-stable from 6.7 on: a file closed meanwhile only misnames a sleep.
  */
 static inline bool tsa_current_fd_is_stream(unsigned long fd)
 {
@@ -122,7 +130,7 @@ static inline bool tsa_current_fd_is_stream(unsigned long fd)
 	if (fd > INT_MAX || !current->files)
 		return false;
 	rcu_read_lock();
-	f = lookup_fd_rcu(fd);
+	f = files_lookup_fd_raw(current->files, fd);
 	if (f)
 		mode = file_inode(f)->i_mode;
 	rcu_read_unlock();

@@ -247,7 +247,7 @@ static TSA_PROBE_EXEC(tsa_sched_process_exec)
 }
 TSA_CHECK_PROBE(sched_process_exec, tsa_sched_process_exec);
 
-static TSA_PROBE_TASK(tsa_sched_process_exit)
+static TSA_PROBE_EXIT(tsa_sched_process_exit)
 {
 	tsa_event(TSA_EV_EXIT);
 	tsa_proc_tid_changed(task_pid_nr(p));
@@ -735,12 +735,12 @@ int tsa_hooks_init(void)
 			continue;
 		ret = tsa_hook_register(h);
 		if (ret && h->degrades == TSA_ALL) {
-			pr_err("tsa: cannot hook %s (%d): no accounting possible\\n",
+			pr_err("tsa: cannot hook %s (%d): no accounting possible\n",
 			       h->name, ret);
 			goto fail;
 		}
 		if (ret) {
-			pr_warn("tsa: cannot hook %s (%d): degraded, see /sys/kernel/debug/tsa/stats\\n",
+			pr_warn("tsa: cannot hook %s (%d): degraded, see /sys/kernel/debug/tsa/stats\n",
 				h->name, ret);
 			continue;
 		}

@@ -252,22 +252,62 @@ static void tsa_row_fill(struct tsa_row *r, struct task_struct *t, pid_t tid)
 	r->nr = 1;
 	if (r->a.flags & TSA_F_SINCE_LOAD)
 		r->flags |= 1;
-	get_task_comm(r->comm, t);
+	/* Without task_lock(): it may sleep on PREEMPT_RT. */
+	memcpy(r->comm, t->comm, sizeof(r->comm));
+	r->comm[sizeof(r->comm) - 1] = '\0';
+}
+
+/* One pass over a process; false when @all is full. */
+static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
+			     struct tsa_group *g, bool check_access)
+{
+	struct tsa_thread *th;
+	struct task_struct *t;
+	struct tsa_row *r;
+
+	for_each_thread(p, t) {
+		th = tsa_thread_find(t);
+		if (!th || (check_access && !tsa_may_read(t)))
+			continue;
+		if (all->n == all->max)
+			return false;
+		r = &all->rows[all->n];
+		tsa_thread_read(th, all->now, &r->a);
+		if (r->a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))
+			continue;
+		tsa_row_fill(r, t, task_pid_nr(t));
+		all->n++;
+	}
+	if (g->exited_threads && (!check_access || tsa_may_read(p))) {
+		if (all->n == all->max)
+			return false;
+		r = &all->rows[all->n];
+		r->a = g->exited;
+		tsa_row_fill(r, p, 0);
+		r->flags = TSA_ROW_TOTALS;
+		r->nr = g->exited_threads;
+		all->n++;
+	}
+	return true;
 }
 
 /*
  * Copy one process: its live threads the reader may see, then the totals
- * of its exited threads, all under the group's seqcount so that a thread
- * exiting meanwhile is counted exactly once. Returns false when @all is
- * full. Caller holds rcu_read_lock().
+ * of its exited threads, under the group's seqcount so that a thread
+ * exiting meanwhile is counted exactly once. A process whose threads exit
+ * faster than it can be copied is copied under the group lock instead,
+ * which holds its exits back for that long; the access check is then made
+ * once, on the leader, before the lock (it may sleep on PREEMPT_RT).
+ * Returns false when @all is full. Caller holds rcu_read_lock().
  */
 static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 {
+	unsigned int start = all->n, seq, tries;
 	struct tsa_group *g = NULL;
 	struct tsa_thread *th;
 	struct task_struct *t;
-	unsigned int start = all->n, seq;
-	struct tsa_row *r;
+	unsigned long flags;
+	bool ok;
 
 	for_each_thread(p, t) {
 		th = tsa_thread_find(t);
@@ -278,34 +318,21 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	}
 	if (!g)
 		return true;
-	do {
+	for (tries = 0; tries < 4; tries++) {
 		all->n = start;
 		seq = read_seqcount_begin(&g->seq);
-		for_each_thread(p, t) {
-			th = tsa_thread_find(t);
-			if (!th || !tsa_may_read(t))
-				continue;
-			if (all->n == all->max)
-				return false;
-			r = &all->rows[all->n];
-			tsa_thread_read(th, all->now, &r->a);
-			if (r->a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))
-				continue;
-			tsa_row_fill(r, t, task_pid_nr(t));
-			all->n++;
-		}
-		if (g->exited_threads && tsa_may_read(p)) {
-			if (all->n == all->max)
-				return false;
-			r = &all->rows[all->n];
-			r->a = g->exited;
-			tsa_row_fill(r, p, 0);
-			r->flags = TSA_ROW_TOTALS;
-			r->nr = g->exited_threads;
-			all->n++;
-		}
-	} while (read_seqcount_retry(&g->seq, seq));
-	return true;
+		if (!tsa_copy_process(all, p, g, true))
+			return false;
+		if (!read_seqcount_retry(&g->seq, seq))
+			return true;
+	}
+	all->n = start;
+	if (!tsa_may_read(p))
+		return true;
+	raw_spin_lock_irqsave(&g->lock, flags);
+	ok = tsa_copy_process(all, p, g, false);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	return ok;
 }
 
 /* --- /proc/tsa/<tid> --------------------------------------------------- */
