@@ -15,11 +15,13 @@
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
 #include <trace/events/lock.h>
+#include <linux/interrupt.h>
 #include <trace/events/irq.h>
 #include <trace/events/signal.h>
 #include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
 #include <asm/syscall.h>
 
 #if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
@@ -36,7 +38,7 @@
 		struct task_struct *next, unsigned int prev_state)
 #define TSA_PROBE_TASK(fn)						\
 	void fn(void *data, struct task_struct *p)
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#if KERNEL_VERSION(6, 16, 0) <= LINUX_VERSION_CODE
 #define TSA_PROBE_EXIT(fn)						\
 	void fn(void *data, struct task_struct *p, bool group_dead)
 #else
@@ -79,6 +81,18 @@
  * probes may run preemptible. tsa disables preemption itself around
  * anything that needs a stable CPU, so both are fine.
  */
+
+/*
+ * The clock of every timestamp: CLOCK_MONOTONIC, the same on every CPU.
+ * local_clock() is cheaper on some machines but runs per CPU and may
+ * disagree between CPUs by up to a tick when the TSC is unstable; then a
+ * reader on one CPU could charge time that the thread's next event on
+ * another takes back. This one is also NMI-safe and lockless.
+ */
+static inline u64 tsa_clock(void)
+{
+	return ktime_get_mono_fast_ns();
+}
 
 /* A task's real state word (6.1: __state; before 5.14: state). */
 static inline unsigned int tsa_task_state(const struct task_struct *p)

@@ -20,7 +20,6 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -126,14 +125,13 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 
 	tsa_event(TSA_EV_SWITCH);
 	th = tsa_thread_find(prev);
 	if (th && (prev_state & TASK_DEAD)) {
-		tsa_clamped(tsa_thread_exit(th, now));
+		tsa_clamped(tsa_thread_exit(th));
 	} else if (th) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
 		enum tsa_state sleep = TSA_SLP;
@@ -148,14 +146,15 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_thread_write_begin(th, flags);
 		if (kind == TSA_SW_BLOCK)
 			sleep = tsa_sleep_state(prev, state, th->acct.ctx);
-		tsa_clamped(tsa_acct_switch_out(&th->acct, now, kind, sleep));
+		tsa_clamped(tsa_acct_switch_out(&th->acct, tsa_clock(), kind,
+						sleep));
 		tsa_thread_write_end(th, flags);
 	}
 
 	th = tsa_thread_find(next);
 	if (th) {
 		tsa_thread_write_begin(th, flags);
-		tsa_clamped(tsa_acct_switch_in(&th->acct, now,
+		tsa_clamped(tsa_acct_switch_in(&th->acct, tsa_clock(),
 					       smp_processor_id()));
 		tsa_thread_write_end(th, flags);
 	}
@@ -164,7 +163,6 @@ TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
 
 static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 {
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 
@@ -173,7 +171,7 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 	if (!th)
 		return;
 	tsa_thread_write_begin(th, flags);
-	tsa_clamped(tsa_acct_wakeup(&th->acct, now));
+	tsa_clamped(tsa_acct_wakeup(&th->acct, tsa_clock()));
 	tsa_thread_write_end(th, flags);
 }
 
@@ -229,7 +227,7 @@ static TSA_PROBE_FORK(tsa_sched_process_fork)
 	if (!th)
 		return;
 	/* Born runnable: wake_up_new_task() queues it next. */
-	tsa_acct_init(&th->acct, local_clock(), TSA_LAT,
+	tsa_acct_init(&th->acct, tsa_clock(), TSA_LAT,
 		      tsa_birth_flags(child));
 	if (tsa_track(th, child))
 		tsa_proc_tid_changed(task_pid_nr(child));
@@ -263,7 +261,6 @@ TSA_CHECK_PROBE(sched_process_free, tsa_sched_process_free);
 
 static void tsa_syscall(enum tsa_event ev)
 {
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 
@@ -273,9 +270,9 @@ static void tsa_syscall(enum tsa_event ev)
 		return;
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct, now));
+		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock()));
 	else
-		tsa_clamped(tsa_acct_sys_exit(&th->acct, now));
+		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock()));
 	tsa_thread_write_end(th, flags);
 }
 
@@ -309,7 +306,6 @@ struct tsa_fault_data {
 static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 
@@ -319,7 +315,7 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 1;	/* no return probe for untracked tasks */
 	d->flags = regs_get_kernel_argument(regs, 2);
 	tsa_thread_write_begin(th, flags);
-	tsa_clamped(tsa_acct_fault_enter(&th->acct, now,
+	tsa_clamped(tsa_acct_fault_enter(&th->acct, tsa_clock(),
 					 tsa_fault_kind(d->flags), &d->saved));
 	tsa_thread_write_end(th, flags);
 	return 0;
@@ -330,7 +326,6 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 
@@ -338,8 +333,8 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	if (!th)
 		return 0;
 	tsa_thread_write_begin(th, flags);
-	tsa_clamped(tsa_acct_fault_exit(&th->acct, now, d->saved, d->flags,
-					regs_return_value(regs)));
+	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
+					d->flags, regs_return_value(regs)));
 	tsa_thread_write_end(th, flags);
 	return 0;
 }
@@ -420,7 +415,6 @@ TSA_CHECK_PROBE(contention_end, tsa_contention_end);
  */
 static void tsa_trap(bool enter, enum tsa_event ev)
 {
-	u64 now = local_clock();
 	struct tsa_thread *th;
 	unsigned long flags;
 	int depth;
@@ -441,9 +435,9 @@ static void tsa_trap(bool enter, enum tsa_event ev)
 		return;
 	tsa_thread_write_begin(th, flags);
 	if (enter)
-		tsa_clamped(tsa_acct_trap_enter(&th->acct, now));
+		tsa_clamped(tsa_acct_trap_enter(&th->acct, tsa_clock()));
 	else
-		tsa_clamped(tsa_acct_trap_exit(&th->acct, now));
+		tsa_clamped(tsa_acct_trap_exit(&th->acct, tsa_clock()));
 	tsa_thread_write_end(th, flags);
 }
 
@@ -540,14 +534,19 @@ static struct tsa_hook tsa_hooks[] = {
 	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION },
 	{ "contention_end", TSA_TRACEPOINT, tsa_contention_end,
 	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION_END },
-	{ "irq_handler_entry", TSA_TRACEPOINT, tsa_irq_entry,
-	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ },
+	/*
+	 * Exits before entries: an interrupt caught half-way at load then
+	 * shows an exit without an entry (harmless), never an entry without
+	 * an exit, which would leave the CPU's nesting count off for good.
+	 */
 	{ "irq_handler_exit", TSA_TRACEPOINT, tsa_irq_exit,
 	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ_EXIT },
-	{ "softirq_entry", TSA_TRACEPOINT, tsa_softirq_entry,
-	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ },
 	{ "softirq_exit", TSA_TRACEPOINT, tsa_softirq_exit,
 	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ_EXIT },
+	{ "irq_handler_entry", TSA_TRACEPOINT, tsa_irq_entry,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ },
+	{ "softirq_entry", TSA_TRACEPOINT, tsa_softirq_entry,
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ },
 	{ "signal_deliver", TSA_TRACEPOINT, tsa_signal_deliver,
 	  &tsa_param_signals, TSA_COUNTER_BIT(TSA_SIG), TSA_EV_SIGNAL },
 };
@@ -624,7 +623,7 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 			s = TSA_LAT;
 		else
 			s = tsa_sleep_state(t, state, 0);
-		tsa_acct_init(&th->acct, local_clock(), s, f);
+		tsa_acct_init(&th->acct, tsa_clock(), s, f);
 	}
 	tsa_thread_write_end(th, flags);
 }
@@ -662,7 +661,7 @@ static int tsa_seed(void)
 		t = tasks[i];
 		th = tsa_thread_alloc(GFP_KERNEL);
 		if (th) {
-			tsa_acct_init(&th->acct, local_clock(), TSA_SLP,
+			tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
 				      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
 			th = tsa_track(th, t);
 		}

@@ -26,7 +26,6 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -34,6 +33,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "tsa_compat.h"
 #include "tsa_hooks.h"
 #include "tsa_proc.h"
 #include "tsa_table.h"
@@ -414,7 +414,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	char comm[TASK_COMM_LEN];
 	struct tsa_thread *th;
 	struct tsa_acct a;
-	u64 now = local_clock(), stay = 0;
+	u64 now = tsa_clock(), stay = 0;
 	bool live = false;
 
 	rcu_read_lock();
@@ -508,7 +508,7 @@ static struct tsa_all *tsa_all_collect(void)
 		all->n = 0;
 		all->max = max;
 		rcu_read_lock();
-		all->now = local_clock();
+		all->now = tsa_clock();
 		for_each_process(p) {
 			full = !tsa_all_process(all, p);
 			if (full)

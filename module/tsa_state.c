@@ -85,9 +85,11 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 	return a->clamps != clamps;
 }
 
+/* On CPU in a syscall, a kernel thread or a page fault: SYS. */
 static enum tsa_state tsa_acct_cpu_state(const struct tsa_acct *a)
 {
-	return (a->flags & TSA_F_IN_KERNEL) ? TSA_SYS : TSA_USR;
+	return (a->flags & TSA_F_IN_KERNEL) || (a->ctx & TSA_C_FAULT) ?
+		TSA_SYS : TSA_USR;
 }
 
 /*

@@ -14,10 +14,10 @@
  * holds exactly; a snapshot charges the current stay up to "now" so the
  * same sum equals "elapsed" at the moment of a read.
  *
- * Timestamps come from local_clock(), which may step backwards a little
- * when a thread moves between CPUs whose clocks disagree. A timestamp
- * older than the last one seen is clamped to it (and counted), so time
- * never runs backwards inside a record.
+ * Timestamps come from CLOCK_MONOTONIC (tsa_clock() in tsa_compat.h).
+ * Two events racing for one record may still arrive out of order; a
+ * timestamp older than the last one seen is clamped to it (and counted),
+ * so time never runs backwards inside a record.
  *
  * This file and tsa_state.c know nothing of tracepoints, locks or task
  * structs: the hooks turn kernel events into plain values and call in

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "tsa_compat.h"
 #include "tsa_table.h"
 
 #define TSA_THREAD_BITS	14
@@ -327,7 +328,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
  * The thread's last switch-out: freeze its numbers and fold them into its
  * process's exited totals, in one step as readers of the group see it.
  */
-bool tsa_thread_exit(struct tsa_thread *th, u64 now)
+bool tsa_thread_exit(struct tsa_thread *th)
 {
 	struct tsa_group *g = th->group;
 	unsigned long flags, tflags;
@@ -337,7 +338,7 @@ bool tsa_thread_exit(struct tsa_thread *th, u64 now)
 	write_seqcount_begin(&g->seq);
 	tsa_thread_write_begin(th, tflags);
 	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
-	clamped = tsa_acct_exit(&th->acct, now);
+	clamped = tsa_acct_exit(&th->acct, tsa_clock());
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);

@@ -13,7 +13,9 @@
  * Each record is written by its own thread's events and by wakeups from
  * other CPUs; writers serialise on a raw spinlock (legal under the rq
  * lock, and on PREEMPT_RT), readers copy under a seqcount and never make a
- * writer wait.
+ * writer wait. Writers read the clock after taking the lock: a reader that
+ * copied the record before them has then read the clock before them too,
+ * so the time it charged to the current state is never taken back.
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
@@ -85,7 +87,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
-bool tsa_thread_exit(struct tsa_thread *th, u64 now);
+bool tsa_thread_exit(struct tsa_thread *th);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 
 /* Writers: the record's lock, with the seqcount bumped for readers. */
