@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
 
 #include "tsa-read.h"
 
@@ -65,6 +69,8 @@ int tsa_parse_thread(const char *text, struct tsa_thread *t)
 				sscanf(line, "pid %d", &t->pid);
 			else if (!strcmp(key, "comm"))
 				sscanf(line, "comm %31[^\n]", t->comm);
+			else if (!strcmp(key, "degraded"))
+				tsa_parse_state_list(line + 8, &t->degraded);
 			else if (!strcmp(key, "since") &&
 				 sscanf(line, "since %63s", val) == 1)
 				t->since_load = !strcmp(val, "load");
@@ -309,4 +315,265 @@ int tsa_read_ctxt_switches(pid_t tid, uint64_t *vol, uint64_t *invol)
 		return -1;
 	}
 	return 0;
+}
+
+/* States and counters separated by spaces up to the end of the line; "-" is none. */
+int tsa_parse_state_list(const char *list, uint32_t *bits)
+{
+	const char *p = list;
+	int ret = 0;
+
+	*bits = 0;
+	for (;;) {
+		char name[16];
+		int n = 0, s;
+
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		while (p[n] && p[n] != ' ' && p[n] != '\n' && n < 15) {
+			name[n] = p[n];
+			n++;
+		}
+		name[n] = 0;
+		p += n;
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		if (!strcmp(name, "-"))
+			continue;
+		s = tsa_state_index(name);
+		if (s >= 0) {
+			*bits |= 1U << s;
+			continue;
+		}
+		for (s = 0; s < TSA_NCOUNTERS; s++)
+			if (!strcmp(name, cnames[s]))
+				break;
+		if (s < TSA_NCOUNTERS)
+			*bits |= TSA_COUNTER_BIT(s);
+		else
+			ret = -1;
+	}
+	return ret;
+}
+
+int tsa_read_faults(pid_t tid, uint64_t *minflt, uint64_t *majflt)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long mi, ma;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* comm may hold anything: fields restart after its last ')'. */
+	p = strrchr(buf, ')');
+	/* ) state ppid pgrp session tty tpgid flags minflt cminflt majflt */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu",
+			 &mi, &ma) != 2) {
+		errno = EPROTO;
+		return -1;
+	}
+	*minflt = mi;
+	*majflt = ma;
+	return 0;
+}
+
+static char *debugfs_stats(void)
+{
+	size_t len;
+
+	return slurp("/sys/kernel/debug/tsa/stats", &len);
+}
+
+int tsa_read_debugfs_degraded(uint32_t *bits)
+{
+	char *buf = debugfs_stats(), *line;
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (!strncmp(line, "degraded", 8) &&
+		    (line[8] == ' ' || line[8] == '\n' || !line[8])) {
+			ret = tsa_parse_state_list(line + 8, bits);
+			break;
+		}
+	}
+	if (!line)
+		errno = ENOENT;
+	free(buf);
+	return ret;
+}
+
+int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
+			  uint64_t *events)
+{
+	char *buf = debugfs_stats(), *line, *save = NULL;
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	errno = ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char n[64];
+		unsigned long long ev;
+
+		if (sscanf(line, "hook %63s %d %d %llu", n, live, enabled,
+			   &ev) == 4 && !strcmp(n, name)) {
+			*events = ev;
+			ret = 0;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/* --- taskstats over generic netlink (what getdelays(8) does) --- */
+
+struct nlmsg {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char buf[2048];
+};
+
+static int nl_send(int fd, uint16_t type, uint8_t cmd, uint16_t attr,
+		   const void *data, uint16_t len)
+{
+	struct nlmsg m;
+	struct nlattr *na;
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+	memset(&m, 0, sizeof(m));
+	m.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m.n.nlmsg_type = type;
+	m.n.nlmsg_flags = NLM_F_REQUEST;
+	m.n.nlmsg_pid = getpid();
+	m.g.cmd = cmd;
+	m.g.version = 1;
+	na = (struct nlattr *)((char *)&m + m.n.nlmsg_len);
+	na->nla_type = attr;
+	na->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)na + NLA_HDRLEN, data, len);
+	m.n.nlmsg_len += NLA_ALIGN(na->nla_len);
+	return sendto(fd, &m, m.n.nlmsg_len, 0, (struct sockaddr *)&to,
+		      sizeof(to)) == (ssize_t)m.n.nlmsg_len ? 0 : -1;
+}
+
+/* Receive one reply; returns its attributes' start and length. */
+static int nl_recv(int fd, struct nlmsg *m, struct nlattr **first, int *len)
+{
+	ssize_t n = recv(fd, m, sizeof(*m), 0);
+
+	if (n < 0)
+		return -1;
+	if (!NLMSG_OK(&m->n, (size_t)n)) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (m->n.nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *e = NLMSG_DATA(&m->n);
+
+		errno = e->error ? -e->error : EPROTO;
+		return -1;
+	}
+	*first = (struct nlattr *)((char *)NLMSG_DATA(&m->n) + GENL_HDRLEN);
+	*len = (int)NLMSG_PAYLOAD(&m->n, 0) - GENL_HDRLEN;
+	return 0;
+}
+
+static struct nlattr *nla_next(struct nlattr *na, int *rem)
+{
+	int l = NLA_ALIGN(na->nla_len);
+
+	*rem -= l;
+	return (struct nlattr *)((char *)na + l);
+}
+
+static int nla_ok(const struct nlattr *na, int rem)
+{
+	return rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
+	       na->nla_len <= rem;
+}
+
+static int taskstats_family(int fd)
+{
+	static const char name[] = TASKSTATS_GENL_NAME;
+	struct nlmsg m;
+	struct nlattr *na;
+	int rem;
+
+	if (nl_send(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+		    name, sizeof(name)) || nl_recv(fd, &m, &na, &rem))
+		return -1;
+	for (; nla_ok(na, rem); na = nla_next(na, &rem))
+		if (na->nla_type == CTRL_ATTR_FAMILY_ID)
+			return *(uint16_t *)((char *)na + NLA_HDRLEN);
+	errno = ENOENT;
+	return -1;
+}
+
+int tsa_read_delays(pid_t tid, struct tsa_delays *d)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
+	struct nlmsg m;
+	struct nlattr *na, *in;
+	int fd, fam, rem, irem, e, ret = -1;
+	uint32_t p = tid;
+
+	memset(d, 0, sizeof(*d));
+	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)))
+		goto out;
+	fam = taskstats_family(fd);
+	if (fam < 0)
+		goto out;
+	if (nl_send(fd, fam, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_PID, &p,
+		    sizeof(p)) || nl_recv(fd, &m, &na, &rem))
+		goto out;
+	errno = EPROTO;
+	for (; nla_ok(na, rem); na = nla_next(na, &rem)) {
+		if (na->nla_type != TASKSTATS_TYPE_AGGR_PID)
+			continue;
+		irem = na->nla_len - NLA_HDRLEN;
+		for (in = (struct nlattr *)((char *)na + NLA_HDRLEN);
+		     nla_ok(in, irem); in = nla_next(in, &irem)) {
+			struct taskstats ts;
+			size_t l = in->nla_len - NLA_HDRLEN;
+
+			if (in->nla_type != TASKSTATS_TYPE_STATS)
+				continue;
+			memset(&ts, 0, sizeof(ts));
+			memcpy(&ts, (char *)in + NLA_HDRLEN,
+			       l < sizeof(ts) ? l : sizeof(ts));
+			d->cpu_ns = ts.cpu_delay_total;
+			d->cpu_n = ts.cpu_count;
+			d->blkio_ns = ts.blkio_delay_total;
+			d->blkio_n = ts.blkio_count;
+			d->swapin_ns = ts.swapin_delay_total;
+			d->swapin_n = ts.swapin_count;
+			d->freepages_ns = ts.freepages_delay_total;
+			d->freepages_n = ts.freepages_count;
+			d->thrashing_ns = ts.thrashing_delay_total;
+			d->thrashing_n = ts.thrashing_count;
+			ret = 0;
+		}
+	}
+out:
+	e = errno;
+	close(fd);
+	errno = e;
+	return ret;
 }

@@ -27,6 +27,7 @@ struct tsa_thread {
 	uint64_t counters[TSA_NCOUNTERS];
 	uint32_t flags;			/* /proc/tsa/all only */
 	char comm[32];
+	uint32_t degraded;		/* /proc/tsa/<tid> only: see below */
 };
 
 struct tsa_all {
@@ -56,5 +57,27 @@ void tsa_free_all(struct tsa_all *all);
 int tsa_list_tids(struct tsa_tidlist *tl);
 int tsa_read_schedstat(pid_t tid, struct tsa_schedstat *ss);
 int tsa_read_ctxt_switches(pid_t tid, uint64_t *vol, uint64_t *invol);
+
+/* Delay accounting of one thread, from taskstats (netlink): nanoseconds. */
+struct tsa_delays {
+	uint64_t cpu_ns, blkio_ns, swapin_ns, freepages_ns, thrashing_ns;
+	uint64_t cpu_n, blkio_n, swapin_n, freepages_n, thrashing_n;
+};
+
+int tsa_read_delays(pid_t tid, struct tsa_delays *d);
+/* The kernel's per-thread minflt/majflt (/proc/<tid>/task/<tid>/stat). */
+int tsa_read_faults(pid_t tid, uint64_t *minflt, uint64_t *majflt);
+/*
+ * "A B C" list of state and counter names -> bit per state (bits 0-15) and
+ * per counter (TSA_COUNTER_BIT, as the module numbers them); -1 on an
+ * unknown name (the known ones are still set).
+ */
+#define TSA_COUNTER_BIT(c)	(1U << (16 + (c)))
+int tsa_parse_state_list(const char *list, uint32_t *bits);
+/* The "degraded" line of /sys/kernel/debug/tsa/stats, as above. */
+int tsa_read_debugfs_degraded(uint32_t *bits);
+/* "hook NAME live enabled events" from debugfs; -1 if NAME is absent. */
+int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
+			  uint64_t *events);
 
 #endif

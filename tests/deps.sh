@@ -1,0 +1,50 @@
+#!/bin/bash
+# Install (as root, with apt-get) every Debian package the build and the
+# tests need. Idempotent and quick when all are present: one dpkg-query, and
+# `apt-get update` only when something is missing. Nothing installed by hand
+# survives to a fresh CI machine, so every tool the tests use belongs here.
+#
+#   tests/deps.sh [--check]    --check: only list what is missing (exit 1 if any)
+set -euo pipefail
+
+pkgs=(
+	# guest runner: QEMU (TCG), kernels + headers (generic and PREEMPT_RT),
+	# busybox for the initramfs, kmod/cpio/xz to assemble it
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	busybox-static kmod cpio xz-utils
+	# the KUnit/debug kernel built from source (tests/kunit.sh)
+	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves gcc make
+	# packaging and static checks (make deb, man page lint, DKMS signing)
+	dkms sparse fakeroot man-db openssl
+	# workloads and reference numbers in the integration tests and benchmarks
+	stress-ng rt-tests sysstat linux-perf
+	# disks, swap and cgroups for the wait-state tests
+	e2fsprogs dmsetup util-linux procps
+	# guest tests run unprivileged commands (setpriv) and python3 for JSON
+	python3
+)
+
+# dpkg-query prints one line per known package; unknown ones only on stderr.
+missing=()
+declare -A ok=()
+while read -r name status; do
+	[ "$status" = ii ] && ok[$name]=1
+done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${pkgs[@]}" 2>/dev/null || true)
+for p in "${pkgs[@]}"; do
+	[ -n "${ok[$p]:-}" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+echo "deps: missing: ${missing[*]}"
+[ "${1:-}" != --check ] || exit 1
+[ "$(id -u)" -eq 0 ] || { echo "deps: run as root to install them" >&2; exit 1; }
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q -o DPkg::Lock::Timeout=600
+echo "deps: installing: ${missing[*]}"
+# Wait for a concurrent apt/dpkg (another job, unattended-upgrades) to finish.
+apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"

@@ -1,0 +1,287 @@
+#!/bin/bash
+# Guest side of the issue-5 tests, "tsa-prstat and the interfaces it
+# reads" (run by run-prstat-tests.sh through tests/guest-run --no-unload,
+# with tsa.ko loaded; this script unloads it itself for the last tests).
+#
+#   prstat-tests.sh TSA_PRSTAT TSA_PTEST [SECTION...]
+#
+# SECTIONs (default all): workloads exits access errors signals unload
+# 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
+# 2. process totals while threads exit                 (tsa-ptest exits)
+# 3. access: nobody vs root, non-dumpable              (here)
+# 4. error paths: stale fd, writes, -p 999999, exit 3, module gone
+# 5. SIGINT / SIGTERM end tsa-prstat with exit 0
+# TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
+# status non-zero if any test failed.
+set -u
+prstat=$1 ptest=$2
+shift 2
+only=" $* "
+want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
+n=0 failed=0
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+tmp=$(mktemp -d /tmp/prstat-tests.XXXXXX)
+chmod 755 "$tmp"
+pids=()
+
+say() { echo "# [${SECONDS}s] $*"; }
+# t COND-STATUS DESCRIPTION: one TAP line from the status of the last test.
+t() {
+	local st=$1
+	shift
+	n=$((n + 1))
+	if [ "$st" -eq 0 ]; then
+		echo "ok $n - $*"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $*"
+	fi
+}
+run() {	# run tsa-ptest, continuing the numbering
+	local out rc
+	out=$(mktemp)
+	"$ptest" --first $((n + 1)) "$@" | tee "$out"
+	rc=${PIPESTATUS[0]}
+	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$out")))
+	failed=$((failed + $(grep -cE '^not ok [0-9]+' "$out")))
+	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
+		t 1 "tsa-ptest $* exited with $rc"
+	fi
+	rm -f "$out"
+}
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Start "tsa-ptest hold" (as whoever the prefix says) in the background;
+# sets hold_pid hold_tid2 hold_self from its one line.
+hold() {
+	local out=$tmp/hold.$RANDOM line="" k
+	: >"$out"
+	# shellcheck disable=SC2086 # HOLD_ARG: no word or one
+	"$@" "$ptest" hold ${HOLD_ARG:-} >"$out" &
+	pids+=($!)
+	for ((k = 0; k < 300; k++)); do
+		read -r line <"$out"
+		[ -z "$line" ] || break
+		sleep 0.02
+	done
+	read -r hold_pid hold_tid2 hold_self <<<"$line"
+	[ "${hold_pid:-}" = "$!" ]
+}
+
+[ -r /proc/tsa/all ] || { echo "Bail out! /proc/tsa/all missing: tsa.ko not loaded"; exit 1; }
+# Copies nobody can run whatever the host tree's permissions.
+cp "$prstat" "$tmp/tsa-prstat" && cp "$ptest" "$tmp/tsa-ptest" &&
+	chmod 755 "$tmp/tsa-prstat" "$tmp/tsa-ptest"
+prstat=$tmp/tsa-prstat ptest=$tmp/tsa-ptest
+
+# --- 1 and 2 ---
+if want workloads; then
+	say "1. known workloads: tsa-prstat against /proc/tsa/<tid>"
+	run prstat "$prstat"
+fi
+if want exits; then
+	say "2. process totals while threads exit"
+	run exits "$prstat"
+fi
+
+# --- 3. access ---
+if want access; then
+say "3. access: root and nobody"
+# Few processes here: every exec is slow under TCG (binaries come over
+# 9p), so the parsing below uses shell builtins only.
+hold env; t $? "access: root holder process started ($hold_pid/$hold_tid2, reads itself: $hold_self)"
+r_pid=$hold_pid r_tid2=$hold_tid2
+hold "${NOBODY[@]}"; st=$?
+[ $st -eq 0 ] && [ "$hold_self" = OK ]
+t $? "access: a process of nobody reads its own two threads' files (saw ${hold_self:-nothing})"
+n_pid=$hold_pid n_tid2=$hold_tid2
+HOLD_ARG=nodump hold "${NOBODY[@]}"; st=$?
+[ $st -eq 0 ] && [ "$hold_self" = OK ]
+t $? "access: a non-dumpable process of nobody (PR_SET_DUMPABLE 0) reads its own threads' files (saw ${hold_self:-nothing})"
+d_pid=$hold_pid d_tid2=$hold_tid2
+
+seen=$("${NOBODY[@]}" "$ptest" open "$r_pid" "$r_tid2" "$n_tid2" "$d_pid" "$d_tid2")
+read -r s1 s2 s3 s4 s5 <<<"$seen"
+[ "$s1 $s2" = "EACCES EACCES" ]
+t $? "access: nobody opening root's /proc/tsa/$r_pid and /proc/tsa/$r_tid2 gets EACCES (saw $s1, $s2)"
+[ "$s3" = OK ]
+t $? "access: another nobody process reads nobody's dumpable thread /proc/tsa/$n_tid2 (saw $s3)"
+[ "$s4 $s5" = "EACCES EACCES" ]
+t $? "access: another nobody process opening the non-dumpable process's /proc/tsa/$d_pid, /proc/tsa/$d_tid2 gets EACCES (saw $s4, $s5)"
+seen=$("$ptest" open "$r_pid" "$r_tid2" "$n_pid" "$d_pid" "$d_tid2" 1)
+[ "$seen" = "OK OK OK OK OK OK" ]
+t $? "access: root reads every thread (root's, nobody's, non-dumpable, init: $seen)"
+
+# "tid pid uid flags" lines: count those of pid $2 (or of uid != 65534 with
+# "other", or all with "all") in file $1.
+count() {
+	local f=$1 what=$2 tid pid uid c=0
+	while read -r tid pid uid _; do
+		[ "$tid" != self ] || continue
+		case $what in
+		all) c=$((c + 1)) ;;
+		other) [ "$uid" = 65534 ] || c=$((c + 1)) ;;
+		nobody) [ "$uid" != 65534 ] || c=$((c + 1)) ;;
+		*) [ "$pid" != "$what" ] || c=$((c + 1)) ;;
+		esac
+	done <"$f"
+	echo $c
+}
+"${NOBODY[@]}" "$ptest" all >"$tmp/all.nobody"
+read -r _ self <"$tmp/all.nobody"
+others=$(count "$tmp/all.nobody" other) mine=$(count "$tmp/all.nobody" "$self")
+c_r=$(count "$tmp/all.nobody" "$r_pid") c_1=$(count "$tmp/all.nobody" 1)
+c_n=$(count "$tmp/all.nobody" "$n_pid") c_d=$(count "$tmp/all.nobody" "$d_pid")
+[ "$others" -eq 0 ] && [ "$mine" -eq 1 ] && [ "$c_r" -eq 0 ] && [ "$c_1" -eq 0 ] &&
+	[ "$c_n" -eq 2 ] && [ "$c_d" -eq 0 ]
+t $? "access: /proc/tsa/all read by nobody lists its own thread ($mine), nobody's dumpable process ($c_n lines), and no line of another uid ($others), of root's holder ($c_r), of init ($c_1) or of the non-dumpable process ($c_d)"
+"$ptest" all >"$tmp/all.root"
+c_r=$(count "$tmp/all.root" "$r_pid") c_1=$(count "$tmp/all.root" 1)
+c_n=$(count "$tmp/all.root" "$n_pid") c_d=$(count "$tmp/all.root" "$d_pid")
+c_nob=$(count "$tmp/all.root" nobody)
+n_root=$(count "$tmp/all.root" all) n_nob=$(count "$tmp/all.nobody" all)
+[ "$c_r" -eq 2 ] && [ "$c_n" -eq 2 ] && [ "$c_d" -eq 2 ] && [ "$c_1" -ge 1 ] &&
+	[ "$c_nob" -ge 4 ] && [ "$n_root" -gt "$n_nob" ]
+t $? "access: /proc/tsa/all read by root lists root's ($c_r), nobody's ($c_n), the non-dumpable process ($c_d), init ($c_1); $n_root lines vs nobody's $n_nob"
+
+# tsa-prstat --json lines -> "pid uid nlwp" (regex builtins, no jq).
+jsonpids() {
+	local l
+	while read -r l; do
+		[[ $l =~ \"pid\":([0-9]+).*\"nlwp\":([0-9]+).*\"uid\":([0-9]+) ]] &&
+			echo "${BASH_REMATCH[1]} ${BASH_REMATCH[3]} ${BASH_REMATCH[2]}"
+	done <"$1"
+}
+# tsa-prstat as nobody: only nobody's processes, its own included.
+"${NOBODY[@]}" "$prstat" -m --json 0.2 1 >"$tmp/pr.nobody" 2>"$tmp/pr.err" &
+p=$!
+wait $p
+st=$?
+jsonpids "$tmp/pr.nobody" >"$tmp/pr.nobody.ids"	# no /dev/fd in the guest
+notnobody=0 selfline=0 npid=none rootl=0 nlines=0
+while read -r pid uid nlwp; do
+	nlines=$((nlines + 1))
+	[ "$uid" = 65534 ] || notnobody=$((notnobody + 1))
+	[ "$pid" != "$p" ] || selfline=$((selfline + 1))
+	[ "$pid" != "$n_pid" ] || npid=$nlwp
+	case $pid in "$r_pid"|"$d_pid"|1) rootl=$((rootl + 1)) ;; esac
+done < "$tmp/pr.nobody.ids"
+[ $st -eq 0 ] && [ "$notnobody" -eq 0 ] && [ "$selfline" -eq 1 ] && [ "$npid" = 2 ] && [ "$rootl" -eq 0 ]
+t $? "access: tsa-prstat -m --json as nobody (exit $st, $nlines lines) shows itself ($selfline), nobody's holder (nlwp $npid), no other uid ($notnobody), not root's holder, init or the non-dumpable process ($rootl)"
+"${NOBODY[@]}" "$prstat" -mL -c 0.2 1 >"$tmp/tab.nobody" 2>&1
+st=$?
+users=" " total="" lwps=0
+{
+	read -r _
+	while read -r a b rest; do
+		if [ "$a" = Total: ]; then total="$a $b $rest"; continue; fi
+		lwps=$((lwps + 1))
+		[[ $users == *" $b "* ]] || users+="$b "
+	done
+} <"$tmp/tab.nobody"
+[ $st -eq 0 ] && [ "$users" = " nobody " ] && [[ $total == "Total: "*" processes, $lwps lwps, "* ]]
+t $? "access: tsa-prstat -mL as nobody lists only nobody's threads (users:$users; $total)"
+"${NOBODY[@]}" "$prstat" -mL -p "$r_pid" 0.2 1 >/dev/null 2>"$tmp/err"
+st=$?
+read -r err <"$tmp/err"
+[ $st -eq 4 ]
+t $? "access: tsa-prstat -p <root's pid> as nobody exits 4 (saw $st: $err)"
+"$prstat" -m --json 0.2 1 >"$tmp/pr.root"
+jsonpids "$tmp/pr.root" >"$tmp/pr.root.ids"
+got=0
+while read -r pid _; do
+	case $pid in "$r_pid"|"$n_pid"|"$d_pid"|1) got=$((got + 1)) ;; esac
+done <"$tmp/pr.root.ids"
+[ "$got" -eq 4 ]
+t $? "access: tsa-prstat as root shows root's, nobody's, the non-dumpable process and init (saw $got of 4)"
+fi
+
+# --- 4. error paths ---
+if want errors; then
+say "4. error paths"
+run stalefd
+run badwrite
+"${NOBODY[@]}" "$ptest" --first $((n + 1)) badwrite >"$tmp/bw" 2>&1
+st=$?
+grep -E '^(not )?ok' "$tmp/bw" | sed 's/^/# as nobody: /'
+[ $st -eq 0 ]
+t $? "badwrite: as nobody too, writes are refused and change nothing"
+"$prstat" -mL -p 999999 1 1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st -eq 4 ] && [ "$(cat "$tmp/err")" = "tsa-prstat: no such process: 999999" ] && [ ! -s "$tmp/out" ]
+t $? "errors: tsa-prstat -mL -p 999999 exits 4 with one line (saw $st: $(head -c 200 "$tmp/err"))"
+"$prstat" -s bogus 1 1 >/dev/null 2>"$tmp/err"
+st=$?
+[ $st -eq 1 ]
+t $? "errors: tsa-prstat -s bogus exits 1 (saw $st)"
+if chmod 0400 /proc/tsa/all 2>/dev/null; then
+	"${NOBODY[@]}" "$prstat" -mL 1 1 >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	chmod 0444 /proc/tsa/all
+	[ $st -eq 3 ] && [ "$(cat "$tmp/err")" = "tsa-prstat: /proc/tsa/all: permission denied" ]
+	t $? "errors: /proc/tsa/all made 0400: tsa-prstat as nobody exits 3 with one line (saw $st: $(head -c 200 "$tmp/err"))"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP chmod of /proc/tsa/all not possible"
+fi
+
+fi
+
+# --- 5. signals ---
+if want signals; then
+say "5. SIGINT and SIGTERM"
+for sig in INT TERM; do
+	"$prstat" -mL 1 >"$tmp/sig.out" 2>"$tmp/sig.err" &
+	p=$!
+	sleep 2.5
+	kill -s $sig $p
+	t0=$(date +%s%N)
+	wait $p
+	st=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	last=$(tail -n1 "$tmp/sig.out")
+	reports=$(grep -c '^Total:' "$tmp/sig.out")
+	[ $st -eq 0 ] && [[ $last == Total:* ]] && [ "$reports" -ge 2 ] && [ ! -s "$tmp/sig.err" ] && [ $ms -lt 3000 ]
+	t $? "signals: tsa-prstat -mL 1 ended by SIG$sig exits 0 within ${ms} ms, output ends with a complete report ($reports reports; exit $st; stderr: $(head -c 100 "$tmp/sig.err"))"
+done
+
+fi
+
+# --- 4b. the module goes away ---
+# Evidence for clock problems: is sched_clock stable here, what tsa saw.
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+say "clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null);" \
+	"$(dmesg | grep -iE 'tsc.*unstable|sched_clock.*unstable|Marking clock' | head -n2 | tr '\n' ' ')"
+grep -iE 'clamp|backw|clock' /sys/kernel/debug/tsa/stats 2>/dev/null | sed 's/^/# debugfs: /'
+
+if want unload; then
+say "4b. tsa.ko unloaded"
+coproc HF { exec "$ptest" holdfd; }
+pids+=("$HF_PID")
+read -r -t 10 ready <&"${HF[0]}"
+[ "$ready" = READY ]
+t $? "unload: a process holds /proc/tsa/all and its /proc/tsa/<tid> open (saw ${ready:-nothing})"
+rmmod tsa
+st=$?
+t $st "unload: rmmod tsa succeeds while files are open (exit $st)"
+echo go >&"${HF[1]}"
+read -r -t 10 res <&"${HF[0]}"
+[[ $res == all=* ]] && [[ $res != *=OK* ]]
+t $? "unload: reading those open files afterwards fails cleanly (saw ${res:-nothing})"
+"$prstat" -mL 1 1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+want="tsa-prstat: /proc/tsa/all: not found; is the tsa module loaded? (sudo modprobe tsa)"
+[ $st -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ] && [ ! -e /proc/tsa ]
+t $? "unload: tsa-prstat without the module exits 2 with the one-line message (saw $st: $(cat "$tmp/err"))"
+
+fi
+
+say "done"
+echo "1..$n"
+echo "prstat: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

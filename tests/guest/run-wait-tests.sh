@@ -1,0 +1,49 @@
+#!/bin/bash
+# "Why a thread waits": boot the stock kernel under QEMU with tsa.ko and run
+# the wait-state tests (tests/guest/tsa-wtest.c via wait-tests.sh). TAP on
+# stdout; exit status non-zero if any test failed or the run broke.
+#
+#   tests/guest/run-wait-tests.sh [TEST...]     (names as in tsa-wtest.c)
+#
+# Builds tsa.ko (make module) and tsa-wtest into tests/out/wait/, makes the
+# disks there: an ext4 image holding a 32 MiB data file and a copy of
+# tsa-wtest (for IOW, DFL, TFL: pages that really come from the virtio
+# disk), and a raw scratch disk for swap (APG). One boot, ~1.5 min on TCG.
+# Environment: TSA_KO (use this module, skip the build), GUEST_RUN_ARGS.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out=$repo/tests/out/wait
+mkdir -p "$out"
+log() { echo "run-wait-tests: $*" >&2; }
+
+start=$(date +%s)
+if [ -z "${TSA_KO:-}" ]; then
+	make -C "$repo" -s module WERROR=y >&2
+	TSA_KO=$repo/tsa.ko
+fi
+gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
+	"$here/tsa-wtest.c" "$here/tsa-read.c"
+
+# The ext4 disk: made from a staging dir, no root or loop device needed.
+stage=$out/stage
+rm -rf "$stage"
+mkdir -p "$stage"
+head -c 32M /dev/urandom >"$stage/data"
+cp "$out/tsa-wtest" "$stage/tsa-wtest"
+rm -f "$out/disk.img" "$out/swap.img"
+mke2fs -q -F -t ext4 -b 4096 -d "$stage" "$out/disk.img" 64M
+truncate -s 128M "$out/swap.img"
+rm -rf "$stage"
+
+set +e
+# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
+"$repo/tests/guest-run" --module "$TSA_KO" --append delayacct --timeout 300 \
+	--disk "$out/disk.img" --disk "$out/swap.img" ${GUEST_RUN_ARGS:-} \
+	-- bash "$here/wait-tests.sh" "$TSA_KO" "$out/tsa-wtest" "$@"
+rc=$?
+set -e
+rm -f "$out/disk.img" "$out/swap.img"
+log "exit $rc after $(($(date +%s) - start)) s"
+exit "$rc"

@@ -1,0 +1,1414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa-wtest: "why a thread waits" guest tests. Each test runs a workload
+ * whose answer is known (a contended mutex is LCK, O_DIRECT reads are IOW,
+ * ...), takes the thread's /proc/tsa numbers before and after, and checks
+ * the dominant state, and where the kernel keeps its own books (delay
+ * accounting, fault counters) compares with them. Runs inside a QEMU guest
+ * with tsa.ko loaded; prints TAP. tests/guest/wait-tests.sh does the setup
+ * (disk, swap, cgroup) and the module reloads; run-wait-tests.sh boots it.
+ *
+ *   tsa-wtest [--first N] [test-name...]   run all tests, or the named ones
+ *   tsa-wtest --text-child                 (internal: the TFL workload)
+ *
+ * Environment: TSA_WAIT_DIR (ext4 on the virtio disk, holding "data" and a
+ * copy of this program), TSA_APG_CGROUP (memory-limited cgroup v2 dir),
+ * TSA_APG_MB (anonymous working set, MiB), TSA_EXPECT_DEGRADED (the states
+ * the loaded module must report degraded, e.g. "SYS TRP KLK" or "-").
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsa-read.h"
+
+static int test_no;
+static int failures;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* |a - b| relative to b, in percent. */
+static double gap(uint64_t a, uint64_t b)
+{
+	double d = (double)a - (double)b;
+
+	return b ? 100.0 * (d < 0 ? -d : d) / (double)b : (a ? 100.0 : 0.0);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int drop_caches(void)
+{
+	sync();
+	return write_file("/proc/sys/vm/drop_caches", "3");
+}
+
+/* --- windows: the change of a thread's numbers between two reads ------ */
+
+struct win {
+	uint64_t elapsed;
+	uint64_t ns[TSA_NSTATES];
+	uint64_t entries[TSA_NSTATES];
+	uint64_t counters[TSA_NCOUNTERS];
+};
+
+#define SLEEP_MASK ((1U << TSA_TFL) | (1U << TSA_DFL) | (1U << TSA_KFL) | \
+		    (1U << TSA_APG) | (1U << TSA_LCK) | (1U << TSA_KLK) | \
+		    (1U << TSA_IOW) | (1U << TSA_IDL) | (1U << TSA_SLP))
+
+static void win_of(const struct tsa_thread *a, const struct tsa_thread *b,
+		   struct win *w)
+{
+	w->elapsed = b->elapsed - a->elapsed;
+	for (int i = 0; i < TSA_NSTATES; i++) {
+		w->ns[i] = b->ns[i] - a->ns[i];
+		w->entries[i] = b->entries[i] - a->entries[i];
+	}
+	for (int i = 0; i < TSA_NCOUNTERS; i++)
+		w->counters[i] = b->counters[i] - a->counters[i];
+}
+
+/* The largest state among @mask. */
+static int win_top(const struct win *w, uint32_t mask)
+{
+	int best = -1;
+
+	for (int i = 0; i < TSA_NSTATES; i++)
+		if ((mask & (1U << i)) && (best < 0 || w->ns[i] > w->ns[best]))
+			best = i;
+	return best;
+}
+
+static uint64_t win_sum(const struct win *w, uint32_t mask)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < TSA_NSTATES; i++)
+		if (mask & (1U << i))
+			s += w->ns[i];
+	return s;
+}
+
+/* "LCK 98.2% SYS 1.1% ..." for the states that got anything. */
+static const char *win_str(const struct win *w)
+{
+	static char buf[4][256];
+	static int k;
+	char *b = buf[k++ & 3];
+	size_t n = 0;
+
+	n += snprintf(b + n, 256 - n, "%.3fs:", w->elapsed / 1e9);
+	for (int i = 0; i < TSA_NSTATES && n < 240; i++)
+		if (w->ns[i])
+			n += snprintf(b + n, 256 - n, " %s %.1f%%",
+				      tsa_state_name(i),
+				      pct(w->ns[i], w->elapsed));
+	return b;
+}
+
+static int read_or_fail(pid_t tid, struct tsa_thread *t, const char *what)
+{
+	if (tsa_read_thread(tid, t) == 0)
+		return 0;
+	tap(0, "%s: read /proc/tsa/%d: %s", what, tid, strerror(errno));
+	return -1;
+}
+
+static void check_sum(const struct tsa_thread *t, const char *what)
+{
+	uint64_t s = tsa_sum(t);
+
+	tap(s == t->elapsed, "%s: states sum to elapsed (expected %llu, saw %llu)",
+	    what, (unsigned long long)t->elapsed, (unsigned long long)s);
+}
+
+/*
+ * The usual verdict: @state is the largest of @mask over the window and
+ * takes at least @min_pct of @base (the window, or the sleep within it).
+ */
+static void check_dominant(const char *what, const struct win *w, int state,
+			   uint32_t mask, double min_pct, int of_sleep)
+{
+	uint64_t base = of_sleep ? win_sum(w, SLEEP_MASK) : w->elapsed;
+	int top = win_top(w, mask);
+
+	tap(top == state && w->ns[state] > 0 &&
+	    pct(w->ns[state], base) >= min_pct,
+	    "%s: %s dominant%s (expected %s largest and >= %.0f%% of %s, saw %s largest, %s %.1f%% of %s; %s)",
+	    what, tsa_state_name(state), of_sleep ? " among sleep states" : "",
+	    tsa_state_name(state), min_pct, of_sleep ? "sleep" : "window",
+	    tsa_state_name(top), tsa_state_name(state),
+	    pct(w->ns[state], base), of_sleep ? "sleep" : "window",
+	    win_str(w));
+}
+
+/* A start line for worker threads, so that all begin together. */
+struct gate {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int n, open;
+};
+
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 }
+
+static void gate_arrive_wait(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	g->n++;
+	pthread_cond_broadcast(&g->c);
+	while (!g->open)
+		pthread_cond_wait(&g->c, &g->m);
+	pthread_mutex_unlock(&g->m);
+}
+
+static void gate_wait_for(struct gate *g, int n)
+{
+	pthread_mutex_lock(&g->m);
+	while (g->n < n)
+		pthread_cond_wait(&g->c, &g->m);
+	pthread_mutex_unlock(&g->m);
+}
+
+static void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	g->open = 1;
+	pthread_cond_broadcast(&g->c);
+	pthread_mutex_unlock(&g->m);
+}
+
+/* --- 1. LCK: a contended pthread mutex ------------------------------- */
+
+#define LCK_WAITERS 3
+
+static pthread_mutex_t lck_mutex = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int lck_stop;
+static pid_t lck_tid[LCK_WAITERS];
+static atomic_int lck_ready;
+
+static void *lck_waiter(void *arg)
+{
+	lck_tid[(long)arg] = gettid_();
+	atomic_fetch_add(&lck_ready, 1);
+	while (!atomic_load(&lck_stop)) {
+		pthread_mutex_lock(&lck_mutex);
+		/* A short critical section of its own. */
+		for (volatile int i = 0; i < 1000; i++)
+			;
+		pthread_mutex_unlock(&lck_mutex);
+	}
+	return NULL;
+}
+
+static void test_lck(void)
+{
+	struct tsa_thread a[LCK_WAITERS], b[LCK_WAITERS];
+	pthread_t th[LCK_WAITERS];
+	int ok = 1;
+
+	/* The holder (this thread) keeps the mutex 300 ms at a time. */
+	pthread_mutex_lock(&lck_mutex);
+	for (long i = 0; i < LCK_WAITERS; i++)
+		pthread_create(&th[i], NULL, lck_waiter, (void *)i);
+	while (atomic_load(&lck_ready) < LCK_WAITERS)
+		sleep_ms(5);
+	sleep_ms(100);
+	for (int i = 0; i < LCK_WAITERS; i++)
+		ok &= !read_or_fail(lck_tid[i], &a[i], "lck");
+	for (int r = 0; r < 4; r++) {
+		if (r) {
+			/* Let go briefly: a waiter may get it, or not. */
+			pthread_mutex_unlock(&lck_mutex);
+			sched_yield();
+			pthread_mutex_lock(&lck_mutex);
+		}
+		sleep_ms(300);
+	}
+	for (int i = 0; i < LCK_WAITERS; i++)
+		ok &= !read_or_fail(lck_tid[i], &b[i], "lck");
+	atomic_store(&lck_stop, 1);
+	pthread_mutex_unlock(&lck_mutex);
+	for (int i = 0; i < LCK_WAITERS; i++)
+		pthread_join(th[i], NULL);
+	if (!ok)
+		return;
+	for (int i = 0; i < LCK_WAITERS; i++) {
+		struct win w;
+		char what[64];
+
+		snprintf(what, sizeof(what), "lck: waiter %d", lck_tid[i]);
+		win_of(&a[i], &b[i], &w);
+		check_dominant(what, &w, TSA_LCK, ~0U, 90, 0);
+		check_sum(&b[i], what);
+	}
+}
+
+/* --- 2. KLK: one file's i_rwsem, held across block I/O ----------------- */
+
+/*
+ * ext4 takes the inode's i_rwsem exclusively for an O_DIRECT write that is
+ * not block aligned, and waits for the I/O before it lets go (fs/ext4/
+ * file.c, ext4_dio_write_iter: unaligned_io). The holder sleeps in IOW,
+ * so the other writers cannot spin on it: they sleep on the rwsem (KLK).
+ */
+#define KLK_THREADS 4
+#define KLK_FILE (1 << 20)
+
+static struct {
+	int fd;
+	atomic_int stop;
+	struct gate gate;
+	pid_t tid[KLK_THREADS];
+	struct tsa_thread a[KLK_THREADS], b[KLK_THREADS];
+	long writes[KLK_THREADS];
+	int err[KLK_THREADS];
+} klk;
+
+static void *klk_writer(void *arg)
+{
+	long k = (long)arg;
+	void *buf = NULL;
+
+	klk.tid[k] = gettid_();
+	if (posix_memalign(&buf, 4096, 4096))
+		klk.err[k] = ENOMEM;
+	else
+		memset(buf, 'k', 4096);
+	gate_arrive_wait(&klk.gate);
+	tsa_read_thread(klk.tid[k], &klk.a[k]);
+	while (buf && !atomic_load(&klk.stop)) {
+		/* 512-byte aligned, not 4096: exclusive lock, waited I/O. */
+		off_t off = 512 + 8192 * ((klk.writes[k] * KLK_THREADS + k) % 64);
+
+		if (pwrite(klk.fd, buf, 4096, off) != 4096) {
+			klk.err[k] = errno;
+			break;
+		}
+		klk.writes[k]++;
+	}
+	tsa_read_thread(klk.tid[k], &klk.b[k]);
+	free(buf);
+	return NULL;
+}
+
+/* The writers' windows, summed into @wsum; returns 0 or an errno. */
+static int klk_run(long ms, struct win *w, struct win *wsum)
+{
+	pthread_t th[KLK_THREADS];
+	char path[256], *zero;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/tsa-klk",
+		 env_or("TSA_WAIT_DIR", "/mnt/tsa-wait"));
+	/* Allocated and written first: the test writes overwrite it. */
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	zero = calloc(1, KLK_FILE);
+	if (fd < 0 || write(fd, zero, KLK_FILE) != KLK_FILE || fsync(fd)) {
+		err = errno ? errno : EIO;
+		free(zero);
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	free(zero);
+	close(fd);
+	memset(&klk, 0, sizeof(klk));
+	klk.fd = open(path, O_RDWR | O_DIRECT);
+	if (klk.fd < 0)
+		return errno;
+	pthread_mutex_init(&klk.gate.m, NULL);
+	pthread_cond_init(&klk.gate.c, NULL);
+	for (long i = 0; i < KLK_THREADS; i++)
+		pthread_create(&th[i], NULL, klk_writer, (void *)i);
+	gate_wait_for(&klk.gate, KLK_THREADS);
+	gate_open(&klk.gate);
+	sleep_ms(ms);
+	atomic_store(&klk.stop, 1);
+	for (int i = 0; i < KLK_THREADS; i++)
+		pthread_join(th[i], NULL);
+	close(klk.fd);
+	unlink(path);
+	memset(wsum, 0, sizeof(*wsum));
+	for (int i = 0; i < KLK_THREADS; i++) {
+		if (klk.err[i])
+			err = klk.err[i];
+		win_of(&klk.a[i], &klk.b[i], &w[i]);
+		wsum->elapsed += w[i].elapsed;
+		for (int s = 0; s < TSA_NSTATES; s++)
+			wsum->ns[s] += w[i].ns[s];
+		for (int c = 0; c < TSA_NCOUNTERS; c++)
+			wsum->counters[c] += w[i].counters[c];
+	}
+	return err;
+}
+
+static void test_klk(void)
+{
+	struct win w[KLK_THREADS], sum;
+	int err = klk_run(1500, w, &sum);
+
+	if (err) {
+		tap(0, "klk: O_DIRECT writers: %s", strerror(err));
+		return;
+	}
+	for (int i = 0; i < KLK_THREADS; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "klk: writer %d (%ld writes)",
+			 klk.tid[i], klk.writes[i]);
+		check_dominant(what, &w[i], TSA_KLK, ~0U, 50, 0);
+	}
+}
+
+/* --- 3. IOW: O_DIRECT reads from the virtio disk ----------------------- */
+
+static struct {
+	const char *path;
+	pid_t tid;
+	long reads;
+	int err;
+	struct tsa_thread a, b, end;
+	struct tsa_delays d;
+	struct gate done;
+	int release;
+} iow = { .done = GATE_INIT };
+
+static void *iow_reader(void *arg __attribute__((unused)))
+{
+	int fd = open(iow.path, O_RDONLY | O_DIRECT);
+	off_t blocks;
+	void *buf;
+	uint64_t end;
+	unsigned int seed = 42;
+
+	iow.tid = gettid_();
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
+		iow.err = errno;
+		gate_arrive_wait(&iow.done);
+		return NULL;
+	}
+	memset(buf, 0, 4096);
+	blocks = lseek(fd, 0, SEEK_END) / 4096;
+	tsa_read_thread(iow.tid, &iow.a);
+	end = now_ns() + 1500000000ULL;
+	while (now_ns() < end) {
+		off_t blk = rand_r(&seed) % blocks;
+
+		if (pread(fd, buf, 4096, blk * 4096) != 4096) {
+			iow.err = errno ? errno : EIO;
+			break;
+		}
+		iow.reads++;
+	}
+	tsa_read_thread(iow.tid, &iow.b);
+	close(fd);
+	free(buf);
+	/* Rest off-CPU while the books are compared. */
+	gate_arrive_wait(&iow.done);
+	return NULL;
+}
+
+static void test_iow(void)
+{
+	char path[256];
+	pthread_t th;
+	struct win w;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/data",
+		 env_or("TSA_WAIT_DIR", "/mnt/tsa-wait"));
+	iow.path = path;
+	if (drop_caches())
+		printf("# iow: drop_caches: %s\n", strerror(errno));
+	pthread_create(&th, NULL, iow_reader, NULL);
+	gate_wait_for(&iow.done, 1);
+	sleep_ms(50);
+	ok = !iow.err && !tsa_read_thread(iow.tid, &iow.end) &&
+	     !tsa_read_delays(iow.tid, &iow.d);
+	if (!ok)
+		tap(0, "iow: reader %d: %s", iow.tid,
+		    strerror(iow.err ? iow.err : errno));
+	gate_open(&iow.done);
+	pthread_join(th, NULL);
+	if (!ok)
+		return;
+	win_of(&iow.a, &iow.b, &w);
+	printf("# iow: %ld O_DIRECT 4k reads of %s\n", iow.reads, path);
+	check_dominant("iow: O_DIRECT reader", &w, TSA_IOW, ~0U, 50, 0);
+	/*
+	 * Delay accounting's blkio delay brackets the same sleeps (from the
+	 * switch-out of an in_iowait task to its wakeup): over the thread's
+	 * whole life (born after load) the two must agree.
+	 */
+	tap(iow.d.blkio_ns > 0 && gap(iow.end.ns[TSA_IOW], iow.d.blkio_ns) <= 5.0,
+	    "iow: IOW within 5%% of delay accounting's blkio delay (expected %llu ns over %llu waits, saw %llu ns over %llu entries, gap %.3f%%)",
+	    (unsigned long long)iow.d.blkio_ns,
+	    (unsigned long long)iow.d.blkio_n,
+	    (unsigned long long)iow.end.ns[TSA_IOW],
+	    (unsigned long long)iow.end.entries[TSA_IOW],
+	    gap(iow.end.ns[TSA_IOW], iow.d.blkio_ns));
+	check_sum(&iow.end, "iow: reader");
+}
+
+/* --- 4. DFL + MAJF: page-in of a mapped file -------------------------- */
+
+static struct {
+	const char *path;
+	pid_t tid;
+	int err;
+	long pages;
+	struct tsa_thread a, b;
+	struct gate done;
+} dfl = { .done = GATE_INIT };
+
+static void *dfl_toucher(void *arg __attribute__((unused)))
+{
+	int fd = open(dfl.path, O_RDONLY);
+	struct stat st;
+	volatile char *p;
+	unsigned long sum = 0;
+
+	dfl.tid = gettid_();
+	if (fd < 0 || fstat(fd, &st)) {
+		dfl.err = errno;
+		gate_arrive_wait(&dfl.done);
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		dfl.err = errno;
+		close(fd);
+		gate_arrive_wait(&dfl.done);
+		return NULL;
+	}
+	tsa_read_thread(dfl.tid, &dfl.a);
+	for (off_t off = 0; off < st.st_size; off += 4096) {
+		sum += p[off];
+		dfl.pages++;
+	}
+	tsa_read_thread(dfl.tid, &dfl.b);
+	munmap((void *)p, st.st_size);
+	close(fd);
+	if (sum == 1)
+		printf("#\n");
+	gate_arrive_wait(&dfl.done);
+	return NULL;
+}
+
+static void test_dfl(void)
+{
+	char path[256];
+	struct tsa_thread t;
+	struct tsa_schedstat ss;
+	uint64_t minf, majf, cpu;
+	pthread_t th;
+	struct win w;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/data",
+		 env_or("TSA_WAIT_DIR", "/mnt/tsa-wait"));
+	dfl.path = path;
+	if (drop_caches())
+		tap(0, "dfl: drop_caches: %s", strerror(errno));
+	pthread_create(&th, NULL, dfl_toucher, NULL);
+	gate_wait_for(&dfl.done, 1);
+	sleep_ms(50);
+	/* The toucher is parked on the gate: its counters are at rest. */
+	ok = !dfl.err && !tsa_read_thread(dfl.tid, &t) &&
+	     !tsa_read_faults(dfl.tid, &minf, &majf) &&
+	     !tsa_read_schedstat(dfl.tid, &ss);
+	if (!ok)
+		tap(0, "dfl: toucher %d: %s", dfl.tid,
+		    strerror(dfl.err ? dfl.err : errno));
+	gate_open(&dfl.done);
+	pthread_join(th, NULL);
+	if (!ok)
+		return;
+	win_of(&dfl.a, &dfl.b, &w);
+	printf("# dfl: touched %ld pages of %s\n", dfl.pages, path);
+	check_dominant("dfl: file page-in", &w, TSA_DFL, SLEEP_MASK, 50, 1);
+	tap(w.counters[TSA_MAJF] > 0,
+	    "dfl: major faults counted (expected > 0, saw %llu MAJF, %llu MINF in the window)",
+	    (unsigned long long)w.counters[TSA_MAJF],
+	    (unsigned long long)w.counters[TSA_MINF]);
+	tap(t.counters[TSA_MINF] == minf && t.counters[TSA_MAJF] == majf,
+	    "dfl: MINF/MAJF equal the kernel's minflt/majflt of the thread (expected %llu/%llu, saw %llu/%llu)",
+	    (unsigned long long)minf, (unsigned long long)majf,
+	    (unsigned long long)t.counters[TSA_MINF],
+	    (unsigned long long)t.counters[TSA_MAJF]);
+	{
+		/* The kernel's tick-sampled split, for comparison only. */
+		char p[64];
+		unsigned long long ut = 0, st = 0;
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/stat", dfl.tid, dfl.tid);
+		f = fopen(p, "r");
+		if (f && fscanf(f, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&ut, &st) == 2)
+			printf("# dfl: kernel utime %llu stime %llu ticks (1/%ld s); tsa USR %.0f SYS %.0f ticks\n",
+			       ut, st, sysconf(_SC_CLK_TCK),
+			       t.ns[TSA_USR] / (1e9 / sysconf(_SC_CLK_TCK)),
+			       t.ns[TSA_SYS] / (1e9 / sysconf(_SC_CLK_TCK)));
+		if (f)
+			fclose(f);
+	}
+	/* Faults that sleep must not turn sleep into on-CPU time. */
+	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
+	tap(gap(cpu, ss.oncpu) < 2.0,
+	    "dfl: USR+SYS within 2%% of schedstat on-CPU time (expected %llu, saw %llu = USR %llu + SYS %llu, gap %.2f%%; %llu USR / %llu SYS entries)",
+	    (unsigned long long)ss.oncpu, (unsigned long long)cpu,
+	    (unsigned long long)t.ns[TSA_USR], (unsigned long long)t.ns[TSA_SYS],
+	    gap(cpu, ss.oncpu), (unsigned long long)t.entries[TSA_USR],
+	    (unsigned long long)t.entries[TSA_SYS]);
+	check_sum(&t, "dfl: toucher");
+}
+
+/* --- 5. TFL: text page-in of a program on the virtio disk -------------- */
+
+/*
+ * 4 MiB of text that the child runs one instruction per page of: each
+ * page starts with a jump to the next one, so every page is fetched.
+ */
+__asm__(".pushsection .text.tsa_sled,\"ax\",@progbits\n"
+	".globl tsa_sled\n"
+	".type tsa_sled,@function\n"
+	".p2align 12\n"
+	"tsa_sled:\n"
+	".rept 1024\n"
+	"jmp 1f\n"
+	".p2align 12,0xcc\n"
+	"1:\n"
+	".endr\n"
+	"ret\n"
+	".size tsa_sled, .-tsa_sled\n"
+	".popsection\n");
+void tsa_sled(void);
+
+static int text_child(void)
+{
+	struct tsa_thread t;
+
+	tsa_sled();
+	if (tsa_read_thread(gettid_(), &t))
+		return 1;
+	printf("TFL %llu %llu MAJF %llu MINF %llu SUM %d\n",
+	       (unsigned long long)t.ns[TSA_TFL],
+	       (unsigned long long)t.entries[TSA_TFL],
+	       (unsigned long long)t.counters[TSA_MAJF],
+	       (unsigned long long)t.counters[TSA_MINF],
+	       tsa_sum(&t) == t.elapsed);
+	return 0;
+}
+
+static void test_tfl(void)
+{
+	char prog[256], out[512] = "";
+	unsigned long long tfl = 0, tfl_n = 0, majf = 0, minf = 0;
+	int sum_ok = 0, p[2], status = 0, got;
+	ssize_t n, len = 0;
+	pid_t child;
+
+	snprintf(prog, sizeof(prog), "%s/tsa-wtest",
+		 env_or("TSA_WAIT_DIR", "/mnt/tsa-wait"));
+	if (access(prog, X_OK)) {
+		tap(0, "tfl: %s: %s", prog, strerror(errno));
+		return;
+	}
+	if (drop_caches())
+		tap(0, "tfl: drop_caches: %s", strerror(errno));
+	if (pipe(p))
+		return;
+	child = fork();
+	if (child == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(prog, prog, "--text-child", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = 0;
+	close(p[0]);
+	waitpid(child, &status, 0);
+	got = sscanf(out, "TFL %llu %llu MAJF %llu MINF %llu SUM %d", &tfl,
+		     &tfl_n, &majf, &minf, &sum_ok);
+	if (got != 5 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		tap(0, "tfl: child %s failed (status %#x, said '%s')", prog,
+		    status, out);
+		return;
+	}
+	tap(tfl > 0 && tfl_n > 0,
+	    "tfl: a program paged in from disk sleeps in TFL (expected > 0, saw %llu ns in %llu stays)",
+	    tfl, tfl_n);
+	tap(majf > 0, "tfl: its text page-ins are major faults (expected > 0, saw %llu MAJF, %llu MINF)",
+	    majf, minf);
+	tap(sum_ok, "tfl: child's states sum to elapsed");
+}
+
+/* --- 6. APG: an anonymous working set pushed through swap -------------- */
+
+static void test_apg(void)
+{
+	const char *cg = env_or("TSA_APG_CGROUP", "/sys/fs/cgroup/tsa-apg");
+	long mb = atol(env_or("TSA_APG_MB", "24"));
+	long touches = atol(env_or("TSA_APG_TOUCHES", "500"));
+	int go[2], done[2];
+	char path[256], c;
+	pid_t child;
+	struct tsa_thread a, b;
+	struct tsa_delays d;
+	struct win w;
+	int ok;
+
+	if (pipe(go) || pipe(done))
+		return;
+	child = fork();
+	if (child == 0) {
+		size_t len = (size_t)mb << 20;
+		char *m, pidbuf[32];
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
+		if (write_file(path, pidbuf))
+			_exit(2);
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			_exit(3);
+		/* Fill: not same-filled pages, so swap really stores them. */
+		for (size_t off = 0; off < len; off += 4096)
+			for (int k = 0; k < 4096; k += 512)
+				m[off + k] = (char)(off >> 12) + k;
+		if (write(done[1], "f", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(4);
+		/*
+		 * Measured: random pages, a third of which are out of the
+		 * limit at any time: most touches hit memory, the others
+		 * swap in (and push another page out).
+		 */
+		for (long i = 0, seed = 7; i < touches; i++) {
+			seed = seed * 6364136223846793005L + 1442695040888963407L;
+			m[(((unsigned long)seed >> 17) % (len >> 12)) << 12] += 1;
+		}
+		if (write(done[1], "d", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(5);
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	ok = read(done[0], &c, 1) == 1 && !read_or_fail(child, &a, "apg");
+	if (ok && (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1))
+		ok = 0;
+	ok = ok && !read_or_fail(child, &b, "apg");
+	ok = ok && !tsa_read_delays(child, &d);
+	if (write(go[1], "e", 1) != 1)
+		ok = 0;
+	close(go[1]);
+	close(done[0]);
+	int status;
+
+	waitpid(child, &status, 0);
+	if (!ok) {
+		tap(0, "apg: child %d: status %#x %s", child, status,
+		    strerror(errno));
+		return;
+	}
+	win_of(&a, &b, &w);
+	printf("# apg: %ld random touches of %ld MiB in %s: %llu MAJF %llu MINF\n",
+	       touches, mb, cg, (unsigned long long)w.counters[TSA_MAJF],
+	       (unsigned long long)w.counters[TSA_MINF]);
+	check_dominant("apg: swapping child", &w, TSA_APG, SLEEP_MASK, 50, 1);
+	/*
+	 * Delay accounting's swapin delay (6.1) brackets swap_readpage(): the
+	 * submission on CPU and, for the synchronous reads page-cluster=0
+	 * gives, the wait for the read and the run-queue wait after it. It is
+	 * no lower bound of APG (it also holds on-CPU time, which tsa charges
+	 * to SYS); what holds is APG <= swapin <= APG + SYS + TRP + LAT, and
+	 * with a slow device the sleep is most of it. Lifetime numbers: the
+	 * child was born after load.
+	 */
+	uint64_t oncpu = b.ns[TSA_SYS] + b.ns[TSA_TRP] + b.ns[TSA_LAT];
+
+	tap(d.swapin_n > 0 && b.ns[TSA_APG] <= d.swapin_ns &&
+	    d.swapin_ns <= b.ns[TSA_APG] + oncpu &&
+	    pct(b.ns[TSA_APG], d.swapin_ns) >= 50,
+	    "apg: APG <= delay accounting's swapin delay <= APG+SYS+TRP+LAT, APG >= 50%% of it (expected APG <= %llu ns (%llu swap-ins) <= APG + %llu ns, saw APG %llu ns over %llu entries = %.1f%%; thrashing %llu ns, freepages %llu ns)",
+	    (unsigned long long)d.swapin_ns, (unsigned long long)d.swapin_n,
+	    (unsigned long long)oncpu,
+	    (unsigned long long)b.ns[TSA_APG],
+	    (unsigned long long)b.entries[TSA_APG],
+	    pct(b.ns[TSA_APG], d.swapin_ns),
+	    (unsigned long long)d.thrashing_ns,
+	    (unsigned long long)d.freepages_ns);
+	check_sum(&b, "apg: child");
+}
+
+/* --- 7. IDL: threads waiting for work; SLP for a plain sleep ----------- */
+
+enum { IDL_EPOLL, IDL_ACCEPT, IDL_PIPE, IDL_SIGWAIT, IDL_NANOSLEEP, IDL_N };
+
+static const char *const idl_name[IDL_N] = {
+	"epoll_wait on a listening socket", "accept with no clients",
+	"read of an empty pipe", "sigwaitinfo", "nanosleep",
+};
+
+static struct {
+	int lfd[2], epfd, pipe[2];
+	pid_t tid[IDL_N];
+	atomic_int ready;
+} idl;
+
+static int listen_socket(struct sockaddr_in *sa)
+{
+	socklen_t l = sizeof(*sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)sa, sizeof(*sa)) ||
+	    listen(fd, 8) || getsockname(fd, (struct sockaddr *)sa, &l))
+		return -1;
+	return fd;
+}
+
+static void *idl_thread(void *arg)
+{
+	long k = (long)arg;
+	struct epoll_event ev;
+	sigset_t set;
+	char c;
+	int fd;
+
+	idl.tid[k] = gettid_();
+	atomic_fetch_add(&idl.ready, 1);
+	switch (k) {
+	case IDL_EPOLL:
+		epoll_wait(idl.epfd, &ev, 1, -1);
+		break;
+	case IDL_ACCEPT:
+		fd = accept(idl.lfd[1], NULL, NULL);
+		if (fd >= 0)
+			close(fd);
+		break;
+	case IDL_PIPE:
+		if (read(idl.pipe[0], &c, 1) < 0)
+			perror("read");
+		break;
+	case IDL_SIGWAIT:
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR2);
+		sigwaitinfo(&set, NULL);
+		break;
+	case IDL_NANOSLEEP:
+		sleep_ms(1400);
+		break;
+	}
+	return NULL;
+}
+
+static void test_idl(void)
+{
+	struct sockaddr_in sa[2];
+	struct tsa_thread a[IDL_N], b[IDL_N];
+	struct epoll_event ev = { .events = EPOLLIN };
+	pthread_t th[IDL_N];
+	sigset_t set, old;
+	int ok = 1;
+
+	idl.lfd[0] = listen_socket(&sa[0]);
+	idl.lfd[1] = listen_socket(&sa[1]);
+	idl.epfd = epoll_create1(0);
+	if (idl.lfd[0] < 0 || idl.lfd[1] < 0 || idl.epfd < 0 ||
+	    pipe(idl.pipe) ||
+	    epoll_ctl(idl.epfd, EPOLL_CTL_ADD, idl.lfd[0], &ev)) {
+		tap(0, "idl: setup: %s", strerror(errno));
+		return;
+	}
+	/* SIGUSR2 is for the sigwaitinfo thread only. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	for (long i = 0; i < IDL_N; i++)
+		pthread_create(&th[i], NULL, idl_thread, (void *)i);
+	while (atomic_load(&idl.ready) < IDL_N)
+		sleep_ms(5);
+	sleep_ms(200);
+	for (int i = 0; i < IDL_N; i++)
+		ok &= !read_or_fail(idl.tid[i], &a[i], "idl");
+	sleep_ms(1000);
+	for (int i = 0; i < IDL_N; i++)
+		ok &= !read_or_fail(idl.tid[i], &b[i], "idl");
+	/* Give them their work. */
+	for (int i = 0; i < 2; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (connect(c, (struct sockaddr *)&sa[i], sizeof(sa[i])))
+			perror("connect");
+		close(c);
+	}
+	if (write(idl.pipe[1], "x", 1) != 1)
+		perror("write");
+	pthread_kill(th[IDL_SIGWAIT], SIGUSR2);
+	for (int i = 0; i < IDL_N; i++)
+		pthread_join(th[i], NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(idl.lfd[0]);
+	close(idl.lfd[1]);
+	close(idl.epfd);
+	close(idl.pipe[0]);
+	close(idl.pipe[1]);
+	if (!ok)
+		return;
+	for (int i = 0; i < IDL_N; i++) {
+		int want = i == IDL_NANOSLEEP ? TSA_SLP : TSA_IDL;
+		struct win w;
+		char what[96];
+
+		snprintf(what, sizeof(what), "idl: %s (%d)", idl_name[i],
+			 idl.tid[i]);
+		win_of(&a[i], &b[i], &w);
+		tap(b[i].state == want && pct(w.ns[want], w.elapsed) >= 99.0 &&
+		    (want == TSA_IDL || w.ns[TSA_IDL] == 0),
+		    "%s: %s ~100%% of the window and %s now (expected >= 99%%%s, saw %s now; %s)",
+		    what, tsa_state_name(want), tsa_state_name(want),
+		    want == TSA_SLP ? " and no IDL" : "",
+		    tsa_state_name(b[i].state), win_str(&w));
+	}
+}
+
+/* --- 8. TRP: interrupts charged to the interrupted thread -------------- */
+
+#define TRP_N 4
+static const char *const trp_name[TRP_N] = { "tcp receiver", "tcp sender",
+					     "spinner on cpu0", "spinner on cpu1" };
+static atomic_int trp_stop;
+static pid_t trp_tid[TRP_N];
+static struct tsa_thread trp_a[TRP_N], trp_b[TRP_N];
+static int trp_err[TRP_N];
+static struct gate trp_gate = GATE_INIT;
+static int trp_port;
+
+static void *trp_worker(void *arg)
+{
+	long k = (long)arg;
+	static char buf[65536];
+	char rbuf[65536];
+	int fd = -1, lfd;
+
+	trp_tid[k] = gettid_();
+	if (k == 0) {		/* receiver */
+		struct sockaddr_in sa;
+
+		lfd = listen_socket(&sa);
+		trp_port = sa.sin_port;
+		gate_arrive_wait(&trp_gate);
+		fd = accept(lfd, NULL, NULL);
+		close(lfd);
+	} else if (k == 1) {	/* sender */
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+
+		gate_arrive_wait(&trp_gate);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sa.sin_port = trp_port;
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			perror("connect");
+	} else {		/* spinners: the tick's softirqs hit them */
+		pin((int)(k - 2) % (int)sysconf(_SC_NPROCESSORS_ONLN));
+		gate_arrive_wait(&trp_gate);
+	}
+	if (tsa_read_thread(trp_tid[k], &trp_a[k]))
+		trp_err[k] = errno;
+	while (!atomic_load(&trp_stop)) {
+		if (k == 0) {
+			if (read(fd, rbuf, sizeof(rbuf)) <= 0)
+				break;
+		} else if (k == 1) {
+			if (write(fd, buf, sizeof(buf)) <= 0)
+				break;
+		} else {
+			for (volatile int i = 0; i < 100000; i++)
+				;
+		}
+	}
+	if (tsa_read_thread(trp_tid[k], &trp_b[k]))
+		trp_err[k] = errno;
+	if (fd >= 0) {
+		shutdown(fd, SHUT_RDWR);
+		close(fd);
+	}
+	return NULL;
+}
+
+static int trp_workload(struct win *w)
+{
+	pthread_t th[TRP_N];
+
+	atomic_store(&trp_stop, 0);
+	for (long i = 0; i < TRP_N; i++)
+		pthread_create(&th[i], NULL, trp_worker, (void *)i);
+	gate_wait_for(&trp_gate, TRP_N);
+	gate_open(&trp_gate);
+	sleep_ms(1000);
+	atomic_store(&trp_stop, 1);
+	for (int i = 0; i < TRP_N; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < TRP_N; i++) {
+		win_of(&trp_a[i], &trp_b[i], &w[i]);
+		printf("# trp: %s %d: %s%s\n", trp_name[i], trp_tid[i],
+		       trp_err[i] ? strerror(trp_err[i]) : "", win_str(&w[i]));
+	}
+	return 0;
+}
+
+static const char *const counter_name[TSA_NCOUNTERS] = {
+	"VCX", "ICX", "SCL", "SIG", "MINF", "MAJF", "MIG",
+};
+
+/* A degraded bit set as the module prints it: " SYS KLK SCL" or " -". */
+static const char *bits_str(uint32_t bits)
+{
+	static char buf[4][160];
+	static int k;
+	char *b = buf[k++ & 3];
+
+	b[0] = 0;
+	for (int i = 0; i < TSA_NSTATES; i++)
+		if (bits & (1U << i))
+			snprintf(b + strlen(b), 160 - strlen(b), " %s",
+				 tsa_state_name(i));
+	for (int i = 0; i < TSA_NCOUNTERS; i++)
+		if (bits & TSA_COUNTER_BIT(i))
+			snprintf(b + strlen(b), 160 - strlen(b), " %s",
+				 counter_name[i]);
+	if (!bits)
+		snprintf(b, 160, " -");
+	return b;
+}
+
+static void check_degraded(const char *what, uint32_t want)
+{
+	struct tsa_thread t;
+	uint32_t dbg = 0;
+	int rt, rd;
+
+	rt = tsa_read_thread(gettid_(), &t);
+	rd = tsa_read_debugfs_degraded(&dbg);
+	tap(!rt && t.degraded == want,
+	    "%s: /proc/tsa/<tid> 'degraded' lists the lost states and counters (expected%s, saw%s)",
+	    what, bits_str(want), rt ? " (read failed)" : bits_str(t.degraded));
+	tap(!rd && dbg == want,
+	    "%s: debugfs stats 'degraded' lists them too (expected%s, saw%s)",
+	    what, bits_str(want), rd ? " (read failed)" : bits_str(dbg));
+}
+
+static void check_hook(const char *what, const char *hook, int live,
+		       int need_events)
+{
+	int l = -1, e = -1;
+	uint64_t ev = 0;
+	int r = tsa_read_debugfs_hook(hook, &l, &e, &ev);
+
+	tap(!r && l == live && e == live && (!need_events || ev > 0),
+	    "%s: debugfs 'hook %s' live %d enabled %d%s (saw %s%d %d %llu)",
+	    what, hook, live, live, need_events ? " events > 0" : "",
+	    r ? "no line, " : "", l, e, (unsigned long long)ev);
+}
+
+/* interrupts=0 (the default): no TRP anywhere, and it says so. */
+static void test_trp_off(void)
+{
+	struct win w[TRP_N];
+	struct tsa_all all;
+	uint64_t trp = 0;
+	size_t withtrp = 0;
+
+	trp_workload(w);
+	for (int i = 0; i < TRP_N; i++)
+		trp += w[i].ns[TSA_TRP];
+	tap(trp == 0, "trp-off: loopback traffic gives no TRP without interrupts=1 (expected 0, saw %llu ns)",
+	    (unsigned long long)trp);
+	if (tsa_read_all(&all)) {
+		tap(0, "trp-off: read /proc/tsa/all: %s", strerror(errno));
+	} else {
+		for (size_t i = 0; i < all.n; i++)
+			withtrp += all.t[i].ns[TSA_TRP] != 0;
+		tap(all.n > 10 && withtrp == 0,
+		    "trp-off: no thread in /proc/tsa/all has TRP (expected 0 of %zu lines, saw %zu)",
+		    all.n, withtrp);
+		tsa_free_all(&all);
+	}
+	check_hook("trp-off", "irq_handler_entry", 0, 0);
+	check_hook("trp-off", "softirq_entry", 0, 0);
+}
+
+/* interrupts=1: interrupts and softirqs show as TRP. */
+static void test_trp_on(void)
+{
+	struct win w[TRP_N];
+	uint64_t trp = 0;
+	char seen[320] = "";
+
+	trp_workload(w);
+	for (int i = 0; i < TRP_N; i++) {
+		trp += w[i].ns[TSA_TRP];
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+			 "%s%s %llu ns in %llu", i ? ", " : "", trp_name[i],
+			 (unsigned long long)w[i].ns[TSA_TRP],
+			 (unsigned long long)w[i].entries[TSA_TRP]);
+	}
+	tap(trp > 0, "trp-on: interrupt-heavy threads get TRP (expected > 0, saw %s)",
+	    seen);
+	/*
+	 * A thread spinning for a second on a CPU takes that CPU's tick
+	 * softirqs (timers, RCU, load balancing): TRP on every CPU.
+	 */
+	tap(w[2].ns[TSA_TRP] > 0 && w[3].ns[TSA_TRP] > 0,
+	    "trp-on: a spinner on each CPU gets TRP (expected both > 0, saw cpu0 %llu ns in %llu, cpu1 %llu ns in %llu)",
+	    (unsigned long long)w[2].ns[TSA_TRP],
+	    (unsigned long long)w[2].entries[TSA_TRP],
+	    (unsigned long long)w[3].ns[TSA_TRP],
+	    (unsigned long long)w[3].entries[TSA_TRP]);
+	check_hook("trp-on", "irq_handler_entry", 1, 1);
+	check_hook("trp-on", "irq_handler_exit", 1, 1);
+	check_hook("trp-on", "softirq_entry", 1, 1);
+	check_hook("trp-on", "softirq_exit", 1, 1);
+}
+
+/* --- 9. SIG: exactly N signals, one at a time ------------------------- */
+
+#define SIG_N 1000
+
+static int sig_ack[2];
+static atomic_int sig_stop;
+static pid_t sig_tid;
+
+static void sig_handler(int sig __attribute__((unused)))
+{
+	if (write(sig_ack[1], "a", 1) != 1)
+		_exit(9);
+}
+
+static void *sig_target(void *arg __attribute__((unused)))
+{
+	/* One CPU for both ends: cross-CPU wakeups are slow under TCG. */
+	pin(0);
+	sig_tid = gettid_();
+	while (!atomic_load(&sig_stop))
+		pause();
+	return NULL;
+}
+
+static void test_sig(void)
+{
+	struct sigaction sa = { .sa_handler = sig_handler };
+	struct tsa_thread a, b;
+	sigset_t set, old;
+	cpu_set_t cpus;
+	pthread_t th;
+	int sent = 0;
+	char c;
+
+	sched_getaffinity(0, sizeof(cpus), &cpus);
+	pin(0);
+
+	if (pipe(sig_ack))
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	/* The target takes SIGUSR1; this thread never does. */
+	pthread_create(&th, NULL, sig_target, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	while (!sig_tid)
+		sleep_ms(5);
+	sleep_ms(100);
+	if (read_or_fail(sig_tid, &a, "sig"))
+		goto out;
+	for (int i = 0; i < SIG_N; i++) {
+		if (pthread_kill(th, SIGUSR1) || read(sig_ack[0], &c, 1) != 1)
+			break;
+		sent++;
+	}
+	if (read_or_fail(sig_tid, &b, "sig"))
+		goto out;
+	tap(sent == SIG_N &&
+	    b.counters[TSA_SIG] - a.counters[TSA_SIG] == SIG_N,
+	    "sig: SIG counts every delivered signal (expected %d, saw %llu; %d sent)",
+	    SIG_N, (unsigned long long)(b.counters[TSA_SIG] - a.counters[TSA_SIG]),
+	    sent);
+out:
+	atomic_store(&sig_stop, 1);
+	pthread_kill(th, SIGUSR1);
+	pthread_join(th, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR1, SIG_DFL);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	close(sig_ack[0]);
+	close(sig_ack[1]);
+}
+
+/* --- 10. degraded: what the module parameters take away --------------- */
+
+static uint32_t expect_degraded(void)
+{
+	uint32_t bits = 0;
+
+	if (tsa_parse_state_list(env_or("TSA_EXPECT_DEGRADED", "TRP"), &bits))
+		fprintf(stderr, "bad TSA_EXPECT_DEGRADED\n");
+	return bits;
+}
+
+static void test_degraded_list(void)
+{
+	check_degraded("degraded", expect_degraded());
+}
+
+static struct {
+	pid_t tid;
+	struct tsa_thread a, b;
+} deg;
+
+static void *deg_worker(void *arg __attribute__((unused)))
+{
+	size_t len = 256 * 4096;
+	char *m;
+
+	deg.tid = gettid_();
+	tsa_read_thread(deg.tid, &deg.a);
+	for (int i = 0; i < 2000; i++)
+		syscall(SYS_getppid);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (size_t off = 0; m != MAP_FAILED && off < len; off += 4096)
+		m[off] = 1;
+	tsa_read_thread(deg.tid, &deg.b);
+	munmap(m, len);
+	return NULL;
+}
+
+/* faults=0 locks=0 syscalls=0: the lost states stay empty. */
+static void test_degraded_work(void)
+{
+	uint32_t want = expect_degraded();
+	pthread_t th;
+	struct win w, wk;
+
+	pthread_create(&th, NULL, deg_worker, NULL);
+	pthread_join(th, NULL);
+	win_of(&deg.a, &deg.b, &w);
+	if (want & (1U << TSA_SYS))
+		tap(w.counters[TSA_SCL] == 0 && deg.b.ns[TSA_SYS] == 0,
+		    "degraded: syscalls=0: no SCL, no SYS for a user thread (expected 0/0, saw %llu calls, %llu ns SYS)",
+		    (unsigned long long)w.counters[TSA_SCL],
+		    (unsigned long long)deg.b.ns[TSA_SYS]);
+	if (want & (1U << TSA_DFL))
+		tap(deg.b.counters[TSA_MINF] == 0 &&
+		    deg.b.counters[TSA_MAJF] == 0 &&
+		    !deg.b.ns[TSA_TFL] && !deg.b.ns[TSA_DFL] &&
+		    !deg.b.ns[TSA_KFL] && !deg.b.ns[TSA_APG],
+		    "degraded: faults=0: no MINF/MAJF, no TFL/DFL/KFL/APG after touching 256 pages (saw %llu/%llu, %s)",
+		    (unsigned long long)deg.b.counters[TSA_MINF],
+		    (unsigned long long)deg.b.counters[TSA_MAJF],
+		    win_str(&w));
+	if (want & (1U << TSA_KLK)) {
+		struct win w4[KLK_THREADS];
+		int err = klk_run(700, w4, &wk);
+
+		tap(!err && wk.ns[TSA_KLK] == 0 && wk.ns[TSA_SLP] > 0,
+		    "degraded: locks=0: a contended i_rwsem is SLP, not KLK (expected KLK 0, SLP > 0, saw %s)",
+		    err ? strerror(err) : win_str(&wk));
+	}
+	check_sum(&deg.b, "degraded: worker");
+}
+
+/* --- every thread sums to elapsed -------------------------------------- */
+
+static void test_allsum(void)
+{
+	struct tsa_all all;
+	struct tsa_tidlist tl;
+	int bad = 0, n = 0;
+
+	if (tsa_read_all(&all)) {
+		tap(0, "allsum: read /proc/tsa/all: %s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < all.n; i++)
+		if (tsa_sum(&all.t[i]) != all.t[i].elapsed && bad++ < 5)
+			printf("# tid %d pid %d: sum %llu != elapsed %llu\n",
+			       all.t[i].tid, all.t[i].pid,
+			       (unsigned long long)tsa_sum(&all.t[i]),
+			       (unsigned long long)all.t[i].elapsed);
+	tap(all.n > 10 && bad == 0,
+	    "allsum: every line of /proc/tsa/all sums to elapsed (%zu lines, %d bad)",
+	    all.n, bad);
+	tsa_free_all(&all);
+	bad = 0;
+	if (tsa_list_tids(&tl) == 0) {
+		for (size_t i = 0; i < tl.n; i++) {
+			struct tsa_thread t;
+
+			if (tsa_read_thread(tl.tid[i], &t))
+				continue;	/* exited meanwhile */
+			n++;
+			bad += tsa_sum(&t) != t.elapsed;
+		}
+		free(tl.tid);
+	}
+	tap(n > 10 && bad == 0,
+	    "allsum: every /proc/tsa/<tid> sums to elapsed (%d threads, %d bad)",
+	    n, bad);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "lck", test_lck },
+	{ "klk", test_klk },
+	{ "iow", test_iow },
+	{ "dfl", test_dfl },
+	{ "tfl", test_tfl },
+	{ "apg", test_apg },
+	{ "idl", test_idl },
+	{ "sig", test_sig },
+	{ "trp-off", test_trp_off },
+	{ "trp-on", test_trp_on },
+	{ "degraded", test_degraded_list },
+	{ "degraded-work", test_degraded_work },
+	{ "allsum", test_allsum },
+};
+
+int main(int argc, char **argv)
+{
+	int j, first = 1, named = 0;
+	uint64_t t0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "--text-child"))
+		return text_child();
+	if (argc > 2 && !strcmp(argv[1], "--first")) {
+		first = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	test_no = first - 1;
+	for (j = 1; j < argc; j++) {
+		size_t i;
+
+		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+			if (!strcmp(argv[j], tests[i].name))
+				break;
+		if (i == sizeof(tests) / sizeof(tests[0])) {
+			fprintf(stderr, "tsa-wtest: no test '%s'\n", argv[j]);
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int run = argc < 2;
+
+		for (j = 1; j < argc; j++)
+			run |= !strcmp(argv[j], tests[i].name);
+		if (!run)
+			continue;
+		named++;
+		t0 = now_ns();
+		printf("# %s\n", tests[i].name);
+		tests[i].fn();
+		printf("# %s took %.1f s\n", tests[i].name,
+		       (now_ns() - t0) / 1e9);
+	}
+	printf("# tsa-wtest: %d passed, %d failed\n",
+	       test_no - (first - 1) - failures, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,150 @@
+#!/bin/bash
+# Guest side of the "why a thread waits" tests (run by run-wait-tests.sh
+# through tests/guest-run, with tsa.ko already loaded with default params).
+#
+#   wait-tests.sh TSA_KO TSA_WTEST [TEST...]
+#
+# Disks: /dev/vda ext4 (data file + a copy of tsa-wtest, made on the host),
+# /dev/vdb raw scratch for swap. Sets up the mount, swap, a memory-limited
+# cgroup v2 for APG, then runs tsa-wtest in three module configurations,
+# reloading tsa.ko in between (one boot instead of three):
+#   1. defaults            lck klk iow dfl tfl apg idl sig trp-off degraded allsum
+#   2. interrupts=1        trp-on degraded allsum
+#   3. faults=0 locks=0 syscalls=0   degraded degraded-work allsum
+# TAP numbering continues across them; the plan comes last. Exit status:
+# non-zero if any test failed or setup broke.
+# TSA_WAIT_SWAP=disk|zram picks the swap device (default disk: see test_apg);
+# TSA_APG_LIMIT (16M), TSA_APG_MB (24), TSA_APG_TOUCHES (500) size it.
+set -u
+ko=$1 wtest=$2
+shift 2
+only=("$@")
+
+dir=/mnt/tsa-wait
+cg=/sys/fs/cgroup/tsa-apg
+swap=${TSA_WAIT_SWAP:-disk}
+n=0 failed=0
+
+say() { echo "# $*"; }
+# A setup step that fails is a failed test of its own, so TAP shows it.
+setup() {
+	local what=$1
+	shift
+	local out
+	if out=$("$@" 2>&1); then return 0; fi
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - setup: $what failed: $(echo "$out" | tr '\n' ' ')"
+	return 1
+}
+
+want() {	# the tests of a phase that were asked for (all if none)
+	local t o
+	for t in "$@"; do
+		if [ ${#only[@]} -eq 0 ]; then echo "$t"; continue; fi
+		for o in "${only[@]}"; do [ "$o" != "$t" ] || echo "$t"; done
+	done
+}
+
+run() {	# run tsa-wtest, continuing the numbering
+	local tests=("$@") out rc
+	[ ${#tests[@]} -gt 0 ] || return 0
+	out=$(mktemp)
+	"$wtest" --first $((n + 1)) "${tests[@]}" | tee "$out"
+	rc=${PIPESTATUS[0]}
+	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$out")))
+	failed=$((failed + $(grep -cE '^not ok [0-9]+' "$out")))
+	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
+		n=$((n + 1)) failed=$((failed + 1))
+		echo "not ok $n - tsa-wtest ${tests[*]} exited with $rc"
+	fi
+	rm -f "$out"
+}
+
+reload() {
+	say "reloading tsa.ko $*"
+	setup "rmmod tsa" rmmod tsa || return 1
+	setup "insmod tsa.ko $*" insmod "$ko" "$@" || return 1
+}
+
+# --- setup ---
+mkdir -p "$dir"
+disk_ok=0
+# The kernel's own module loading runs /sbin/modprobe in the initramfs,
+# not in this chroot: load what is needed by hand.
+#
+# Both disks sit behind dm-delay: under TCG QEMU completes a request before
+# the slow vCPU gets round to sleeping for it, so without a device latency
+# most page-ins and swap-ins would never sleep at all.
+dm_delay() {	# NAME DEV READ_MS WRITE_MS
+	local sectors
+	sectors=$(blockdev --getsz "$2") &&
+	dmsetup create --noudevsync "$1" --table \
+		"0 $sectors delay $2 0 $3 $2 0 $4" &&
+	dmsetup mknodes "$1"
+}
+setup "modprobe ext4 dm-delay" modprobe -a ext4 dm-delay &&
+setup "dm-delay on /dev/vda" dm_delay tsa-disk /dev/vda "${TSA_DISK_DELAY_MS:-1}" "${TSA_DISK_DELAY_MS:-1}" &&
+setup "mount /dev/vda on $dir" mount -t ext4 /dev/mapper/tsa-disk "$dir" && disk_ok=1
+export TSA_WAIT_DIR=$dir
+
+# APG: swap on /dev/vdb behind dm-delay (TSA_APG_DELAY_MS), so that a
+# swap-in is a read the thread sleeps for. zram (TSA_WAIT_SWAP=zram) reads
+# synchronously on CPU: no swap-in sleep at all, see test_apg.
+swap_on() {
+	case $swap in
+	zram)
+		modprobe zram num_devices=1 &&
+		echo 256M >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ;;
+	disk)
+		modprobe dm-delay &&
+		dm_delay tsa-slow /dev/vdb "${TSA_APG_DELAY_MS:-2}" 0 &&
+		mkswap /dev/mapper/tsa-slow >/dev/null &&
+		swapon /dev/mapper/tsa-slow ;;
+	esac &&
+	# One page per swap-in, no readahead: each swap-in is one synchronous
+	# read (swap_readpage(synchronous)), inside delay accounting's bracket.
+	sysctl -qw vm.page-cluster=0
+}
+cgroup_on() {
+	grep -qw memory /sys/fs/cgroup/cgroup.controllers &&
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
+	mkdir -p "$cg" && echo "${TSA_APG_LIMIT:-16M}" >"$cg/memory.max"
+}
+apg_ok=0
+if [ -n "$(want apg)" ]; then
+	setup "swap on $swap" swap_on && setup "cgroup $cg" cgroup_on && apg_ok=1
+fi
+export TSA_APG_CGROUP=$cg
+# Delay accounting (taskstats) is what IOW and APG are compared with.
+sysctl -qw kernel.task_delayacct=1 2>/dev/null
+
+# --- phase 1: default parameters ---
+p1=(lck klk idl sig)
+[ $disk_ok = 1 ] && p1+=(iow dfl tfl)
+[ $apg_ok = 1 ] && p1+=(apg)
+p1+=(trp-off degraded allsum)
+say "phase 1: tsa.ko with default parameters"
+TSA_EXPECT_DEGRADED=TRP run $(want "${p1[@]}")
+
+# --- phase 2: interrupts=1 ---
+if [ -n "$(want trp-on)" ]; then
+	say "phase 2: interrupts=1"
+	reload interrupts=1 &&
+	TSA_EXPECT_DEGRADED=- run $(want trp-on degraded allsum)
+fi
+
+# --- phase 3: the optional hooks off ---
+if [ -n "$(want degraded-work)" ]; then
+	say "phase 3: faults=0 locks=0 syscalls=0"
+	reload faults=0 locks=0 syscalls=0 &&
+	TSA_EXPECT_DEGRADED="SYS TRP TFL DFL KFL APG KLK SCL MINF MAJF" \
+		run $(want degraded degraded-work allsum)
+fi
+
+# --- teardown (guest-run unloads tsa.ko afterwards) ---
+[ $apg_ok = 0 ] || { rmdir "$cg" 2>/dev/null; swapoff -a; dmsetup remove tsa-slow 2>/dev/null; }
+[ $disk_ok = 0 ] || { umount "$dir"; dmsetup remove tsa-disk 2>/dev/null; }
+echo "1..$n"
+say "wait-tests: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Build (once, cached) a small debug kernel with KUnit from linux-source-6.1,
+# build the project's KUnit module against it, run it in QEMU through
+# tests/guest-run and turn the KTAP results into a pass/fail summary.
+#
+#   tests/kunit.sh [--timeout SECS] [--src DIR]  build if needed, run KUnit
+#   tests/kunit.sh --build-only                   only make sure the kernel is built
+#   tests/kunit.sh --print-kdir                   build if needed, print the kernel
+#                                                 build tree (for make -C ... M=)
+#   tests/kunit.sh --print-bzimage                build if needed, print the bzImage
+#
+# --src DIR: build the KUnit module(s) from DIR (a directory with a Kbuild)
+# instead of the repo's Kbuild + module/. Every *_kunit.ko built is loaded.
+# Environment: TSA_CACHE (default ~/.cache/tsa), JOBS (default nproc).
+set -euo pipefail
+
+TSA_PROG=kunit.sh
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit "${1:-0}"; }
+
+mode=run
+timeout=900
+src=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-only) mode=build ;;
+	--print-kdir) mode=kdir ;;
+	--print-bzimage) mode=bzimage ;;
+	--timeout) timeout=$2; shift ;;
+	--src) src=$(cd "$2" && pwd); shift ;;
+	-h|--help) usage 0 ;;
+	*) tsa_log "unknown argument: $1"; usage 2 >&2 ;;
+	esac
+	shift
+done
+
+tarball=/usr/src/linux-source-6.1.tar.xz
+fragment=$TSA_TESTS_DIR/kconfig/debug.config
+[ -r "$tarball" ] || tsa_die "$tarball missing: run tests/deps.sh"
+src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+jobs=${JOBS:-$(nproc)}
+
+# The cache key covers everything that changes the built kernel: the source
+# package version, the config fragment, the compiler and this build recipe.
+recipe=3
+key=$({ echo "recipe $recipe"; echo "$src_version"; cat "$fragment"; gcc --version | head -n 1; } |
+	sha256sum | cut -c1-12)
+srcdir=$TSA_CACHE/linux-source-6.1
+kdir=$TSA_CACHE/kernel-$key
+bzimage=$kdir/arch/x86/boot/bzImage
+
+# Unpack the source once (shared by every config); kernels build with O= so
+# the source tree stays clean. A stamp records which package version it is.
+ensure_source() {
+	local stamp=$srcdir/.tsa-source-version upstream tmp
+	[ "$(cat "$stamp" 2>/dev/null)" = "$src_version" ] && return 0
+	upstream=${src_version%%-*}
+	if [ -f "$srcdir/Makefile" ] && [ ! -e "$stamp" ] &&
+	   [ "$(make -s -C "$srcdir" kernelversion 2>/dev/null)" = "$upstream" ]; then
+		# An earlier unpack without our stamp (same version): adopt it.
+		echo "$src_version" >"$stamp"
+		return 0
+	fi
+	tsa_log "unpacking $tarball into $srcdir"
+	tmp=$(mktemp -d "$TSA_CACHE/.unpack.XXXXXX")
+	tar -C "$tmp" -xf "$tarball"
+	echo "$src_version" >"$tmp/linux-source-6.1/.tsa-source-version"
+	rm -rf "$srcdir"
+	mv "$tmp/linux-source-6.1" "$srcdir"
+	rmdir "$tmp"
+}
+
+# Every option the fragment sets must survive olddefconfig; a silently
+# dropped option (unmet dependency) would give a kernel that misses tests.
+check_config() {
+	local line opt bad=0
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF -- "$line" "$kdir/.config" ||
+				{ tsa_log "config: wanted $line, got: $(grep -E "^(# )?${line%%=*}[= ]" "$kdir/.config" || echo unset)"; bad=1; } ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#"# "}; opt=${opt%% *}
+			! grep -q "^$opt=" "$kdir/.config" ||
+				{ tsa_log "config: wanted $opt off, got: $(grep "^$opt=" "$kdir/.config")"; bad=1; } ;;
+		esac
+	done <"$fragment"
+	return "$bad"
+}
+
+build_kernel() {
+	local log=$kdir/build.log start end
+	mkdir -p "$kdir"
+	: >"$log"
+	start=$(date +%s)
+	tsa_log "building debug kernel in $kdir (log: $log)"
+	{
+		make -C "$srcdir" O="$kdir" tinyconfig &&
+		(cd "$srcdir" && scripts/kconfig/merge_config.sh -m -O "$kdir" "$kdir/.config" "$fragment") &&
+		make -C "$srcdir" O="$kdir" olddefconfig
+	} >>"$log" 2>&1 || { tail -n 30 "$log" >&2; tsa_die "kernel configuration failed"; }
+	check_config || tsa_die "config fragment $fragment not applied (see above)"
+	make -C "$srcdir" O="$kdir" -j"$jobs" bzImage modules >>"$log" 2>&1 ||
+		{ tail -n 40 "$log" >&2; tsa_die "kernel build failed (log: $log)"; }
+	end=$(date +%s)
+	touch "$kdir/.tsa-built"
+	tsa_log "kernel built in $((end - start)) s: $bzimage"
+}
+
+ensure_kernel() {
+	mkdir -p "$TSA_CACHE"
+	[ -f "$kdir/.tsa-built" ] && [ -f "$bzimage" ] && return 0
+	# Serialise concurrent callers (CI jobs, other test scripts).
+	exec 9>"$kdir.lock"
+	flock 9
+	if [ ! -f "$kdir/.tsa-built" ] || [ ! -f "$bzimage" ]; then
+		ensure_source
+		build_kernel
+	fi
+	flock -u 9
+	exec 9>&-
+}
+
+ensure_kernel
+case $mode in
+build) exit 0 ;;
+kdir) echo "$kdir"; exit 0 ;;
+bzimage) echo "$bzimage"; exit 0 ;;
+esac
+
+# --- build the KUnit module(s) out of a scratch copy of the sources ---
+out=$TSA_REPO_DIR/tests/out/kunit
+moddir=$out/src
+rm -rf "$moddir"
+mkdir -p "$moddir"
+if [ -n "$src" ]; then
+	cp -a "$src/." "$moddir/"
+else
+	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$moddir/"
+fi
+# Objects from a build against another kernel must not leak in.
+find "$moddir" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
+	-o -name modules.order -o -name Module.symvers \) -delete
+tsa_log "building KUnit module(s) against $kdir"
+if ! make -C "$kdir" M="$moddir" -j"$jobs" modules >"$out/build.log" 2>&1; then
+	cat "$out/build.log" >&2
+	tsa_die "module build failed"
+fi
+mapfile -t kos < <(find "$moddir" -name '*_kunit.ko' | sort)
+[ ${#kos[@]} -gt 0 ] || tsa_die "no *_kunit.ko built in $moddir (is CONFIG_KUNIT handled in Kbuild?)"
+
+# --- run: the suites run at insmod; debugfs keeps each suite's KTAP ---
+modargs=()
+for ko in "${kos[@]}"; do modargs+=(--module "$ko"); done
+ktap=$out/results.ktap
+set +e
+# TAINT_TEST (N, 262144) is expected: loading a KUnit module sets it.
+"$TSA_TESTS_DIR/guest-run" --kernel "$bzimage" --timeout "$timeout" --allow-taint 262144 \
+	"${modargs[@]}" -- /bin/sh -c 'cat /sys/kernel/debug/kunit/*/results' >"$ktap"
+grc=$?
+set -e
+
+# KTAP from debugfs: "    # Subtest: suite" then per case "    ok N name"
+# (4-space indent; deeper lines are parameterised sub-cases, counted through
+# their parent case). "# SKIP" cases count as passed and are listed.
+awk '
+	/^    # Subtest: / { suite = $3; next }
+	/^    (not )?ok [0-9]+ / {
+		line = substr($0, 5)
+		bad = (line ~ /^not ok/)
+		sub(/^(not )?ok [0-9]+ /, "", line)
+		name = line; skip = ""
+		if (name ~ / # SKIP/) { skip = name; sub(/ # SKIP.*/, "", name); sub(/.* # SKIP/, " # SKIP", skip) }
+		n++
+		printf "%sok %d - %s.%s%s\n", bad ? "not " : "", n, suite, name, skip
+		if (bad) f++; else p++
+	}
+	END { printf "kunit: %d passed, %d failed\n", p, f }
+' "$ktap" | tee "$out/summary.txt"
+
+read -r passed failed < <(sed -n 's/^kunit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/summary.txt")
+if [ "$grc" -ne 0 ]; then
+	tsa_log "FAIL: guest run failed (exit $grc); raw KTAP in $ktap"
+	exit 1
+fi
+if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
+	tsa_log "FAIL: no KUnit case ran; raw KTAP in $ktap"
+	exit 1
+fi
+[ "$failed" -eq 0 ] || { tsa_log "FAIL: $failed KUnit case(s) failed; raw KTAP in $ktap"; exit 1; }
+exit 0
