@@ -55,45 +55,11 @@
 
 #include "tsa-read.h"
 
-static int test_no;
-static int failures;
 static const char *prstat_path;
 
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 static double mono_s(void)
 {
@@ -103,10 +69,6 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 static const char *errname(int e)
 {

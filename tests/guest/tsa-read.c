@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsers for /proc/tsa files and the kernel's own books, for tests. */
+/*
+ * The guest tests' library: parsers for /proc/tsa files and the kernel's
+ * own books, TAP output and small helpers.
+ */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -8,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/genetlink.h>
@@ -576,4 +583,56 @@ out:
 	close(fd);
 	errno = e;
 	return ret;
+}
+
+int test_no;
+int failures;
+
+void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
+double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+double gap(uint64_t a, uint64_t b)
+{
+	double d = (double)a - (double)b;
+
+	return b ? 100.0 * (d < 0 ? -d : d) / (double)b : (a ? 100.0 : 0.0);
+}
+
+void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }

@@ -80,4 +80,15 @@ int tsa_read_debugfs_degraded(uint32_t *bits);
 int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
 			  uint64_t *events);
 
+/* Shared by the guest test programs: TAP output and small helpers. */
+extern int test_no;		/* TAP number of the last test */
+extern int failures;
+void tap(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+pid_t gettid_(void);
+void pin(int cpu);			/* this thread on one CPU only */
+double pct(uint64_t part, uint64_t whole);
+double gap(uint64_t a, uint64_t b);	/* |a - b| / b, in percent */
+void sleep_ms(long ms);
+
 #endif

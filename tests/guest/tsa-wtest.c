@@ -43,48 +43,12 @@
 
 #include "tsa-read.h"
 
-static int test_no;
-static int failures;
 
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 /* |a - b| relative to b, in percent. */
-static double gap(uint64_t a, uint64_t b)
-{
-	double d = (double)a - (double)b;
 
-	return b ? 100.0 * (d < 0 ? -d : d) / (double)b : (a ? 100.0 : 0.0);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 static uint64_t now_ns(void)
 {
@@ -94,14 +58,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
 
 static const char *env_or(const char *name, const char *def)
 {
