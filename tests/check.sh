@@ -26,6 +26,7 @@ suites=(
 	waits		"tests/guest/run-wait-tests.sh"
 	prstat		"tests/guest/run-prstat-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"
+	rt		"tests/guest/run-rt-tests.sh"
 	debug		"tests/guest/run-debug-kernel.sh"
 	packaging	"tests/packaging.sh"
 )

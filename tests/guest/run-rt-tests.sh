@@ -1,0 +1,23 @@
+#!/bin/bash
+# PREEMPT_RT suite: tsa.ko built for Debian's RT kernel, the engine tests
+# (under RT's sleeping spinlocks and threaded interrupts) and the
+# load/unload churn, on that kernel.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TSA_PROG=rt
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+kver=$(tsa_kernels_of_flavour rt-amd64 | tail -n 1)
+[ -n "$kver" ] || tsa_die "no PREEMPT_RT kernel installed (linux-image-rt-amd64)"
+src=tests/out/rt/src
+rm -rf "$src" && mkdir -p "$src"
+cp -a Kbuild module "$src/"
+make -s -C "/lib/modules/$kver/build" M="$PWD/$src" TSA_WERROR=y modules \
+	>tests/out/rt/build.log 2>&1 || { cat tests/out/rt/build.log; exit 1; }
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
+	tests/guest/tsa-gtest.c tests/guest/tsa-read.c
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
+	-- tests/out/tsa-gtest
+tests/guest-run --kernel "$kver" -- \
+	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
