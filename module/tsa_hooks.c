@@ -68,6 +68,23 @@ enum tsa_event {
 
 static DEFINE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
 static DEFINE_PER_CPU(int, tsa_trap_depth);
+/*
+ * The record of the task each CPU switched in last, i.e. of its current
+ * task: saves a hash lookup on the hottest paths (syscalls, faults,
+ * interrupts). Only sched_switch writes it, for next, so it can never
+ * point at a record freed under a running task.
+ */
+static DEFINE_PER_CPU(struct tsa_thread *, tsa_current);
+
+/* Caller runs with preemption off. */
+static struct tsa_thread *tsa_thread_current(void)
+{
+	struct tsa_thread *th = this_cpu_read(tsa_current);
+
+	if (likely(th && th->key == current))
+		return th;
+	return tsa_thread_find(current);
+}
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
 
@@ -158,6 +175,7 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 					       smp_processor_id()));
 		tsa_thread_write_end(th, flags);
 	}
+	this_cpu_write(tsa_current, th);
 }
 TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
 
@@ -265,7 +283,7 @@ static void tsa_syscall(enum tsa_event ev)
 	unsigned long flags;
 
 	tsa_event(ev);
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return;
 	tsa_thread_write_begin(th, flags);
@@ -310,7 +328,7 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	unsigned long flags;
 
 	tsa_event(TSA_EV_FAULT);
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return 1;	/* no return probe for untracked tasks */
 	d->flags = regs_get_kernel_argument(regs, 2);
@@ -329,7 +347,7 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	struct tsa_thread *th;
 	unsigned long flags;
 
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return 0;
 	tsa_thread_write_begin(th, flags);
@@ -354,7 +372,7 @@ static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 	unsigned long flags;
 
 	tsa_event(TSA_EV_SWAPIN);
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT))
 		return 0;
 	tsa_thread_write_begin(th, flags);
@@ -383,7 +401,7 @@ static TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
 	if (flags & LCB_F_SPIN)
 		return;
 	tsa_event(TSA_EV_CONTENTION);
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return;
 	tsa_thread_write_begin(th, irqf);
@@ -398,7 +416,7 @@ static TSA_PROBE_CONTENTION_END(tsa_contention_end)
 	struct tsa_thread *th;
 	unsigned long flags;
 
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th || READ_ONCE(th->klock) != lock)
 		return;
 	tsa_event(TSA_EV_CONTENTION_END);
@@ -430,7 +448,7 @@ static void tsa_trap(bool enter, enum tsa_event ev)
 		if (depth)
 			return;
 	}
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return;
 	tsa_thread_write_begin(th, flags);
@@ -471,7 +489,7 @@ static TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver)
 	unsigned long flags;
 
 	tsa_event(TSA_EV_SIGNAL);
-	th = tsa_thread_find(current);
+	th = tsa_thread_current();
 	if (!th)
 		return;
 	tsa_thread_write_begin(th, flags);

@@ -68,13 +68,15 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 		return false;
 	if (a->flags & TSA_F_PROVISIONAL) {
 		u64 count[TSA_NR_COUNTERS];
-		u8 keep = a->flags & ~TSA_F_PROVISIONAL;
+		u8 keep = a->flags & ~TSA_F_PROVISIONAL, ctx = a->ctx;
 		s32 cpu = a->last_cpu;
 
+		/* Counters and context seen meanwhile stay. */
 		memcpy(count, a->count, sizeof(count));
 		tsa_acct_init(a, now, s, keep);
 		memcpy(a->count, count, sizeof(count));
 		a->last_cpu = cpu;
+		a->ctx = ctx;
 		return false;
 	}
 	tsa_acct_charge(a, now);

@@ -8,18 +8,20 @@ set -u
 ko=$1
 bench=$2
 prstat=$3
-reps=3
+reps=5
 configs=("off" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
 tests=("pipe" "syscall" "fault" "futex")
 declare -A best
 
+# Everything on one CPU: a ping-pong across CPUs would mostly measure how
+# fast an emulated idle CPU wakes up, not the cost of a context switch.
 run_one() { # test -> ns per op
 	case $1 in
-	pipe) perf bench sched pipe -l 10000 2>/dev/null |
+	pipe) taskset -c 1 perf bench sched pipe -l 10000 2>/dev/null |
 		awk '/usecs\/op/ { printf "%.1f\n", $1 * 1000 }' ;;
-	syscall) "$bench" syscall 100000 ;;
-	fault) "$bench" fault 10000 ;;
-	futex) "$bench" futex 10000 ;;
+	syscall) taskset -c 1 "$bench" syscall 100000 ;;
+	fault) taskset -c 1 "$bench" fault 10000 ;;
+	futex) taskset -c 1 "$bench" futex 10000 ;;
 	esac
 }
 
@@ -48,6 +50,7 @@ done
 
 echo
 echo "Overhead of tsa (best of $reps, ns per operation; ratio = with / without)"
+echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 printf '%-13s' "config"
 for t in "${tests[@]}"; do printf ' %18s' "$t"; done
 echo
