@@ -312,6 +312,40 @@ static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
 
 /*
+ * kprobe handlers run from the int3 trap when the probe cannot go through
+ * ftrace, and the kernel counts that trap as NMI: there a lock may only be
+ * tried, never waited for (lockdep checks nothing else in NMI either, so
+ * the seqcount is bumped without its annotation). A failed try is counted
+ * and the event dropped whole; it cannot deadlock because no record lock
+ * is ever held where the probed functions run.
+ */
+static atomic64_t tsa_probe_misses = ATOMIC64_INIT(0);
+
+static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags)
+{
+	if (!in_nmi()) {
+		raw_spin_lock_irqsave(&th->lock, *flags);
+		write_seqcount_begin(&th->seq);
+		return true;
+	}
+	if (!raw_spin_trylock_irqsave(&th->lock, *flags)) {
+		atomic64_inc(&tsa_probe_misses);
+		return false;
+	}
+	raw_write_seqcount_begin(&th->seq);
+	return true;
+}
+
+static void tsa_probe_write_end(struct tsa_thread *th, unsigned long flags)
+{
+	if (!in_nmi())
+		write_seqcount_end(&th->seq);
+	else
+		raw_write_seqcount_end(&th->seq);
+	raw_spin_unlock_irqrestore(&th->lock, flags);
+}
+
+/*
  * Page faults: a kretprobe on handle_mm_fault(), whose entry and return
  * are the exact boundaries of the fault. The instance data carries the
  * context of an outer fault back to the return.
@@ -332,10 +366,11 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!th)
 		return 1;	/* no return probe for untracked tasks */
 	d->flags = regs_get_kernel_argument(regs, 2);
-	tsa_thread_write_begin(th, flags);
+	if (!tsa_probe_write_begin(th, &flags))
+		return 1;	/* not followed: no half a fault */
 	tsa_clamped(tsa_acct_fault_enter(&th->acct, tsa_clock(),
 					 tsa_fault_kind(d->flags), &d->saved));
-	tsa_thread_write_end(th, flags);
+	tsa_probe_write_end(th, flags);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_fault_entry);
@@ -348,12 +383,11 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	unsigned long flags;
 
 	th = tsa_thread_current();
-	if (!th)
+	if (!th || !tsa_probe_write_begin(th, &flags))
 		return 0;
-	tsa_thread_write_begin(th, flags);
 	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
 					d->flags, regs_return_value(regs)));
-	tsa_thread_write_end(th, flags);
+	tsa_probe_write_end(th, flags);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_fault_return);
@@ -373,11 +407,11 @@ static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	tsa_event(TSA_EV_SWAPIN);
 	th = tsa_thread_current();
-	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT))
+	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT) ||
+	    !tsa_probe_write_begin(th, &flags))
 		return 0;
-	tsa_thread_write_begin(th, flags);
 	th->acct.ctx |= TSA_C_SWAP;
-	tsa_thread_write_end(th, flags);
+	tsa_probe_write_end(th, flags);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_swapin_pre);
@@ -794,6 +828,8 @@ void tsa_hooks_show(struct seq_file *m)
 			   *h->enabled, total[h->ev]);
 	}
 	seq_printf(m, "fault_probe_missed %d\n", tsa_fault_probe.nmissed);
+	seq_printf(m, "probe_lock_misses %lld\n",
+		   atomic64_read(&tsa_probe_misses));
 	seq_printf(m, "seeded %lld\n", atomic64_read(&tsa_seeded));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
 }
