@@ -594,14 +594,28 @@ static void test_dfl(void)
 		if (f)
 			fclose(f);
 	}
-	/* Faults that sleep must not turn sleep into on-CPU time. */
+	/*
+	 * Faults that sleep must not turn sleep into on-CPU time: one such
+	 * sleep on this disk is a millisecond or more. The two books also
+	 * differ, by design, at every switch: tsa charges the scheduler's
+	 * own run up to the switch to the thread leaving the CPU, schedstat
+	 * to nobody. Under emulation that is up to ~20 us a switch, so a
+	 * thread switching ~1000 times a second may differ by 2 %: the
+	 * check allows 2 % or 25 us a switch, and prints both.
+	 */
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
-	tap(gap(cpu, ss.oncpu) < 2.0,
-	    "dfl: USR+SYS within 2%% of schedstat on-CPU time (expected %llu, saw %llu = USR %llu + SYS %llu, gap %.2f%%; %llu USR / %llu SYS entries)",
-	    (unsigned long long)ss.oncpu, (unsigned long long)cpu,
-	    (unsigned long long)t.ns[TSA_USR], (unsigned long long)t.ns[TSA_SYS],
-	    gap(cpu, ss.oncpu), (unsigned long long)t.entries[TSA_USR],
-	    (unsigned long long)t.entries[TSA_SYS]);
+	{
+		uint64_t sw = t.counters[TSA_VCX] + t.counters[TSA_ICX];
+		double per_sw = sw ? (cpu > ss.oncpu ? cpu - ss.oncpu :
+				      ss.oncpu - cpu) / (double)sw : 0;
+
+		tap(gap(cpu, ss.oncpu) < 2.0 || per_sw < 25000,
+		    "dfl: USR+SYS within 2%% of schedstat on-CPU time or 25 us a switch (expected %llu, saw %llu = USR %llu + SYS %llu, gap %.2f%%, %.1f us a switch over %llu switches)",
+		    (unsigned long long)ss.oncpu, (unsigned long long)cpu,
+		    (unsigned long long)t.ns[TSA_USR],
+		    (unsigned long long)t.ns[TSA_SYS], gap(cpu, ss.oncpu),
+		    per_sw / 1000, (unsigned long long)sw);
+	}
 	check_sum(&t, "dfl: toucher");
 }
 
