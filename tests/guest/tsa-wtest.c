@@ -597,11 +597,14 @@ static void test_dfl(void)
 	/*
 	 * Faults that sleep must not turn sleep into on-CPU time: one such
 	 * sleep on this disk is a millisecond or more. The two books also
-	 * differ, by design, at every switch: tsa charges the scheduler's
-	 * own run up to the switch to the thread leaving the CPU, schedstat
-	 * to nobody. Under emulation that is up to ~20 us a switch, so a
-	 * thread switching ~1000 times a second may differ by 2 %: the
-	 * check allows 2 % or 25 us a switch, and prints both.
+	 * differ, by design, at every switch: schedstat stamps both sides
+	 * with the rq clock read when the scheduler was entered, tsa at the
+	 * switch itself, so the scheduler's own run before the switch is
+	 * the leaving thread's in tsa and the arriving one's in schedstat.
+	 * Blocking makes that run longer on the way out than on the way in;
+	 * under emulation the difference reaches ~20 us a switch, 2 % for a
+	 * thread switching ~1000 times a second: the check allows 2 % or
+	 * 25 us a switch, and prints both.
 	 */
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
 	{
