@@ -595,16 +595,17 @@ static void test_dfl(void)
 			fclose(f);
 	}
 	/*
-	 * Faults that sleep must not turn sleep into on-CPU time: one such
-	 * sleep on this disk is a millisecond or more. The two books also
-	 * differ, by design, at every switch: schedstat stamps both sides
-	 * with the rq clock read when the scheduler was entered, tsa at the
-	 * switch itself, so the scheduler's own run before the switch is
-	 * the leaving thread's in tsa and the arriving one's in schedstat.
-	 * Blocking makes that run longer on the way out than on the way in;
-	 * under emulation the difference reaches ~20 us a switch, 2 % for a
-	 * thread switching ~1000 times a second: the check allows 2 % or
-	 * 25 us a switch, and prints both.
+	 * Faults that sleep must not turn sleep into on-CPU time: each such
+	 * sleep on this disk (dm-delay) is a millisecond or more. The two
+	 * books also differ, by design, at every switch: schedstat stamps
+	 * both sides with the rq clock read when the scheduler was entered,
+	 * tsa at the switch itself, so the scheduler's own run before the
+	 * switch is the leaving thread's in tsa and the arriving one's in
+	 * schedstat. Blocking makes that run longer on the way out (dequeue,
+	 * PSI, delay accounting); under emulation we measured 20-55 us a
+	 * switch, up to 2.4 % for this thread. So: within 2 %, or less than
+	 * 200 us a switch, a fifth of the smallest sleep that would be
+	 * miscounted; both are printed.
 	 */
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
 	{
@@ -612,8 +613,8 @@ static void test_dfl(void)
 		double per_sw = sw ? (cpu > ss.oncpu ? cpu - ss.oncpu :
 				      ss.oncpu - cpu) / (double)sw : 0;
 
-		tap(gap(cpu, ss.oncpu) < 2.0 || per_sw < 25000,
-		    "dfl: USR+SYS within 2%% of schedstat on-CPU time or 25 us a switch (expected %llu, saw %llu = USR %llu + SYS %llu, gap %.2f%%, %.1f us a switch over %llu switches)",
+		tap(gap(cpu, ss.oncpu) < 2.0 || per_sw < 200000,
+		    "dfl: USR+SYS within 2%% of schedstat on-CPU time or 200 us a switch (expected %llu, saw %llu = USR %llu + SYS %llu, gap %.2f%%, %.1f us a switch over %llu switches)",
 		    (unsigned long long)ss.oncpu, (unsigned long long)cpu,
 		    (unsigned long long)t.ns[TSA_USR],
 		    (unsigned long long)t.ns[TSA_SYS], gap(cpu, ss.oncpu),
