@@ -668,7 +668,9 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 		f |= TSA_F_IN_KERNEL;
 
 	tsa_thread_write_begin(th, flags);
-	if (th->acct.flags & TSA_F_PROVISIONAL) {
+	/* Not if an event came first, nor if the thread died meanwhile. */
+	if ((th->acct.flags & (TSA_F_PROVISIONAL | TSA_F_DEAD)) ==
+	    TSA_F_PROVISIONAL) {
 		if (READ_ONCE(t->on_cpu))
 			s = (f & TSA_F_IN_KERNEL) ? TSA_SYS : TSA_USR;
 		else if (state == TASK_RUNNING)
