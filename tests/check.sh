@@ -20,7 +20,7 @@ mkdir -p "$out"
 # name, then command; in the order they run (cheap and basic first).
 # The load/unload churn (tests/guest/run-churn-test.sh, and the --churn
 # parts of the rt and debug suites) is out of this list while the
-# intermittent hard lock it found is open: see README, Known issues.
+# intermittent crash it found is open: see README, Troubleshooting.
 suites=(
 	build		"tests/build.sh"
 	userspace	"make -s -C userspace WERROR=y test"

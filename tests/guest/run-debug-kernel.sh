@@ -18,7 +18,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 # Timing checks are for the stock kernel; here the point is the reports.
 tests/guest-run --kernel "$bz" --timeout 1200 --module "$src/tsa.ko" \
 	--modparams "interrupts=1" -- tests/out/tsa-gtest sleep syscalls stop entries all
-# The churn is opt-in while its intermittent hard lock is open (README).
+# The churn is opt-in while the crash it found is open (README).
 [ "${1:-}" = --churn ] || exit 0
 tests/guest-run --kernel "$bz" --timeout 1200 -- \
 	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
