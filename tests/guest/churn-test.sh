@@ -6,11 +6,12 @@
 # allocations and WARNs at unload on a leak), no new dmesg line but tsa's
 # own.
 #
-#   churn-test.sh TSA_KO CHURN_BINARY [ROUNDS]
+#   churn-test.sh TSA_KO CHURN_BINARY [ROUNDS [MODULE_PARAMS]]
 set -uo pipefail
 ko=$1
 churn=$2
 rounds=${3:-5}
+params=${4:-}
 n=0
 fails=0
 tap() {
@@ -23,8 +24,9 @@ dmesg >/tmp/dmesg.before
 churn_pid=$!
 sleep 1
 for r in $(seq 1 "$rounds"); do
-	insmod "$ko"
-	tap $? "round $r: insmod while threads churn"
+	# shellcheck disable=SC2086 # parameters are words
+	insmod "$ko" $params
+	tap $? "round $r: insmod ${params:+($params) }while threads churn"
 	# Readers racing with births, deaths and the unload.
 	for _ in 1 2 3; do
 		cat /proc/tsa/all >/dev/null
