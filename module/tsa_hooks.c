@@ -29,7 +29,7 @@
 #include "tsa_proc.h"
 #include "tsa_table.h"
 
-bool tsa_param_syscalls = true;
+static bool tsa_param_syscalls = true;
 module_param_named(syscalls, tsa_param_syscalls, bool, 0444);
 MODULE_PARM_DESC(syscalls,
 		 "Split on-CPU time exactly into USR and SYS and count SCL with the syscall tracepoints (costs every syscall the slow path; default 1). Off: user threads' on-CPU time is USR.");
@@ -618,7 +618,7 @@ static void tsa_find_tracepoint(struct tracepoint *tp, void *priv)
  * States (bits 0-15) and counters (bits 16-31) that no live hook can
  * tell apart on this kernel with these parameters.
  */
-u32 tsa_hooks_degraded(void)
+static u32 tsa_hooks_degraded(void)
 {
 	u32 lost = 0;
 	int i;
@@ -646,7 +646,7 @@ void tsa_hooks_show_degraded(struct seq_file *m)
 	seq_puts(m, lost ? "\n" : " -\n");
 }
 
-u64 tsa_hooks_clamps(void)
+static u64 tsa_hooks_clamps(void)
 {
 	return atomic64_read(&tsa_clamps);
 }

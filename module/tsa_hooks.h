@@ -12,11 +12,6 @@
 int tsa_hooks_init(void);
 void tsa_hooks_exit(void);
 void tsa_hooks_show(struct seq_file *m);
-u32 tsa_hooks_degraded(void);	/* states (bits 0-15), counters (16-31) */
 void tsa_hooks_show_degraded(struct seq_file *m);
-u64 tsa_hooks_clamps(void);
-
-/* Module parameters (read-only after load). */
-extern bool tsa_param_syscalls;
 
 #endif /* TSA_HOOKS_H */
