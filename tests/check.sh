@@ -18,9 +18,6 @@ out=tests/out
 mkdir -p "$out"
 
 # name, then command; in the order they run (cheap and basic first).
-# The load/unload churn (tests/guest/run-churn-test.sh, and the --churn
-# parts of the rt and debug suites) is out of this list while the
-# intermittent crash it found is open: see README, Troubleshooting.
 suites=(
 	build		"tests/build.sh"
 	userspace	"make -s -C userspace WERROR=y test"
@@ -28,6 +25,7 @@ suites=(
 	engine		"tests/guest/run-engine-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
 	prstat		"tests/guest/run-prstat-tests.sh"
+	churn		"tests/guest/run-churn-test.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	debug		"tests/guest/run-debug-kernel.sh"
 	packaging	"tests/packaging.sh"

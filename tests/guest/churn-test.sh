@@ -49,9 +49,12 @@ done
 wait "$churn_pid"
 tap $? "churn workload ran to completion"
 dmesg >/tmp/dmesg.after
+# "hrtimer: interrupt took N ns" is the emulator's pace (one host thread
+# for all vCPUs under --tcg-single, KASAN on the debug kernel), printed
+# once a boot; it is not a report.
 new=$(diff /tmp/dmesg.before /tmp/dmesg.after | sed -n 's/^> //p' |
 	grep -v -e 'tsa [0-9.]*: tracking threads' -e 'loading out-of-tree module taints kernel' \
-		-e 'module verification failed' || true)
+		-e 'module verification failed' -e 'hrtimer: interrupt took [0-9]* ns$' || true)
 tap $([ -z "$new" ] && echo 0 || echo 1) "no new dmesg lines but tsa's own"
 [ -z "$new" ] || printf '# %s\n' "$new"
 echo "churn: $((n - fails)) passed, $fails failed"

@@ -6,4 +6,5 @@ cd "$(dirname "$0")/../.."
 mkdir -p tests/out
 make -s module WERROR=y >/dev/null
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
-exec tests/guest-run "$@" -- bash tests/guest/churn-test.sh "$PWD/tsa.ko" "$PWD/tests/out/churn" 5
+# --tcg-single: see tests/guest-run (multi-threaded TCG runs stale patched text).
+exec tests/guest-run --tcg-single "$@" -- bash tests/guest/churn-test.sh "$PWD/tsa.ko" "$PWD/tests/out/churn" 5

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Debug suite: tsa.ko built for the debug kernel of tests/kunit.sh (KASAN,
 # lockdep, atomic-sleep checks, list debugging), then the engine tests on
-# it (and the load/unload churn with --churn). guest-run fails the run on
-# any report.
+# it, and the load/unload churn (single-threaded TCG: see tests/guest-run
+# --tcg-single). guest-run fails the run on any report.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 kdir=$(tests/kunit.sh --print-kdir)
@@ -18,7 +18,5 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 # Timing checks are for the stock kernel; here the point is the reports.
 tests/guest-run --kernel "$bz" --timeout 1200 --module "$src/tsa.ko" \
 	--modparams "interrupts=1" -- tests/out/tsa-gtest sleep syscalls stop entries all
-# The churn is opt-in while the crash it found is open (README).
-[ "${1:-}" = --churn ] || exit 0
-tests/guest-run --kernel "$bz" --timeout 1200 -- \
+tests/guest-run --tcg-single --kernel "$bz" --timeout 1200 -- \
 	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
