@@ -12,13 +12,14 @@
 # Without --tcg-single it crashed or hung within 1-10 rounds in each of our
 # runs; with it, 40 rounds passed. That is why the churn tests use it.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 single=
 [ "${1:-}" = --tcg-single ] && { single=--tcg-single; shift; }
 rounds=${1:-40}
 mkdir -p tests/out
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
-exec tests/guest-run $single --timeout 600 -- bash -c '
+# shellcheck disable=SC2016 # the script is for the guest shell
+exec tests/guest-run $single --timeout 240 -- bash -c '
 T=/sys/kernel/tracing
 mount -t tracefs none $T 2>/dev/null
 echo "r:tsarepro handle_mm_fault" >$T/kprobe_events || exit 1
