@@ -606,7 +606,9 @@ static void test_dfl(void)
 	 * an io_schedule() (page lock, readahead), and blkio delay stamps
 	 * each with ktime_get_ns() at the dequeue and at the wakeup, where
 	 * tsa stamps the switch and the wakeup. So the two must agree wait
-	 * for wait.
+	 * for wait: the same count, and the time within 2 % or 100 us a
+	 * wait (a tenth of one sleep on this disk; a wakeup from another CPU
+	 * waits for an IPI under emulation, seen up to 53 us a wait).
 	 *
 	 * schedstat is not an oracle here, only printed: with voluntary
 	 * preemption a wakeup that preempts this thread (it wakes the I/O
@@ -619,9 +621,12 @@ static void test_dfl(void)
 		uint64_t io = t.ns[TSA_DFL] + t.ns[TSA_IOW];
 		uint64_t n = t.entries[TSA_DFL] + t.entries[TSA_IOW];
 
+		double per = n ? (io > dl.blkio_ns ? io - dl.blkio_ns :
+				  dl.blkio_ns - io) / (double)n : 0;
+
 		tap(dl.blkio_n > 0 && n == dl.blkio_n &&
-		    gap(io, dl.blkio_ns) <= 2.0,
-		    "dfl: DFL+IOW equal delay accounting's blkio waits, within 2%% (expected %llu ns over %llu waits, saw %llu ns over %llu entries = DFL %llu/%llu + IOW %llu/%llu, gap %.3f%%)",
+		    (gap(io, dl.blkio_ns) <= 2.0 || per <= 100000),
+		    "dfl: DFL+IOW equal delay accounting's blkio waits, within 2%% or 100 us a wait (expected %llu ns over %llu waits, saw %llu ns over %llu entries = DFL %llu/%llu + IOW %llu/%llu, gap %.3f%%, %.1f us a wait)",
 		    (unsigned long long)dl.blkio_ns,
 		    (unsigned long long)dl.blkio_n, (unsigned long long)io,
 		    (unsigned long long)n,
@@ -629,7 +634,7 @@ static void test_dfl(void)
 		    (unsigned long long)t.entries[TSA_DFL],
 		    (unsigned long long)t.ns[TSA_IOW],
 		    (unsigned long long)t.entries[TSA_IOW],
-		    gap(io, dl.blkio_ns));
+		    gap(io, dl.blkio_ns), per / 1000);
 	}
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
 	tap(t.counters[TSA_VCX] == vol && t.counters[TSA_ICX] == invol,
