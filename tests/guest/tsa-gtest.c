@@ -34,15 +34,6 @@
 /* |a - b| relative to b, in percent. */
 
 
-/* Every read must sum exactly: check it wherever a thread is read. */
-static void check_sum(const struct tsa_thread *t, const char *what)
-{
-	uint64_t s = tsa_sum(t);
-
-	tap(s == t->elapsed, "%s: states sum to elapsed (expected %llu, saw %llu)",
-	    what, (unsigned long long)t->elapsed, (unsigned long long)s);
-}
-
 /* --- two spinners pinned to one CPU ----------------------------------- */
 
 static atomic_int spin_stop;
@@ -263,11 +254,7 @@ static void test_switch_counts(void)
 	    tsa_read_ctxt_switches(child, &vol, &invol)) {
 		tap(0, "switches: read: %s", strerror(errno));
 	} else {
-		tap(t.counters[TSA_VCX] == vol && t.counters[TSA_ICX] == invol,
-		    "switches: VCX/ICX equal the kernel's voluntary/nonvoluntary counts (expected %llu/%llu, saw %llu/%llu)",
-		    (unsigned long long)vol, (unsigned long long)invol,
-		    (unsigned long long)t.counters[TSA_VCX],
-		    (unsigned long long)t.counters[TSA_ICX]);
+		check_switches(&t, vol, invol, "switches");
 	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);

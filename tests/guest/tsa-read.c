@@ -629,6 +629,24 @@ double gap(uint64_t a, uint64_t b)
 	return b ? 100.0 * (d < 0 ? -d : d) / (double)b : (a ? 100.0 : 0.0);
 }
 
+void check_sum(const struct tsa_thread *t, const char *what)
+{
+	uint64_t s = tsa_sum(t);
+
+	tap(s == t->elapsed, "%s: states sum to elapsed (expected %llu, saw %llu)",
+	    what, (unsigned long long)t->elapsed, (unsigned long long)s);
+}
+
+void check_switches(const struct tsa_thread *t, uint64_t vol, uint64_t invol,
+		    const char *what)
+{
+	tap(t->counters[TSA_VCX] == vol && t->counters[TSA_ICX] == invol,
+	    "%s: VCX/ICX equal the kernel's voluntary/nonvoluntary switches (expected %llu/%llu, saw %llu/%llu)",
+	    what, (unsigned long long)vol, (unsigned long long)invol,
+	    (unsigned long long)t->counters[TSA_VCX],
+	    (unsigned long long)t->counters[TSA_ICX]);
+}
+
 void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

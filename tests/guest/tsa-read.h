@@ -90,5 +90,10 @@ void pin(int cpu);			/* this thread on one CPU only */
 double pct(uint64_t part, uint64_t whole);
 double gap(uint64_t a, uint64_t b);	/* |a - b| / b, in percent */
 void sleep_ms(long ms);
+/* Every read must sum exactly: check it wherever a thread is read. */
+void check_sum(const struct tsa_thread *t, const char *what);
+/* VCX/ICX against /proc/<tid>/status, read at the same rest point. */
+void check_switches(const struct tsa_thread *t, uint64_t vol, uint64_t invol,
+		    const char *what);
 
 #endif

@@ -155,14 +155,6 @@ static int read_or_fail(pid_t tid, struct tsa_thread *t, const char *what)
 	return -1;
 }
 
-static void check_sum(const struct tsa_thread *t, const char *what)
-{
-	uint64_t s = tsa_sum(t);
-
-	tap(s == t->elapsed, "%s: states sum to elapsed (expected %llu, saw %llu)",
-	    what, (unsigned long long)t->elapsed, (unsigned long long)s);
-}
-
 /*
  * The usual verdict: @state is the largest of @mask over the window and
  * takes at least @min_pct of @base (the window, or the sleep within it).
@@ -541,7 +533,7 @@ static void test_dfl(void)
 	char path[256];
 	struct tsa_thread t;
 	struct tsa_schedstat ss;
-	struct tsa_delays dl;
+	struct tsa_delays dl = { 0 };
 	uint64_t minf, majf, cpu, vol = 0, invol = 0;
 	pthread_t th;
 	struct win w;
@@ -558,12 +550,9 @@ static void test_dfl(void)
 	/* The toucher is parked on the gate: its counters are at rest. */
 	ok = !dfl.err && !tsa_read_thread(dfl.tid, &t) &&
 	     !tsa_read_faults(dfl.tid, &minf, &majf) &&
-	     !tsa_read_schedstat(dfl.tid, &ss);
-	if (ok) {
-		memset(&dl, 0, sizeof(dl));
-		ok = !tsa_read_ctxt_switches(dfl.tid, &vol, &invol) &&
-		     !tsa_read_delays(dfl.tid, &dl);
-	}
+	     !tsa_read_schedstat(dfl.tid, &ss) &&
+	     !tsa_read_ctxt_switches(dfl.tid, &vol, &invol) &&
+	     !tsa_read_delays(dfl.tid, &dl);
 	if (!ok)
 		tap(0, "dfl: toucher %d: %s", dfl.tid,
 		    strerror(dfl.err ? dfl.err : errno));
@@ -620,7 +609,6 @@ static void test_dfl(void)
 	{
 		uint64_t io = t.ns[TSA_DFL] + t.ns[TSA_IOW];
 		uint64_t n = t.entries[TSA_DFL] + t.entries[TSA_IOW];
-
 		double per = n ? (io > dl.blkio_ns ? io - dl.blkio_ns :
 				  dl.blkio_ns - io) / (double)n : 0;
 
@@ -637,11 +625,7 @@ static void test_dfl(void)
 		    gap(io, dl.blkio_ns), per / 1000);
 	}
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
-	tap(t.counters[TSA_VCX] == vol && t.counters[TSA_ICX] == invol,
-	    "dfl: VCX/ICX equal the kernel's voluntary/nonvoluntary switches (expected %llu/%llu, saw %llu/%llu)",
-	    (unsigned long long)vol, (unsigned long long)invol,
-	    (unsigned long long)t.counters[TSA_VCX],
-	    (unsigned long long)t.counters[TSA_ICX]);
+	check_switches(&t, vol, invol, "dfl");
 	printf("# dfl: on-CPU %llu (USR %llu SYS %llu), schedstat %llu (%+.2f%%); LAT %llu, schedstat run delay %llu\n",
 	       (unsigned long long)cpu, (unsigned long long)t.ns[TSA_USR],
 	       (unsigned long long)t.ns[TSA_SYS],
