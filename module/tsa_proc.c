@@ -232,6 +232,7 @@ struct tsa_row {
 	uid_t uid;
 	u32 flags;
 	u32 nr;			/* threads this row stands for */
+	u64 at;			/* the clock its numbers are measured at */
 	struct tsa_acct a;
 	char comm[TASK_COMM_LEN];
 };
@@ -275,6 +276,11 @@ static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
 		tsa_thread_read(th, all->now, &r->a);
 		if (r->a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))
 			continue;
+		/*
+		 * all->now, or the thread's last event if it came during
+		 * the copy: a snapshot charges up to it, never rewinds it.
+		 */
+		r->at = r->a.stamp;
 		tsa_row_fill(r, t, task_pid_nr(t));
 		all->n++;
 	}
@@ -283,6 +289,7 @@ static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
 			return false;
 		r = &all->rows[all->n];
 		r->a = g->exited;
+		r->at = all->now;
 		tsa_row_fill(r, p, 0);
 		r->flags = TSA_ROW_TOTALS;
 		r->nr = g->exited_threads;
@@ -566,7 +573,7 @@ static int tsa_all_show(struct seq_file *m, void *v)
 			for (j = 0; tsa_counter_names[i][j]; j++)
 				seq_putc(m, tsa_counter_names[i][j] | 0x20);
 		}
-		seq_puts(m, " comm\n");
+		seq_puts(m, " at comm\n");
 		return 0;
 	}
 
@@ -583,6 +590,7 @@ static int tsa_all_show(struct seq_file *m, void *v)
 	}
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		seq_put_decimal_ull(m, " ", r->a.count[i]);
+	seq_put_decimal_ull(m, " ", r->at);
 	seq_putc(m, ' ');
 	seq_puts(m, r->comm);
 	seq_putc(m, '\n');

@@ -3,7 +3,9 @@
  * prjson.c - JSON lines: one object per thread (-L) or process per
  * report, in the report's order.  Every object carries the snapshot's
  * wall-clock time ("ts", seconds since the epoch) and kernel clock
- * ("now", ns), the interval's numbers and the lifetime ones:
+ * ("now", ns: with -L the clock the thread's numbers are measured at,
+ * the snapshot's or, for a thread that changed state while it was
+ * taken, that change), the interval's numbers and the lifetime ones:
  *
  *   {"ts":1700000000.123,"now":123,"pid":1,"tid":1,"uid":0,
  *    "user":"root","comm":"init","state":"SLP","since":"birth",
@@ -76,7 +78,8 @@ static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
 
 	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"pid\":%llu,",
 		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
-		(unsigned long long)cur->now, (unsigned long long)d->pid);
+		(unsigned long long)(o->lwps ? r->v[F_AT] : cur->now),
+		(unsigned long long)d->pid);
 	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
 		(unsigned long long)d->id);
 	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);

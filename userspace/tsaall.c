@@ -12,8 +12,9 @@
  *
  * Identity.  A tid can be reused.  A row is the same thread as the
  * previous snapshot's row with that tid only if it has the same pid,
- * its elapsed time did not go backwards, and it started (now - elapsed)
- * no later than the previous snapshot was taken.  Otherwise it is a new
+ * its elapsed time did not go backwards, and it started (at - elapsed)
+ * no later than the previous row was measured (its "at", or the
+ * snapshot's "now" from a module without that column).  Otherwise it is a new
  * thread and shows its lifetime values.  A process is the same process
  * if its aggregate did not go backwards and its leader thread (tid ==
  * pid), when present, is the same thread.
@@ -109,6 +110,7 @@ static int field_index(const char *name, size_t len)
 {
 	static const char *const fixed[] = {
 		"tid", "pid", "uid", "flags", "elapsed", "state", "state_ns",
+		"at",
 	};
 	static const char *const suffix[] = { "_ns", "_n", "_max" };
 	char lower[8];
@@ -403,6 +405,8 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 			if (colmap[c] >= 0)
 				r->v[colmap[c]] = v;
 		}
+		if (!have[F_AT])
+			r->v[F_AT] = s->now;
 		if (*t == ' ')
 			t++;
 		else if (*t) {
@@ -432,17 +436,17 @@ void tsa_snap_free(struct tsa_snap *s)
 
 /* ---- deltas ----------------------------------------------------------- */
 
-static uint64_t since(const struct tsa_snap *s, const struct tsa_row *r)
+static uint64_t since(const struct tsa_row *r)
 {
-	return r->v[F_ELAPSED] > s->now ? 0 : s->now - r->v[F_ELAPSED];
+	return r->v[F_ELAPSED] > r->v[F_AT] ? 0 : r->v[F_AT] - r->v[F_ELAPSED];
 }
 
-static int same_thread(const struct tsa_snap *prev, const struct tsa_row *p,
-		       const struct tsa_snap *cur, const struct tsa_row *r)
+/* Started no later than the earlier row was measured: not a reused tid. */
+static int same_thread(const struct tsa_row *p, const struct tsa_row *r)
 {
 	return p && p->v[F_PID] == r->v[F_PID] &&
 	       r->v[F_ELAPSED] >= p->v[F_ELAPSED] &&
-	       since(cur, r) <= prev->now;
+	       since(r) <= p->v[F_AT];
 }
 
 static int not_backwards(const struct tsa_row *p, const struct tsa_row *r)
@@ -543,10 +547,10 @@ size_t tsa_delta_compute(const struct tsa_snap *prev,
 				continue;
 			if (prev) {
 				p = tsa_snap_thread(prev, r->v[F_TID]);
-				if (!same_thread(prev, p, cur, r))
+				if (!same_thread(p, r))
 					p = NULL;
 			}
-			scale = !prev || since(cur, r) < prev->now;
+			scale = !prev || since(r) < prev->now;
 			d = grow(out, cap, n++);
 			d->pid = r->v[F_PID];
 			d->id = r->v[F_TID];
@@ -567,7 +571,7 @@ size_t tsa_delta_compute(const struct tsa_snap *prev,
 			if (pp && !not_backwards(&pp->agg, &pr->agg))
 				pp = NULL;
 			if (pp && pr->leader >= 0 &&
-			    !same_thread(prev, tsa_snap_thread(prev, pid), cur,
+			    !same_thread(tsa_snap_thread(prev, pid),
 					 &cur->rows[pr->leader]))
 				pp = NULL;
 		}

@@ -37,6 +37,7 @@ extern const char *const tsa_counter_name[TSA_NCOUNTERS]; /* "VCX" ... */
  */
 enum tsa_field {
 	F_TID, F_PID, F_UID, F_FLAGS, F_ELAPSED, F_STATE, F_STATE_NS,
+	F_AT,		/* the clock the row is measured at ("now" if absent) */
 	F_NS,
 	F_N = F_NS + TSA_NSTATES,
 	F_MAX = F_N + TSA_NSTATES,

@@ -586,6 +586,18 @@ static void test_parser(void)
 	ok(tsa_snap_proc(&s, 5) && tsa_snap_proc(&s, 5)->nlwp == 2 &&
 	   tsa_snap_proc(&s, 5)->agg.v[F_ELAPSED] == 70,
 	   "parser: process sums");
+	is_long((long)s.rows[0].v[F_AT], 99,
+		"parser: without an at column a row is measured at now");
+	tsa_snap_free(&s);
+	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed at comm\n"
+		"6 5 0 40 120 x\n";
+	s.len = strlen(good);
+	s.buf = xrealloc(s.buf, s.len + 1);
+	s.cap = s.len + 1;
+	memcpy(s.buf, good, s.len);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK &&
+	   s.rows[0].v[F_AT] == 120,
+	   "parser: the at column (a thread measured after now)");
 	tsa_snap_free(&s);
 }
 
