@@ -265,7 +265,12 @@ TSA_CHECK_PROBE(sched_process_exec, tsa_sched_process_exec);
 
 static TSA_PROBE_EXIT(tsa_sched_process_exit)
 {
+	struct tsa_thread *th;
+
 	tsa_event(TSA_EV_EXIT);
+	th = tsa_thread_find(p);
+	if (th)
+		tsa_clamped(tsa_thread_exit_begin(th));
 	tsa_proc_tid_changed(task_pid_nr(p));
 }
 TSA_CHECK_PROBE(sched_process_exit, tsa_sched_process_exit);

@@ -274,7 +274,7 @@ static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
 			return false;
 		r = &all->rows[all->n];
 		tsa_thread_read(th, all->now, &r->a);
-		if (r->a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))
+		if (r->a.flags & TSA_F_NOT_LIVE)
 			continue;
 		/*
 		 * all->now, or the thread's last event if it came during
@@ -428,7 +428,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	th = tsa_thread_find(t);
 	if (th) {
 		stay = tsa_thread_read(th, now, &a);
-		live = !(a.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+		live = !(a.flags & TSA_F_NOT_LIVE);
 	}
 	rcu_read_unlock();
 	if (!live)

@@ -147,6 +147,34 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now)
 	return tsa_acct_enter(a, now, TSA_USR);
 }
 
+/*
+ * do_exit() has begun. It unlinks the thread from its process (in
+ * exit_notify()) before the thread's last switch-out, so a reader walking
+ * the process would lose it for that long: its numbers so far go into
+ * @sum (the process's exited totals) now, and the record goes on with the
+ * tail alone, which its last switch-out adds. A stay that spans the two is
+ * counted once, its longest in two parts.
+ */
+bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum)
+{
+	u64 clamps = a->clamps;
+	bool clamped;
+
+	if (a->flags & TSA_F_NOT_LIVE)
+		return false;
+	tsa_acct_charge(a, now);
+	clamped = a->clamps != clamps;
+	tsa_acct_add(sum, a);
+	memset(a->ns, 0, sizeof(a->ns));
+	memset(a->longest, 0, sizeof(a->longest));
+	memset(a->entries, 0, sizeof(a->entries));
+	memset(a->count, 0, sizeof(a->count));
+	a->clamps = 0;
+	a->since = a->stamp;
+	a->flags |= TSA_F_EXITING;
+	return clamped;
+}
+
 /* The last switch-out of a dead thread: its numbers freeze. */
 bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 {

@@ -63,6 +63,9 @@ enum tsa_counter {
 #define TSA_F_DEAD		0x02	/* switched out for the last time */
 #define TSA_F_IN_KERNEL		0x04	/* on-CPU time is SYS, not USR */
 #define TSA_F_PROVISIONAL	0x08	/* seeded, state not yet known */
+#define TSA_F_EXITING		0x10	/* in do_exit(): numbers so far handed on */
+/* Not a live thread for readers: its numbers are elsewhere or unknown. */
+#define TSA_F_NOT_LIVE		(TSA_F_DEAD | TSA_F_PROVISIONAL | TSA_F_EXITING)
 
 /*
  * struct tsa_acct.ctx: what the thread is inside of, as told by hooks.
@@ -119,6 +122,7 @@ bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now);
+bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,

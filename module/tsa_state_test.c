@@ -304,6 +304,40 @@ static void process_totals_sum_threads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
 }
 
+/*
+ * do_exit() hands the numbers so far to the totals; the last switch-out
+ * adds the tail. The totals end as if the whole life had been added once.
+ */
+static void exit_hands_over_then_adds_the_tail(struct kunit *test)
+{
+	struct tsa_acct *sum = acct(test), *a = acct(test);
+
+	memset(sum, 0, sizeof(*sum));
+	sum->flags = TSA_F_DEAD;
+	tsa_acct_init(a, 0, TSA_LAT, 0);
+	tsa_acct_switch_in(a, 2 * MS, 0);
+	tsa_acct_sys_enter(a, 5 * MS);			/* USR 3 */
+	tsa_acct_exit_begin(a, 7 * MS, sum);		/* SYS 2 so far */
+	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_EXITING));
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_SYS], 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
+	/* Only once: a second call changes nothing. */
+	tsa_acct_exit_begin(a, 8 * MS, sum);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
+
+	tsa_acct_exit(a, 10 * MS);			/* SYS 3 more */
+	tsa_acct_add(sum, a);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_SYS], 5 * MS);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, sum->ns[TSA_LAT], 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum->entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum->count[TSA_SCL], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum->count[TSA_VCX], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 10 * MS);
+	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
+}
+
 struct classify_case {
 	const char *name;
 	struct tsa_block_info bi;
@@ -532,6 +566,7 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(same_state_is_not_a_new_entry),
 	KUNIT_CASE(provisional_record_starts_at_first_event),
 	KUNIT_CASE(process_totals_sum_threads),
+	KUNIT_CASE(exit_hands_over_then_adds_the_tail),
 	KUNIT_CASE(fault_time_is_sys_and_counted),
 	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),

@@ -325,24 +325,50 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
 }
 
 /*
- * The thread's last switch-out: freeze its numbers and fold them into its
- * process's exited totals, in one step as readers of the group see it.
+ * The thread enters do_exit(): its numbers so far move into its process's
+ * exited totals, in one step as readers of the group see it (they skip an
+ * exiting record), and it counts as exited from here on.
+ */
+bool tsa_thread_exit_begin(struct tsa_thread *th)
+{
+	struct tsa_group *g = th->group;
+	unsigned long flags, tflags;
+	bool clamped;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	write_seqcount_begin(&g->seq);
+	tsa_thread_write_begin(th, tflags);
+	if (!(th->acct.flags & TSA_F_NOT_LIVE))
+		g->exited_threads++;
+	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited);
+	tsa_thread_write_end(th, tflags);
+	write_seqcount_end(&g->seq);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	return clamped;
+}
+
+/*
+ * The thread's last switch-out: freeze its numbers and fold them (all of
+ * them, or the tail since its exit began) into its process's exited
+ * totals, in one step as readers of the group see it.
  */
 bool tsa_thread_exit(struct tsa_thread *th)
 {
 	struct tsa_group *g = th->group;
 	unsigned long flags, tflags;
-	bool clamped, counted;
+	bool clamped, counted, exiting;
 
 	raw_spin_lock_irqsave(&g->lock, flags);
 	write_seqcount_begin(&g->seq);
 	tsa_thread_write_begin(th, tflags);
 	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+	exiting = th->acct.flags & TSA_F_EXITING;
 	clamped = tsa_acct_exit(&th->acct, tsa_clock());
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);
-		g->exited_threads++;
+		if (!exiting)
+			g->exited_threads++;
 	}
 	write_seqcount_end(&g->seq);
 	raw_spin_unlock_irqrestore(&g->lock, flags);

@@ -87,6 +87,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
+bool tsa_thread_exit_begin(struct tsa_thread *th);
 bool tsa_thread_exit(struct tsa_thread *th);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 
