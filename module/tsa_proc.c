@@ -289,7 +289,8 @@ static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
 			return false;
 		r = &all->rows[all->n];
 		r->a = g->exited;
-		r->at = all->now;
+		/* A hand-over during the copy holds numbers up to its clock. */
+		r->at = max(all->now, g->at);
 		tsa_row_fill(r, p, 0);
 		r->flags = TSA_ROW_TOTALS;
 		r->nr = g->exited_threads;

@@ -341,6 +341,7 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 	if (!(th->acct.flags & TSA_F_NOT_LIVE))
 		g->exited_threads++;
 	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited);
+	g->at = max(g->at, th->acct.stamp);
 	tsa_thread_write_end(th, tflags);
 	write_seqcount_end(&g->seq);
 	raw_spin_unlock_irqrestore(&g->lock, flags);
@@ -367,6 +368,7 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);
+		g->at = max(g->at, th->acct.stamp);
 		if (!exiting)
 			g->exited_threads++;
 	}

@@ -46,6 +46,7 @@ struct tsa_group {
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;	/* covers exits of its threads */
 	u32 exited_threads;
+	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
 	struct rcu_head rcu;
 };

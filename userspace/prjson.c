@@ -5,9 +5,12 @@
  * wall-clock time ("ts", seconds since the epoch) and kernel clock
  * ("now", ns: with -L the clock the thread's numbers are measured at,
  * the snapshot's or, for a thread that changed state while it was
- * taken, that change), the interval's numbers and the lifetime ones:
+ * taken, that change), "at" (ns: the latest clock any of the line's
+ * numbers are measured at; with -L the same as "now"; for a process,
+ * its threads and exited-threads totals are each measured between "now"
+ * and "at"), the interval's numbers and the lifetime ones:
  *
- *   {"ts":1700000000.123,"now":123,"pid":1,"tid":1,"uid":0,
+ *   {"ts":1700000000.123,"now":123,"at":123,"pid":1,"tid":1,"uid":0,
  *    "user":"root","comm":"init","state":"SLP","since":"birth",
  *    "first":false,"elapsed_ns":..,"total_elapsed_ns":..,
  *    "states":{"USR":{"ns":..,"pct":..,"total_ns":..,"n":..,"max":..},..},
@@ -76,10 +79,10 @@ static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
 	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
 	int i;
 
-	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"pid\":%llu,",
+	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
 		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
 		(unsigned long long)(o->lwps ? r->v[F_AT] : cur->now),
-		(unsigned long long)d->pid);
+		(unsigned long long)r->v[F_AT], (unsigned long long)d->pid);
 	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
 		(unsigned long long)d->id);
 	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);

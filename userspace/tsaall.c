@@ -213,6 +213,9 @@ static void agg_add(struct tsa_row *a, const struct tsa_row *r)
 	int i;
 
 	a->v[F_ELAPSED] += r->v[F_ELAPSED];
+	/* A process is measured between the snapshot's now and this. */
+	if (r->v[F_AT] > a->v[F_AT])
+		a->v[F_AT] = r->v[F_AT];
 	for (i = 0; i < TSA_NSTATES; i++) {
 		a->v[F_NS + i] += r->v[F_NS + i];
 		a->v[F_N + i] += r->v[F_N + i];

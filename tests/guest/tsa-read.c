@@ -204,6 +204,7 @@ int tsa_read_all(struct tsa_all *all)
 			}
 			t = &all->t[all->n++];
 			memset(t, 0, sizeof(*t));
+			t->at = all->now;	/* modules without the column */
 			for (int i = 0; i < nf; i++) {
 				char name[32];
 				unsigned long long v;
@@ -226,6 +227,8 @@ int tsa_read_all(struct tsa_all *all)
 					t->elapsed = v;
 				else if (!strcmp(fields[i], "state"))
 					t->state = v;
+				else if (!strcmp(fields[i], "at"))
+					t->at = v;
 				snprintf(name, sizeof(name), "%.3s", fields[i]);
 				for (int k = 0; name[k]; k++)
 					name[k] = toupper((unsigned char)name[k]);

@@ -26,6 +26,7 @@ struct tsa_thread {
 	uint64_t longest[TSA_NSTATES];
 	uint64_t counters[TSA_NCOUNTERS];
 	uint32_t flags;			/* /proc/tsa/all only */
+	uint64_t at;			/* /proc/tsa/all only: measured at */
 	char comm[32];
 	uint32_t degraded;		/* /proc/tsa/<tid> only: see below */
 };
