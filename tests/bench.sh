@@ -2,12 +2,17 @@
 # make bench: overhead benchmarks in one guest boot (see tests/guest/bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+TSA_PROG=bench
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 bash tests/deps.sh
+tsa_pin_kernels
 make -s module userspace
 mkdir -p tests/out
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-bench tests/bench/tsa-bench.c
-# tsc=reliable: TCG's TSC is one clock for all vCPUs, but the guest cannot
-# prove it and falls back to the HPET, whose every read is an emulated MMIO
-# exit; real machines read the TSC. (tsa reads the clock at every event.)
-exec tests/guest-run --timeout 1800 --append tsc=reliable -- bash tests/guest/bench.sh \
-	"$PWD/tsa.ko" "$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat"
+echo "bench: kernel $TSA_KERNEL, QEMU TCG single-threaded, tsc=reliable"
+# guest-run boots with tsc=reliable (the TSC clock, as on real machines;
+# tsa reads the clock at every event) and single-threaded TCG, which the
+# bench needs: it loads and unloads tsa many times (see tests/guest-run).
+exec tests/guest-run --kernel "$TSA_KERNEL" --tcg-single --timeout 1800 -- \
+	bash tests/guest/bench.sh "$PWD/tsa.ko" "$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat"

@@ -7,6 +7,7 @@ TSA_PROG=build
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$TSA_REPO_DIR" || exit 1
+tsa_pin_kernels
 out=tests/out/build
 mkdir -p "$out"
 n=0
@@ -27,12 +28,12 @@ make -s module WERROR=y >"$out/module.log" 2>&1
 tap $? "tsa.ko builds without warnings against $(make -s print-kdir)" "$out/module.log"
 
 # The RT flavour from a scratch copy, so the two builds do not share objects.
-rt=$(ls -d /usr/src/linux-headers-*-rt-amd64 2>/dev/null | sort -V | tail -n 1)
-if [ -n "$rt" ]; then
+rt=${TSA_RT_KERNEL:+/lib/modules/$TSA_RT_KERNEL/build}
+if [ -n "$rt" ] && [ -d "$rt" ]; then
 	rm -rf "$out/rt" && mkdir -p "$out/rt"
 	cp -a Kbuild module "$out/rt/"
 	make -C "$rt" M="$PWD/$out/rt" TSA_WERROR=y modules >"$out/rt.log" 2>&1
-	tap $? "tsa.ko builds without warnings against $(basename "$rt") (PREEMPT_RT)" "$out/rt.log"
+	tap $? "tsa.ko builds without warnings against $TSA_RT_KERNEL (PREEMPT_RT)" "$out/rt.log"
 else
 	tap 1 "PREEMPT_RT headers installed (linux-headers-rt-amd64)"
 fi

@@ -3,6 +3,10 @@
 # run every suite, and end with one line "N passed, N failed".
 #
 #   tests/check.sh [SUITE...]     all suites, or only the named ones
+#   tests/check.sh --repeat N [SUITE...]
+#                                 run them N times over and end with each
+#                                 test's pass rate (a flake hunt: a test
+#                                 that fails once has a cause to find)
 #
 # Each suite prints TAP ("ok N - ..." / "not ok N - ...") and its full
 # output is kept in tests/out/<suite>.log. A suite that exits non-zero
@@ -31,6 +35,17 @@ suites=(
 	packaging	"tests/packaging.sh"
 )
 
+repeat=0
+if [ "${1:-}" = --repeat ]; then
+	repeat=${2:-}
+	[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: --repeat needs a count" >&2; exit 2; }
+	shift 2
+fi
+names=" "
+for ((i = 0; i < ${#suites[@]}; i += 2)); do names+="${suites[i]} "; done
+for w in "$@"; do
+	[[ $names == *" $w "* ]] || { echo "check.sh: unknown suite '$w' (suites:$names)" >&2; exit 2; }
+done
 want=("$@")
 wanted() {
 	[ ${#want[@]} -eq 0 ] && return 0
@@ -46,33 +61,76 @@ if ! bash tests/deps.sh; then
 	exit 1
 fi
 
-pass=0
-fail=0
-summary=()
-for ((i = 0; i < ${#suites[@]}; i += 2)); do
-	name=${suites[i]}
-	cmd=${suites[i + 1]}
-	wanted "$name" || continue
-	log=$out/$name.log
+tsa_pin_kernels
+
+# run_suite NAME CMD LOG: run one suite into LOG; sets p and f. A suite
+# that breaks without a failing TAP line, or runs nothing, is one failure
+# (a "not ok - NAME: ..." line, also appended to LOG).
+run_suite() {
+	local name=$1 cmd=$2 log=$3 rc
 	echo "# --- $name: $cmd"
-	t0=$(date +%s)
 	bash -c "$cmd" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	read -r p f < <(tsa_tap_count <"$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $name: exited with status $rc without a failing test (see $log)"
+		echo "not ok - $name: exited with status $rc without a failing test (see $log)" | tee -a "$log"
 		f=1
 	fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $name: ran no test (see $log)"
+		echo "not ok - $name: ran no test (see $log)" | tee -a "$log"
 		f=1
 	fi
-	pass=$((pass + p))
-	fail=$((fail + f))
-	summary+=("$(printf '%-10s %4d passed %3d failed %5ds' "$name" "$p" "$f" $(($(date +%s) - t0)))")
+}
+
+pass=0
+fail=0
+summary=()
+rounds=$((repeat > 0 ? repeat : 1))
+[ "$repeat" -eq 0 ] || { rm -rf "$out/repeat"; mkdir -p "$out/repeat"; }
+for ((r = 1; r <= rounds; r++)); do
+	for ((i = 0; i < ${#suites[@]}; i += 2)); do
+		name=${suites[i]}
+		wanted "$name" || continue
+		log=$out/$name.log
+		[ "$repeat" -eq 0 ] || { log=$out/repeat/$name.$r.log; echo "# === round $r of $repeat"; }
+		t0=$(date +%s)
+		run_suite "$name" "${suites[i + 1]}" "$log"
+		pass=$((pass + p))
+		fail=$((fail + f))
+		label=$name
+		[ "$repeat" -eq 0 ] || label="$name #$r"
+		summary+=("$(printf '%-14s %4d passed %3d failed %5ds' "$label" "$p" "$f" $(($(date +%s) - t0)))")
+	done
 done
 
 echo "# --- summary ($(($(date +%s) - start)) s)"
 printf '# %s\n' "${summary[@]}"
+if [ "$repeat" -gt 0 ]; then
+	# One line per test: passes/runs, suite, number, its description
+	# with numbers masked (they vary from run to run); not-ok lines
+	# without a number (a suite that broke) count as test "-".
+	echo "# --- pass rates over $repeat rounds (tests/out/repeat/rates.txt)"
+	for ((i = 0; i < ${#suites[@]}; i += 2)); do
+		wanted "${suites[i]}" || continue
+		for ((r = 1; r <= repeat; r++)); do
+			awk -v s="${suites[i]}" '
+				/^(not )?ok / {
+					ok = $1 == "ok"; $1 = ""; if (!ok) $2 = ""
+					n = ($0 ~ /^ +[0-9]+ /) ? $(ok ? 2 : 3) : "-"
+					d = $0; sub(/^ +[0-9]* *-? */, "", d)
+					gsub(/[0-9]+/, "#", d)
+					print s, n, ok, substr(d, 1, 100)
+				}' "$out/repeat/${suites[i]}.$r.log"
+		done
+	done | awk -v runs="$repeat" '
+		{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k
+		  d = $0; sub(/^[^ ]+ [^ ]+ [01] /, "", d); desc[k] = d }
+		  tot[k]++; pass[k] += $3 }
+		END { for (i = 1; i <= nk; i++) { k = order[i]
+			printf "%3d/%-3d %s %s\n", pass[k], tot[k], k, desc[k]
+			if (pass[k] != tot[k] || tot[k] != runs) bad++ }
+		  printf "# %d tests, %d not passing in every one of %d rounds\n", nk, bad, runs }' |
+		tee "$out/repeat/rates.txt"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,10 +4,14 @@
 # small real workload (tests/guest/demo-workload.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+TSA_PROG=demo
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 bash tests/deps.sh
+tsa_pin_kernels
 make -s module userspace
 mkdir -p tests/out
 gcc -O2 -Wall -pthread -o tests/out/demo-workload tests/guest/demo-workload.c
-echo "Booting $(basename "$(ls /boot/vmlinuz-*-amd64 | grep -v -e -rt- -e -cloud- | sort -V | tail -n 1)") in QEMU (software emulation: about a minute)..."
-exec tests/guest-run --module tsa.ko -- bash tests/guest/demo.sh \
-	"$PWD/tests/out/demo-workload" "$PWD/userspace/tsa-prstat"
+echo "Booting $TSA_KERNEL in QEMU (software emulation: about a minute)..."
+exec tests/guest-run --kernel "$TSA_KERNEL" --module tsa.ko -- \
+	bash tests/guest/demo.sh "$PWD/tests/out/demo-workload" "$PWD/userspace/tsa-prstat"

@@ -37,6 +37,48 @@ tsa_kernels_of_flavour() {
 	done | sort -V
 }
 
+# The kernels the tests build for and boot are named, never "whatever is
+# newest in /boot": installing another kernel (a backports 6.12, say) must
+# not change what make check or make bench test. TSA_KERNEL (generic) and
+# TSA_RT_KERNEL (PREEMPT_RT) name them; by default they are the newest
+# installed kernels of the Debian 12 series below (what tests/deps.sh
+# installs). A KDIR given without TSA_KERNEL names the kernel of that tree.
+TSA_KERNEL_SERIES=${TSA_KERNEL_SERIES:-6.1}
+
+tsa_kernel_of_series() { # FLAVOUR -> newest installed $TSA_KERNEL_SERIES.* of it
+	tsa_kernels_of_flavour "$1" | awk -v s="$TSA_KERNEL_SERIES." 'index($0, s) == 1' |
+		tail -n 1
+}
+
+# Set and export TSA_KERNEL, KDIR (its build tree, for every `make module`
+# below) and TSA_RT_KERNEL; say once on stderr which kernels these are.
+tsa_pin_kernels() {
+	local how=TSA_KERNEL
+	if [ -z "${TSA_KERNEL:-}" ] && [ -n "${KDIR:-}" ]; then
+		TSA_KERNEL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
+			"$KDIR/include/generated/utsrelease.h" 2>/dev/null)
+		how="KDIR=$KDIR"
+	fi
+	if [ -z "${TSA_KERNEL:-}" ]; then
+		TSA_KERNEL=$(tsa_kernel_of_series amd64)
+		how="newest installed Debian $TSA_KERNEL_SERIES generic kernel"
+	fi
+	[ -n "$TSA_KERNEL" ] ||
+		tsa_die "no Debian $TSA_KERNEL_SERIES generic kernel installed (linux-image-amd64): run tests/deps.sh, or set TSA_KERNEL"
+	[ -f "/boot/vmlinuz-$TSA_KERNEL" ] || tsa_die "TSA_KERNEL=$TSA_KERNEL: /boot/vmlinuz-$TSA_KERNEL not installed"
+	[ -d "/lib/modules/$TSA_KERNEL/build" ] ||
+		tsa_die "TSA_KERNEL=$TSA_KERNEL: no headers (/lib/modules/$TSA_KERNEL/build; install linux-headers-$TSA_KERNEL)"
+	KDIR=/lib/modules/$TSA_KERNEL/build
+	if [ -z "${TSA_RT_KERNEL:-}" ]; then
+		TSA_RT_KERNEL=$(tsa_kernel_of_series rt-amd64)
+	fi
+	export TSA_KERNEL KDIR TSA_RT_KERNEL TSA_KERNEL_SERIES
+	if [ -z "${TSA_KERNELS_SHOWN:-}" ]; then
+		tsa_log "kernel $TSA_KERNEL ($how); PREEMPT_RT kernel ${TSA_RT_KERNEL:-none}"
+		export TSA_KERNELS_SHOWN=1
+	fi
+}
+
 # Print "pass fail" counted from TAP/KTAP text on stdin (top-level lines only).
 tsa_tap_count() {
 	awk '/^ok /{p++} /^not ok /{f++} END{printf "%d %d\n", p, f}'

@@ -6,7 +6,7 @@
 #             tsa-prstat --version
 #   install   make install / uninstall with DESTDIR: layout, depmod rule
 #   man       man --warnings and lexgrog are silent on both pages
-#   dkms      dkms add/build for every Debian generic and -rt kernel with
+#   dkms      dkms add/build for the generic and -rt kernels the tests name, with
 #             headers, dkms install/remove for one; the system is left as found
 #   deb       make deb; package metadata and contents; dpkg -i / dpkg -r of
 #             both packages (root only; skipped if tsa is already installed)
@@ -24,6 +24,7 @@ TSA_PROG=packaging
 # shellcheck source=tests/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 cd "$TSA_REPO_DIR" || exit 1
+tsa_pin_kernels
 
 guest=1 dkms_ok=1 dpkg_ok=1
 for a in "$@"; do
@@ -58,10 +59,7 @@ cleanup() {
 trap cleanup EXIT
 
 version=$(sed -n 's/^#define TSA_VERSION "\(.*\)"/\1/p' module/tsa_version.h)
-kdir=$(make -s --no-print-directory -f Makefile -f - print-kdir <<'EOF' 2>/dev/null
-print-kdir: ; @echo $(KDIR)
-EOF
-)
+kdir=$KDIR
 kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h" 2>/dev/null)
 echo "# tsa $version, KDIR=$kdir ($kver)"
 
@@ -134,20 +132,12 @@ check "install refuses a tsa.ko built for another kernel" "fail" \
 elapsed install "$t0"
 
 # --- DKMS: generic and PREEMPT_RT Debian kernels --------------------------
-# Kernels with headers: /lib/modules/VER/build present, Debian flavours.
-debian_kernels() {
-	local f v
-	for f in /usr/src/linux-headers-*-"$1"; do
-		[ -e "$f/include/generated/utsrelease.h" ] || continue
-		v=${f#/usr/src/linux-headers-}
-		[ "$1" != amd64 ] || case $v in *-rt-*|*-cloud-*) continue ;; esac
-		[ -e "/lib/modules/$v/build" ] && echo "$v"
-	done | sort -V | tail -n 1
-}
+# The kernels the tests name (tests/lib.sh tsa_pin_kernels), headers checked.
+has_headers() { [ -n "$1" ] && [ -e "/lib/modules/$1/build/include/generated/utsrelease.h" ] && echo "$1"; }
 dkms_state() { dkms status -m tsa 2>/dev/null; }
 t0=$(date +%s)
-generic=$(debian_kernels amd64)
-rt=$(debian_kernels rt-amd64)
+generic=$(has_headers "$TSA_KERNEL")
+rt=$(has_headers "${TSA_RT_KERNEL:-}")
 if [ "$dkms_ok" = 0 ]; then
 	skip "dkms add/build/install/remove" "--no-dkms"
 elif [ "$(id -u)" != 0 ] || ! command -v dkms >/dev/null; then
@@ -257,7 +247,7 @@ if [ "$guest" = 0 ]; then
 elif ! command -v qemu-system-x86_64 >/dev/null || [ "$(id -u)" != 0 ]; then
 	skip "guest modprobe test" "needs root and qemu (tests/deps.sh)"
 else
-	gk=$(tsa_default_kernel 2>/dev/null)
+	gk=$TSA_KERNEL
 	if [ "$gk" != "$kver" ]; then
 		skip "guest modprobe test" "tsa.ko is built for $kver, guest kernel is ${gk:-none}"
 	else

@@ -3,8 +3,12 @@
 # processes churn (see churn-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+TSA_PROG=churn
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+tsa_pin_kernels
 mkdir -p tests/out
 make -s module WERROR=y >/dev/null
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 # --tcg-single: see tests/guest-run (multi-threaded TCG runs stale patched text).
-exec tests/guest-run --tcg-single "$@" -- bash tests/guest/churn-test.sh "$PWD/tsa.ko" "$PWD/tests/out/churn" 5
+exec tests/guest-run --kernel "$TSA_KERNEL" --tcg-single "$@" -- bash tests/guest/churn-test.sh "$PWD/tsa.ko" "$PWD/tests/out/churn" 5

@@ -3,8 +3,12 @@
 # the freshly built tsa.ko (known workloads, schedstat, exact sums).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+TSA_PROG=engine
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+tsa_pin_kernels
 mkdir -p tests/out
 make -s module WERROR=y >/dev/null
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c
-exec tests/guest-run --module tsa.ko -- tests/out/tsa-gtest "$@"
+exec tests/guest-run --kernel "$TSA_KERNEL" --module tsa.ko -- tests/out/tsa-gtest "$@"

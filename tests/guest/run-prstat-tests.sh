@@ -18,6 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=$repo/tests/out/prstat
 mkdir -p "$out"
+TSA_PROG=prstat
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
+tsa_pin_kernels
 log() { echo "run-prstat-tests: $*" >&2; }
 
 start=$(date +%s)
@@ -31,7 +35,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-ptest" \
 
 set +e
 # shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-"$repo/tests/guest-run" --module "$TSA_KO" --no-unload --smp 2 --timeout 300 \
+"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --no-unload --smp 2 --timeout 300 \
 	${GUEST_RUN_ARGS:-} -- \
 	bash "$here/prstat-tests.sh" "$repo/userspace/tsa-prstat" "$out/tsa-ptest"
 rc=$?

@@ -8,8 +8,9 @@ cd "$(dirname "$0")/../.."
 TSA_PROG=rt
 # shellcheck source=tests/lib.sh
 . tests/lib.sh
-kver=$(tsa_kernels_of_flavour rt-amd64 | tail -n 1)
-[ -n "$kver" ] || tsa_die "no PREEMPT_RT kernel installed (linux-image-rt-amd64)"
+tsa_pin_kernels
+kver=$TSA_RT_KERNEL
+[ -n "$kver" ] || tsa_die "no Debian $TSA_KERNEL_SERIES PREEMPT_RT kernel installed (linux-image-rt-amd64), or set TSA_RT_KERNEL"
 src=tests/out/rt/src
 rm -rf "$src" && mkdir -p "$src"
 cp -a Kbuild module "$src/"

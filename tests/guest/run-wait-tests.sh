@@ -16,6 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=$repo/tests/out/wait
 mkdir -p "$out"
+TSA_PROG=waits
+# shellcheck source=tests/lib.sh
+. "$repo/tests/lib.sh"
+tsa_pin_kernels
 log() { echo "run-wait-tests: $*" >&2; }
 
 start=$(date +%s)
@@ -39,7 +43,7 @@ rm -rf "$stage"
 
 set +e
 # shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-"$repo/tests/guest-run" --module "$TSA_KO" --append delayacct --timeout 300 \
+"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --append delayacct --timeout 300 \
 	--disk "$out/disk.img" --disk "$out/swap.img" ${GUEST_RUN_ARGS:-} \
 	-- bash "$here/wait-tests.sh" "$TSA_KO" "$out/tsa-wtest" "$@"
 rc=$?
