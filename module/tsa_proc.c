@@ -345,6 +345,24 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 
 /* --- /proc/tsa/<tid> --------------------------------------------------- */
 
+/*
+ * A thread names itself (prctl, /proc/<tid>/comm), so its name may hold a
+ * newline that would end a line of ours early and forge the next one.
+ * Control bytes, DEL and the backslash are written as \ooo (octal), as
+ * /proc/<pid>/mountinfo does; everything else as it is.
+ */
+static void tsa_seq_comm(struct seq_file *m, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			seq_printf(m, "\\%03o", c);
+		else
+			seq_putc(m, c);
+	}
+}
+
 /* @num / @den as a percentage with two decimals, e.g. 1234 for 12.34 %. */
 static u64 tsa_pct100(u64 num, u64 den)
 {
@@ -436,8 +454,10 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		return -ESRCH;
 
 	get_task_comm(comm, t);
-	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm %s\n",
-		   task_pid_nr(t), task_tgid_nr(t), comm);
+	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm ",
+		   task_pid_nr(t), task_tgid_nr(t));
+	tsa_seq_comm(m, comm);
+	seq_putc(m, '\n');
 	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
 		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
@@ -593,7 +613,7 @@ static int tsa_all_show(struct seq_file *m, void *v)
 		seq_put_decimal_ull(m, " ", r->a.count[i]);
 	seq_put_decimal_ull(m, " ", r->at);
 	seq_putc(m, ' ');
-	seq_puts(m, r->comm);
+	tsa_seq_comm(m, r->comm);
 	seq_putc(m, '\n');
 	return 0;
 }

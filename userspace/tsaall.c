@@ -54,6 +54,27 @@ const char *const tsa_counter_name[TSA_NCOUNTERS] = {
 
 /* ---- reading ---------------------------------------------------------- */
 
+/*
+ * The module writes control bytes, DEL and the backslash of a thread's
+ * name as \ooo (a name must not end or forge a line); decode in place.
+ */
+static void comm_unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
 int tsa_snap_read(struct tsa_snap *s, const char *path,
 		  char *msg, size_t msglen)
 {
@@ -417,6 +438,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 			return TSA_EFORMAT;
 		}
 		r->comm = t;
+		comm_unescape(s->buf + (t - s->buf));	/* t is in our buffer */
 		if (!(r->v[F_FLAGS] & TSA_F_TOTALS) && r->v[F_TID] == 0) {
 			snprintf(msg, msglen, "line %zu: tid 0", lineno);
 			return TSA_EFORMAT;

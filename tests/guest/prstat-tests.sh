@@ -9,7 +9,7 @@
 # 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
 # 2. process totals while threads exit                 (tsa-ptest exits)
 # 3. access: nobody vs root, non-dumpable              (here)
-# 4. error paths: stale fd, writes, -p 999999, exit 3, module gone
+# 4. error paths: names with a newline, stale fd, writes, -p 999999, exit 3, module gone
 # 5. SIGINT / SIGTERM end tsa-prstat with exit 0
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
@@ -205,6 +205,7 @@ fi
 # --- 4. error paths ---
 if want errors; then
 say "4. error paths"
+run names "$tmp/tsa-prstat"
 run stalefd
 run badwrite
 "${NOBODY[@]}" "$ptest" --first $((n + 1)) badwrite >"$tmp/bw" 2>&1

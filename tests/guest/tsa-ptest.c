@@ -6,6 +6,7 @@
  *
  *   tsa-ptest [--first N] prstat PRSTAT   workloads vs tsa-prstat -mL/-A/--json
  *   tsa-ptest [--first N] exits PRSTAT    process totals while threads exit
+ *   tsa-ptest [--first N] names PRSTAT    thread names with a newline, a backslash
  *   tsa-ptest [--first N] stalefd         fd of an exited thread's file
  *   tsa-ptest [--first N] badwrite        writes to /proc/tsa files
  *
@@ -1754,6 +1755,117 @@ static int cmd_holdfd(void)
 	return 0;
 }
 
+/* --- 6. names a thread gives itself ------------------------------------ */
+
+/* Names that would end a line (and forge the next) or hold the escape. */
+static const char *const nm_name[2] = { "a\nUSR 9 9 9 9", "x\\y\001z" };
+static const char *const nm_esc[2] = { "a\\012USR 9 9 9 9", "x\\134y\\001z" };
+static pid_t nm_tid[2];
+static atomic_int nm_ready, nm_quit;
+
+static void *nm_thread(void *arg)
+{
+	long i = (long)arg;
+
+	prctl(PR_SET_NAME, nm_name[i]);
+	nm_tid[i] = (pid_t)syscall(SYS_gettid);
+	atomic_fetch_add(&nm_ready, 1);
+	while (!atomic_load(&nm_quit))
+		sleep_ms(10);
+	return NULL;
+}
+
+/* Run tsa-prstat ARGS...; its whole stdout in out, exit status back. */
+static int run_prstat(char *out, size_t len, char *const argv[])
+{
+	struct child *ch = calloc(1, sizeof(*ch));
+	size_t n = 0;
+	char *l;
+	int rc;
+
+	out[0] = 0;
+	if (!ch || child_start(ch, argv))
+		return -1;
+	while ((l = child_line(ch, 15000)))
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s\n", l);
+	rc = child_finish(ch);
+	free(ch);
+	return rc;
+}
+
+static void test_names(void)
+{
+	pthread_t th[2];
+	char path[64], pid[16], *all = NULL, *buf = malloc(1 << 20);
+	int forged = 0, found[2] = { 0, 0 }, rc;
+
+	for (long i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, nm_thread, (void *)i);
+	while (atomic_load(&nm_ready) < 2)
+		sleep_ms(5);
+	printf("# threads %d and %d named \"a\\nUSR 9 9 9 9\" and \"x\\\\y\\001z\"\n",
+	       nm_tid[0], nm_tid[1]);
+	/* Each thread's file: comm escaped, no forged row. */
+	for (int i = 0; i < 2; i++) {
+		char want[64], *t, *save = NULL;
+		int fd, n = 0, has = 0;
+
+		forged = 0;
+		snprintf(path, sizeof(path), "/proc/tsa/%d", nm_tid[i]);
+		for (int k = 0; k < 300 && access(path, F_OK); k++)
+			sleep_ms(10);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ssize_t r = read(fd, buf, (1 << 20) - 1);
+
+			n = r > 0 ? (int)r : 0;
+			close(fd);
+		}
+		buf[n] = 0;
+		snprintf(want, sizeof(want), "comm %s", nm_esc[i]);
+		for (t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+			has |= !strcmp(t, want);
+			forged += !strncmp(t, "USR 9 9", 7);
+		}
+		tap(has && !forged, "names: /proc/tsa/%d says \"%s\" and has no forged row (%d forged)",
+		    nm_tid[i], want, forged);
+	}
+	/* The bulk file: one line per thread, comm escaped. */
+	forged = 0;
+	if (read_all_text(&all) == 0) {
+		char *t, *save = NULL;
+
+		for (t = strtok_r(all, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+			char *sp = strrchr(t, ' ');
+
+			forged += !strncmp(t, "USR 9", 5);
+			for (int i = 0; i < 2; i++)
+				if (atoi(t) == nm_tid[i] && sp)
+					found[i] += !strcmp(t + strlen(t) - strlen(nm_esc[i]), nm_esc[i]);
+		}
+	}
+	free(all);
+	tap(found[0] == 1 && found[1] == 1 && !forged,
+	    "names: /proc/tsa/all has one line for each, the names escaped (%d, %d lines; %d forged)",
+	    found[0], found[1], forged);
+	/* tsa-prstat reads it: table and JSON. */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	char *targv[] = { (char *)prstat_path, "-mL", "-c", "-p", pid, "1", "1", NULL };
+	rc = run_prstat(buf, 1 << 20, targv);
+	tap(rc == 0 && strstr(buf, "aUSR 9 9") && !strstr(buf, "\nUSR 9"),
+	    "names: tsa-prstat -mL -c -p %s 1 1 exits 0 and shows the name without its newline (exit %d)",
+	    pid, rc);
+	char *jargv[] = { (char *)prstat_path, "--json", "-L", "-p", pid, "1", "1", NULL };
+	rc = run_prstat(buf, 1 << 20, jargv);
+	tap(rc == 0 && strstr(buf, "\"comm\":\"a\\u000aUSR 9 9 9 9\"") &&
+	    strstr(buf, "\"comm\":\"x\\\\y\\u0001z\""),
+	    "names: tsa-prstat --json -L shows both names exactly, JSON-escaped (exit %d)", rc);
+	atomic_store(&nm_quit, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1770,6 +1882,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "exits") && argc == 3) {
 		prstat_path = argv[2];
 		test_exits();
+	} else if (!strcmp(argv[1], "names") && argc == 3) {
+		prstat_path = argv[2];
+		test_names();
 	} else if (!strcmp(argv[1], "stalefd")) {
 		test_stalefd();
 	} else if (!strcmp(argv[1], "badwrite")) {
@@ -1791,6 +1906,6 @@ int main(int argc, char **argv)
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits PRSTAT | stalefd | badwrite | hold [nodump] | open TID | all | holdfd\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | stalefd | badwrite | hold [nodump] | open TID | all | holdfd\n");
 	return 2;
 }

@@ -599,6 +599,26 @@ static void test_parser(void)
 	   s.rows[0].v[F_AT] == 120,
 	   "parser: the at column (a thread measured after now)");
 	tsa_snap_free(&s);
+	/* A thread named "a\nUSR 9 9" with a backslash: the module writes
+	 * \012 and \134; bad escapes stay as they are. */
+	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed comm\n"
+		"6 5 0 40 a\\012USR 9 9\\134\\8\\47 \n7 5 0 1 b\n";
+	s.len = strlen(good);
+	s.buf = xrealloc(s.buf, s.len + 1);
+	s.cap = s.len + 1;
+	memcpy(s.buf, good, s.len);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 2,
+	   "parser: an escaped newline in a name is one row, not two");
+	is_str(s.rows[0].comm, "a\nUSR 9 9\\\\8\\47 ",
+	       "parser: \\ooo escapes in comm are decoded, others kept");
+	{
+		char out[64];
+
+		strip_comm(out, sizeof(out), s.rows[0].comm);
+		is_str(out, "aUSR 9 9\\\\8\\47 ",
+		       "table: control bytes of a name are left out");
+	}
+	tsa_snap_free(&s);
 }
 
 static void test_json_lib(void)
