@@ -440,9 +440,24 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	char comm[TASK_COMM_LEN];
 	struct tsa_thread *th;
 	struct tsa_acct a;
-	u64 now = tsa_clock(), stay = 0;
+	u64 now, stay = 0;
 	bool live = false;
+	int ret;
 
+	/*
+	 * Checked again at every read, as /proc/<pid>/io does: the thread
+	 * may have exec'd a setuid program since the open. Holding
+	 * exec_update_lock keeps an exec from changing its credentials
+	 * until the numbers are out.
+	 */
+	ret = down_read_killable(&t->signal->exec_update_lock);
+	if (ret)
+		return ret;
+	if (!tsa_may_read(t)) {
+		ret = -EACCES;
+		goto out;
+	}
+	now = tsa_clock();
 	rcu_read_lock();
 	th = tsa_thread_find(t);
 	if (th) {
@@ -450,8 +465,10 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		live = !(a.flags & TSA_F_NOT_LIVE);
 	}
 	rcu_read_unlock();
-	if (!live)
-		return -ESRCH;
+	if (!live) {
+		ret = -ESRCH;
+		goto out;
+	}
 
 	get_task_comm(comm, t);
 	seq_printf(m, TSA_THREAD_FORMAT "\ntid %d\npid %d\ncomm ",
@@ -465,7 +482,9 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	tsa_show_acct(m, "", &a);
 	if (thread_group_leader(t))
 		tsa_process_show(m, t, now);
-	return 0;
+out:
+	up_read(&t->signal->exec_update_lock);
+	return ret;
 }
 
 /* The files are read-only; say so clearly even to root. */

@@ -150,6 +150,23 @@ n_root=$(count "$tmp/all.root" all) n_nob=$(count "$tmp/all.nobody" all)
 	[ "$c_nob" -ge 4 ] && [ "$n_root" -gt "$n_nob" ]
 t $? "access: /proc/tsa/all read by root lists root's ($c_r), nobody's ($c_n), the non-dumpable process ($c_d), init ($c_1); $n_root lines vs nobody's $n_nob"
 
+# Permission is checked at every read, not only at open: a descriptor
+# nobody opened on its own process reads EACCES once that process has
+# exec'd a setuid-root program (same task, same tsa record).
+cp "$ptest" "$tmp/tsa-ptest-suid" && chown 0:0 "$tmp/tsa-ptest-suid" &&
+	chmod 4755 "$tmp/tsa-ptest-suid" && mkfifo -m 666 "$tmp/go"
+"${NOBODY[@]}" "$tmp/tsa-ptest" execwait "$tmp/go" "$tmp/tsa-ptest-suid" >"$tmp/ew" &
+pids+=($!)
+ew=$!
+for ((k = 0; k < 300; k++)); do	# its pid line: it runs tsa-ptest as nobody
+	[ -s "$tmp/ew" ] && break
+	sleep 0.02
+done
+res=$("${NOBODY[@]}" "$tmp/tsa-ptest" reread "$ew" "$tmp/go")
+[ "$res" = "before=OK after=EACCES euid=0" ]
+t $? "access: nobody's open /proc/tsa/<pid> reads EACCES after that process exec'd a setuid-root program (saw $res)"
+kill "$ew" 2>/dev/null
+
 # tsa-prstat --json lines -> "pid uid nlwp" (regex builtins, no jq).
 jsonpids() {
 	local l

@@ -19,6 +19,12 @@
  *   tsa-ptest holdfd          opens /proc/tsa/all and its own file, prints
  *                             READY, waits for a line on stdin, reads both
  *                             and prints the errno names ("all=EIO self=EIO")
+ *   tsa-ptest execwait FIFO PROG  prints its pid, waits for a byte on FIFO,
+ *                             execs PROG sleep
+ *   tsa-ptest reread PID FIFO opens and reads /proc/tsa/PID, writes FIFO, waits
+ *                             for PID's euid 0, reads the same descriptor:
+ *                             "before=OK after=EACCES euid=0"
+ *   tsa-ptest sleep           sleeps until killed
  *
  * How tsa-prstat's numbers are checked against the kernel's. Every value
  * in /proc/tsa is a lifetime, nondecreasing count. The JSON output gives
@@ -1866,6 +1872,73 @@ static void test_names(void)
 	free(buf);
 }
 
+/*
+ * execwait FIFO PROG: print our pid, wait for a line on FIFO, then exec
+ * PROG sleep (a setuid-root copy of tsa-ptest in the access test).
+ */
+static int cmd_execwait(const char *fifo, const char *prog)
+{
+	char c;
+	int fd;
+
+	printf("%d\n", getpid());
+	fflush(stdout);
+	fd = open(fifo, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		return 1;
+	close(fd);
+	execl(prog, prog, "sleep", (char *)NULL);
+	return 127;
+}
+
+/* euid of a process from /proc/PID/status, -1 if unknown. */
+static long proc_euid(pid_t pid)
+{
+	char path[64], line[256];
+	long r = -1, euid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %*d %ld", &euid) == 1)
+			r = euid;
+	fclose(f);
+	return r;
+}
+
+/*
+ * reread PID FIFO: open /proc/tsa/PID and read it, tell the execwait
+ * process on FIFO to exec, wait until its euid is 0, read the same
+ * descriptor again. Prints "before=ERR after=ERR euid=N".
+ */
+static int cmd_reread(pid_t pid, const char *fifo)
+{
+	char path[64], buf[8192];
+	int fd, w, before, after;
+	long euid = -1;
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		printf("before=%s after=- euid=-\n", errname(errno));
+		return 1;
+	}
+	before = read(fd, buf, sizeof(buf)) > 0 ? 0 : errno;
+	w = open(fifo, O_WRONLY);
+	if (w < 0 || write(w, "g", 1) != 1)
+		return 1;
+	close(w);
+	for (int k = 0; k < 500 && (euid = proc_euid(pid)) != 0; k++)
+		sleep_ms(10);
+	after = pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : errno;
+	printf("before=%s after=%s euid=%ld\n", errname(before), errname(after), euid);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1901,11 +1974,18 @@ int main(int argc, char **argv)
 		return cmd_all();
 	} else if (!strcmp(argv[1], "holdfd")) {
 		return cmd_holdfd();
+	} else if (!strcmp(argv[1], "execwait") && argc == 4) {
+		return cmd_execwait(argv[2], argv[3]);
+	} else if (!strcmp(argv[1], "reread") && argc == 4) {
+		return cmd_reread(atoi(argv[2]), argv[3]);
+	} else if (!strcmp(argv[1], "sleep")) {
+		for (;;)
+			pause();
 	} else {
 		goto usage;
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | stalefd | badwrite | hold [nodump] | open TID | all | holdfd\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | sleep\n");
 	return 2;
 }
