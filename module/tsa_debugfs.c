@@ -20,10 +20,10 @@ static struct dentry *tsa_debugfs_dir;
 static int tsa_stats_show(struct seq_file *m, void *v)
 {
 	struct tsa_table_stats st;
-	u64 entries, resyncs;
+	u64 entries, resyncs, row_bytes;
 
 	tsa_table_get_stats(&st);
-	tsa_proc_stats(&entries, &resyncs);
+	tsa_proc_stats(&entries, &resyncs, &row_bytes);
 	seq_printf(m, "version %s\n", TSA_VERSION);
 	seq_printf(m, "threads %llu\nprocesses %llu\n", st.threads, st.groups);
 	seq_printf(m, "memory_bytes %llu\nthread_record_bytes %llu\n",
@@ -34,6 +34,7 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   st.objects);
 	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,
 		   resyncs);
+	seq_printf(m, "reader_row_bytes %llu\n", row_bytes);
 	tsa_hooks_show(m);
 	tsa_hooks_show_degraded(m);
 	return 0;

@@ -152,17 +152,21 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	} else if (th) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
 		enum tsa_state sleep = TSA_SLP;
-		unsigned int state = 0;
 
-		/* The kernel's own nvcsw rule; a pending signal undoes a sleep. */
-		if (!preempt && prev_state) {
-			state = tsa_task_state(prev);
-			kind = state == TASK_RUNNING ? TSA_SW_SIGNAL :
-						       TSA_SW_BLOCK;
-		}
+		/*
+		 * The kernel's own nvcsw rule. A pending signal undoes a
+		 * sleep by setting __state back to running, which only a
+		 * re-read shows; but the sleep is classified by prev_state,
+		 * the state __schedule() saw: by now a wakeup on another
+		 * CPU may have written TASK_WAKING over __state.
+		 */
+		if (!preempt && prev_state)
+			kind = tsa_task_state(prev) == TASK_RUNNING ?
+				TSA_SW_SIGNAL : TSA_SW_BLOCK;
 		tsa_thread_write_begin(th, flags);
 		if (kind == TSA_SW_BLOCK)
-			sleep = tsa_sleep_state(prev, state, th->acct.ctx);
+			sleep = tsa_sleep_state(prev, prev_state,
+						th->acct.ctx);
 		tsa_clamped(tsa_acct_switch_out(&th->acct, tsa_clock(), kind,
 						sleep));
 		tsa_thread_write_end(th, flags);
@@ -562,7 +566,13 @@ static bool tsa_always = true;
 			 TSA_COUNTER_BIT(TSA_MINF) | TSA_COUNTER_BIT(TSA_MAJF))
 #define TSA_DEG_TRP	TSA_STATE_BIT(TSA_TRP)
 
-/* Registration order: bookkeeping first, so no event finds half a world. */
+/*
+ * Registration order: bookkeeping first, so no event finds half a world;
+ * of a pair, the exit first: an event caught half-way at load then shows
+ * an exit without its entry (harmless), never an entry without an exit
+ * (a contention_begin whose end is missed would make every later sleep
+ * of that thread KLK). Unregistration runs in reverse.
+ */
 static struct tsa_hook tsa_hooks[] = {
 	{ "sched_process_free", TSA_TRACEPOINT, tsa_sched_process_free,
 	  &tsa_always, TSA_ALL, TSA_EV_FREE },
@@ -578,24 +588,20 @@ static struct tsa_hook tsa_hooks[] = {
 	  TSA_ALL, TSA_EV_WAKEUP },
 	{ "sched_wakeup_new", TSA_TRACEPOINT, tsa_sched_wakeup_new,
 	  &tsa_always, TSA_ALL, TSA_EV_WAKEUP_NEW },
+	{ "sys_exit", TSA_TRACEPOINT, tsa_sys_exit, &tsa_param_syscalls,
+	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL), TSA_EV_SYS_EXIT },
 	{ "sys_enter", TSA_TRACEPOINT, tsa_sys_enter, &tsa_param_syscalls,
 	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL),
 	  TSA_EV_SYS_ENTER },
-	{ "sys_exit", TSA_TRACEPOINT, tsa_sys_exit, &tsa_param_syscalls,
-	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL), TSA_EV_SYS_EXIT },
 	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
 	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
 	{ "swap_cache_get_folio", TSA_KPROBE, &tsa_swapin_probe,
 	  &tsa_param_faults, TSA_STATE_BIT(TSA_APG), TSA_EV_SWAPIN },
-	{ "contention_begin", TSA_TRACEPOINT, tsa_contention_begin,
-	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION },
 	{ "contention_end", TSA_TRACEPOINT, tsa_contention_end,
 	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION_END },
-	/*
-	 * Exits before entries: an interrupt caught half-way at load then
-	 * shows an exit without an entry (harmless), never an entry without
-	 * an exit, which would leave the CPU's nesting count off for good.
-	 */
+	{ "contention_begin", TSA_TRACEPOINT, tsa_contention_begin,
+	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION },
+	/* An interrupt entry without its exit would leave the nesting off. */
 	{ "irq_handler_exit", TSA_TRACEPOINT, tsa_irq_exit,
 	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ_EXIT },
 	{ "softirq_exit", TSA_TRACEPOINT, tsa_softirq_exit,

@@ -215,14 +215,6 @@ static void tsa_entries_work_fn(struct work_struct *work)
 	mutex_unlock(&tsa_entries_lock);
 }
 
-void tsa_proc_stats(u64 *entries, u64 *resyncs)
-{
-	mutex_lock(&tsa_entries_lock);
-	*entries = tsa_nr_entries;
-	*resyncs = tsa_nr_resyncs;
-	mutex_unlock(&tsa_entries_lock);
-}
-
 /* --- copies of threads and processes ------------------------------------ */
 
 /* One line of /proc/tsa/all, copied at open so that reading is lock-free. */
@@ -233,6 +225,7 @@ struct tsa_row {
 	u32 flags;
 	u32 nr;			/* threads this row stands for */
 	u64 at;			/* the clock its numbers are measured at */
+	const struct tsa_thread *th;	/* while collecting, under RCU */
 	struct tsa_acct a;
 	char comm[TASK_COMM_LEN];
 };
@@ -243,6 +236,15 @@ struct tsa_all {
 	unsigned int max;
 	struct tsa_row rows[];
 };
+
+void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes)
+{
+	*row_bytes = sizeof(struct tsa_row);
+	mutex_lock(&tsa_entries_lock);
+	*entries = tsa_nr_entries;
+	*resyncs = tsa_nr_resyncs;
+	mutex_unlock(&tsa_entries_lock);
+}
 
 static void tsa_row_fill(struct tsa_row *r, struct task_struct *t, pid_t tid)
 {
@@ -258,17 +260,28 @@ static void tsa_row_fill(struct tsa_row *r, struct task_struct *t, pid_t tid)
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
-/* One pass over a process; false when @all is full. */
-static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
-			     struct tsa_group *g, bool check_access)
+/*
+ * Copy one process: its live threads the reader may see, each on its own,
+ * then the totals of its exited threads, in a small consistent copy; then
+ * drop every copied thread whose exit those totals already hold, so that
+ * a thread exiting meanwhile is counted exactly once. Nothing here takes
+ * a lock that an exiting thread needs in sched_switch, and the work is
+ * bounded by the threads copied. Returns false when @all is full. Caller
+ * holds rcu_read_lock() (records are freed after a grace period).
+ */
+static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 {
+	unsigned int start = all->n, i, j;
+	struct tsa_group *g = NULL;
 	struct tsa_thread *th;
 	struct task_struct *t;
 	struct tsa_row *r;
+	u32 gen, exited;
+	u64 at;
 
 	for_each_thread(p, t) {
 		th = tsa_thread_find(t);
-		if (!th || (check_access && !tsa_may_read(t)))
+		if (!th || !tsa_may_read(t))
 			continue;
 		if (all->n == all->max)
 			return false;
@@ -281,66 +294,44 @@ static bool tsa_copy_process(struct tsa_all *all, struct task_struct *p,
 		 * the copy: a snapshot charges up to it, never rewinds it.
 		 */
 		r->at = r->a.stamp;
+		r->th = th;
+		g = th->group;
 		tsa_row_fill(r, t, task_pid_nr(t));
 		all->n++;
 	}
-	if (g->exited_threads && (!check_access || tsa_may_read(p))) {
-		if (all->n == all->max)
-			return false;
-		r = &all->rows[all->n];
-		r->a = g->exited;
-		/* A hand-over during the copy holds numbers up to its clock. */
-		r->at = max(all->now, g->at);
-		tsa_row_fill(r, p, 0);
-		r->flags = TSA_ROW_TOTALS;
-		r->nr = g->exited_threads;
-		all->n++;
-	}
-	return true;
-}
-
-/*
- * Copy one process: its live threads the reader may see, then the totals
- * of its exited threads, under the group's seqcount so that a thread
- * exiting meanwhile is counted exactly once. A process whose threads exit
- * faster than it can be copied is copied under the group lock instead,
- * which holds its exits back for that long; the access check is then made
- * once, on the leader, before the lock (it may sleep on PREEMPT_RT).
- * Returns false when @all is full. Caller holds rcu_read_lock().
- */
-static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
-{
-	unsigned int start = all->n, seq, tries;
-	struct tsa_group *g = NULL;
-	struct tsa_thread *th;
-	struct task_struct *t;
-	unsigned long flags;
-	bool ok;
-
-	for_each_thread(p, t) {
-		th = tsa_thread_find(t);
-		if (th) {
-			g = th->group;
-			break;
+	if (!g) {
+		for_each_thread(p, t) {
+			th = tsa_thread_find(t);
+			if (th) {
+				g = th->group;
+				break;
+			}
 		}
 	}
-	if (!g)
+	if (!g || !tsa_may_read(p))
 		return true;
-	for (tries = 0; tries < 4; tries++) {
-		all->n = start;
-		seq = read_seqcount_begin(&g->seq);
-		if (!tsa_copy_process(all, p, g, true))
-			return false;
-		if (!read_seqcount_retry(&g->seq, seq))
-			return true;
+	if (all->n == all->max)
+		return false;
+	/* The totals go in the next free row; it moves down below. */
+	gen = tsa_group_read(g, all->now, &all->rows[all->n].a, &exited, &at);
+	for (i = j = start; i < all->n; i++)
+		if (!tsa_thread_handed_over(all->rows[i].th, gen))
+			all->rows[j++] = all->rows[i];
+	if (!exited) {
+		all->n = j;
+		return true;
 	}
-	all->n = start;
-	if (!tsa_may_read(p))
-		return true;
-	raw_spin_lock_irqsave(&g->lock, flags);
-	ok = tsa_copy_process(all, p, g, false);
-	raw_spin_unlock_irqrestore(&g->lock, flags);
-	return ok;
+	r = &all->rows[j];
+	if (j != i)
+		r->a = all->rows[i].a;
+	all->n = j;
+	/* A hand-over during the copy holds numbers up to its clock. */
+	r->at = at;
+	tsa_row_fill(r, p, 0);
+	r->flags = TSA_ROW_TOTALS;
+	r->nr = exited;
+	all->n++;
+	return true;
 }
 
 /* --- /proc/tsa/<tid> --------------------------------------------------- */
@@ -407,8 +398,8 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 		max++;
 	rcu_read_unlock();
 	max += max / 4 + 8;	/* threads born meanwhile */
-	all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL);
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL_ACCOUNT);
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL_ACCOUNT);
 	if (!all || !sum)
 		goto out;
 	all->n = 0;
@@ -535,21 +526,39 @@ static const struct proc_ops tsa_thread_ops = {
 
 /* --- /proc/tsa/all ----------------------------------------------------- */
 
-static struct tsa_all *tsa_all_collect(void)
+/*
+ * Rows for the threads this reader may see (and a totals row for each
+ * process it may see), with room for some born meanwhile. The snapshot
+ * is charged to the reader's memory cgroup, so what one user can hold
+ * through open descriptors is bounded by its descriptor limit times the
+ * threads it may see, and by its memcg limit.
+ */
+static unsigned int tsa_all_rows_wanted(void)
 {
 	struct task_struct *p, *t;
-	unsigned int max = 0, tries;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		n += tsa_may_read(p);
+		for_each_thread(p, t)
+			n += tsa_may_read(t);
+	}
+	rcu_read_unlock();
+	return n + n / 8 + 16;
+}
+
+static struct tsa_all *tsa_all_collect(void)
+{
+	unsigned int max = tsa_all_rows_wanted(), tries;
+	struct task_struct *p;
 	struct tsa_all *all;
 	bool full = false;
 
-	rcu_read_lock();
-	for_each_process_thread(p, t)
-		max++;
-	rcu_read_unlock();
-
-	/* Room for each thread plus a totals line per process, and growth. */
-	for (tries = 0, max = 2 * max + 64; tries < 4; tries++, max *= 2) {
-		all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL);
+	for (tries = 0; tries < 4; tries++, max *= 2) {
+		/* Past the reader's memcg limit: ENOMEM, not the OOM killer. */
+		all = kvmalloc(struct_size(all, rows, max),
+			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 		if (!all)
 			return ERR_PTR(-ENOMEM);
 		all->n = 0;

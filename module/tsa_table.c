@@ -324,6 +324,47 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
 	return tsa_acct_snapshot(&copy, now, out);
 }
 
+/* Number a hand-over; never 0, which means "not handed over". */
+static u32 tsa_group_next_exit(struct tsa_group *g)
+{
+	if (++g->exits == 0)
+		g->exits = 1;
+	return g->exits;
+}
+
+/*
+ * The totals of @g's exited threads, as a consistent copy: a few hundred
+ * bytes under the seqcount, retried while exits write them (each write is
+ * as short), never with the group lock held. Returns the number of the
+ * latest hand-over they hold.
+ */
+u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
+		   u32 *threads, u64 *at)
+{
+	unsigned int seq;
+	u32 gen;
+
+	do {
+		seq = read_seqcount_begin(&g->seq);
+		*sum = g->exited;
+		*threads = g->exited_threads;
+		*at = max(now, g->at);
+		gen = g->exits;
+	} while (read_seqcount_retry(&g->seq, seq));
+	return gen;
+}
+
+/*
+ * Did @th hand its numbers over in a move that totals read as of hand-over
+ * @gen hold? Read after tsa_group_read(), whose seqcount orders it.
+ */
+bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen)
+{
+	u32 mine = READ_ONCE(th->exit_gen);
+
+	return mine && (s32)(gen - mine) >= 0;
+}
+
 /*
  * The thread enters do_exit(): its numbers so far move into its process's
  * exited totals, in one step as readers of the group see it (they skip an
@@ -338,8 +379,10 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 	raw_spin_lock_irqsave(&g->lock, flags);
 	write_seqcount_begin(&g->seq);
 	tsa_thread_write_begin(th, tflags);
-	if (!(th->acct.flags & TSA_F_NOT_LIVE))
+	if (!(th->acct.flags & TSA_F_NOT_LIVE)) {
 		g->exited_threads++;
+		th->exit_gen = tsa_group_next_exit(g);
+	}
 	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited);
 	g->at = max(g->at, th->acct.stamp);
 	tsa_thread_write_end(th, tflags);
@@ -369,8 +412,10 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);
 		g->at = max(g->at, th->acct.stamp);
-		if (!exiting)
+		if (!exiting) {
 			g->exited_threads++;
+			th->exit_gen = tsa_group_next_exit(g);
+		}
 	}
 	write_seqcount_end(&g->seq);
 	raw_spin_unlock_irqrestore(&g->lock, flags);

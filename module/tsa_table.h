@@ -19,10 +19,13 @@
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
- * threads, so a process's numbers never go backwards. A thread's last
- * switch-out moves its numbers into the group under the group's seqcount,
- * so a reader that sums a process under that seqcount never counts an
- * exiting thread twice or not at all. Lock order: rq, group, thread.
+ * threads, so a process's numbers never go backwards. A thread's exit
+ * moves its numbers into the group under the group's lock and seqcount
+ * and numbers the move (group exits, thread exit_gen). A reader copies
+ * the live threads one by one, then the totals under the seqcount (a
+ * small, bounded copy), and drops every copied thread whose move the
+ * totals already hold: no thread is counted twice or not at all, and no
+ * reader ever holds the group lock. Lock order: rq, group, thread.
  */
 #ifndef TSA_TABLE_H
 #define TSA_TABLE_H
@@ -46,6 +49,7 @@ struct tsa_group {
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;	/* covers exits of its threads */
 	u32 exited_threads;
+	u32 exits;		/* hand-overs so far: numbers them */
 	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
 	struct rcu_head rcu;
@@ -62,6 +66,7 @@ struct tsa_thread {
 	const void *klock;		/* kernel lock being contended */
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
+	u32 exit_gen;			/* its hand-over's number; 0: none yet */
 	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
@@ -90,6 +95,9 @@ void tsa_thread_remove(const struct task_struct *t);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
 bool tsa_thread_exit_begin(struct tsa_thread *th);
 bool tsa_thread_exit(struct tsa_thread *th);
+u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
+		   u32 *threads, u64 *at);
+bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 
 /* Writers: the record's lock, with the seqcount bumped for readers. */

@@ -7,7 +7,7 @@
 #
 # SECTIONs (default all): workloads exits access errors signals unload
 # 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
-# 2. process totals while threads exit                 (tsa-ptest exits)
+# 2. process totals while threads exit                 (tsa-ptest exits, storm)
 # 3. access: nobody vs root, non-dumpable              (here)
 # 4. error paths: names with a newline, stale fd, writes, -p 999999, exit 3, module gone
 # 5. SIGINT / SIGTERM end tsa-prstat with exit 0
@@ -88,6 +88,7 @@ fi
 if want exits; then
 	say "2. process totals while threads exit"
 	run exits "$prstat"
+	run storm
 fi
 
 # --- 3. access ---
@@ -166,6 +167,63 @@ res=$("${NOBODY[@]}" "$tmp/tsa-ptest" reread "$ew" "$tmp/go")
 [ "$res" = "before=OK after=EACCES euid=0" ]
 t $? "access: nobody's open /proc/tsa/<pid> reads EACCES after that process exec'd a setuid-root program (saw $res)"
 kill "$ew" 2>/dev/null
+
+# Reader memory: what an open /proc/tsa/all holds is sized to the threads
+# the reader may see and charged to its memory cgroup, so a user holding
+# many descriptors is bounded by its descriptor limit and its memcg.
+memavail() { awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo; }
+rcg=/sys/fs/cgroup/tsa-reader
+# fdhog_in LIMIT N: nobody's "tsa-ptest fdhog N" in $rcg at memory.max
+# LIMIT; sets hog_line (its report, or nothing if it died), hog_held (the
+# descriptors it held at most), hog_charge (memory.current growth, bytes),
+# hog_drop (MemAvailable drop), hog_oom (the cgroup's OOM kills).
+fdhog_in() {
+	local c0 a0 line=""
+	echo "$1" >"$rcg/memory.max"
+	c0=$(cat "$rcg/memory.current") a0=$(memavail)
+	coproc HOG { echo "$BASHPID" >"$rcg/cgroup.procs" && ulimit -n 5000 &&
+		exec "${NOBODY[@]}" "$tmp/tsa-ptest" fdhog "$2"; }
+	hog_line="" hog_held=0
+	while read -r -t 120 line <&"${HOG[0]}"; do
+		case $line in
+		progress\ *) hog_held=${line#progress } ;;
+		opened\ *) hog_line=$line; hog_held=$(cut -d' ' -f2 <<<"$line"); break ;;
+		esac
+	done
+	hog_charge=$(($(cat "$rcg/memory.current") - c0)) hog_drop=$((a0 - $(memavail)))
+	hog_oom=$(awk '/^oom_kill / { print $2 }' "$rcg/memory.events")
+	[ -z "${HOG[1]:-}" ] || echo >&"${HOG[1]}" 2>/dev/null
+	wait "${HOG_PID:-}" 2>/dev/null
+}
+row=$(awk '/^reader_row_bytes / { print $2 }' /sys/kernel/debug/tsa/stats 2>/dev/null)
+if grep -qw memory /sys/fs/cgroup/cgroup.controllers &&
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control && mkdir -p "$rcg"; then
+	vis=$("${NOBODY[@]}" "$tmp/tsa-ptest" all | wc -l)	# nobody's lines + 1
+	fdhog_in 512M 0
+	base_charge=$hog_charge base_drop=$hog_drop
+	fdhog_in 512M 1000
+	per_charge=$(((hog_charge - base_charge) / 1000)) per_drop=$(((hog_drop - base_drop) / 1000))
+	# Bound (docs/proc-format.md): rows for what the reader sees (~$vis
+	# lines, 1/8 and 16 more), one page of text, the open file itself;
+	# kmalloc rounds a snapshot up to a power of two.
+	bound=$(((vis + vis / 8 + 16) * ${row:-0} + 64)) b2=4096
+	while [ $b2 -lt $bound ]; do b2=$((b2 * 2)); done
+	bound=$((b2 + 4096 + 2048))
+	[ "$hog_line" = "opened 1000 OK" ] && [ -n "$row" ] && [ "$per_drop" -le "$bound" ] &&
+		[ $((per_charge * 10)) -ge $((per_drop * 9)) ]
+	t $? "memory: nobody holding 1000 opens of /proc/tsa/all ($hog_line): $per_drop bytes each (bound $bound for ~$vis visible lines x $row-byte rows), $per_charge of them charged to its memory cgroup (>= 90 % expected)"
+	oom0=$hog_oom
+	fdhog_in 6M 2000
+	# What it held when stopped (at the bytes per open just measured)
+	# must fit the limit, with 10 % for the process itself.
+	held=$((hog_held * per_drop))
+	[[ $hog_line == "opened "*" ENOMEM" || ( -z $hog_line && $hog_oom -gt $oom0 ) ]] &&
+		[ "$held" -le $((6 * 1024 * 1024 * 11 / 10)) ]
+	t $? "memory: at memory.max 6M nobody's 2000 opens are stopped (${hog_line:-killed: oom_kill $oom0 -> $hog_oom}) after holding $hog_held descriptors, ~$held bytes (<= 6.6 MB expected)"
+	rmdir "$rcg" 2>/dev/null
+else
+	n=$((n + 1)); echo "ok $n - # SKIP memory: no cgroup v2 memory controller"
+fi
 
 # tsa-prstat --json lines -> "pid uid nlwp" (regex builtins, no jq).
 jsonpids() {

@@ -35,7 +35,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-ptest" \
 
 set +e
 # shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --no-unload --smp 2 --timeout 300 \
+"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --allow-oom --no-unload --smp 2 --timeout 300 \
 	${GUEST_RUN_ARGS:-} -- \
 	bash "$here/prstat-tests.sh" "$repo/userspace/tsa-prstat" "$out/tsa-ptest"
 rc=$?

@@ -7,6 +7,7 @@
  *   tsa-ptest [--first N] prstat PRSTAT   workloads vs tsa-prstat -mL/-A/--json
  *   tsa-ptest [--first N] exits PRSTAT    process totals while threads exit
  *   tsa-ptest [--first N] names PRSTAT    thread names with a newline, a backslash
+ *   tsa-ptest [--first N] storm           process sums while threads exit fast
  *   tsa-ptest [--first N] stalefd         fd of an exited thread's file
  *   tsa-ptest [--first N] badwrite        writes to /proc/tsa files
  *
@@ -24,6 +25,9 @@
  *   tsa-ptest reread PID FIFO opens and reads /proc/tsa/PID, writes FIFO, waits
  *                             for PID's euid 0, reads the same descriptor:
  *                             "before=OK after=EACCES euid=0"
+ *   tsa-ptest fdhog N         opens /proc/tsa/all N times (one byte read from
+ *                             each; "progress K" every 20), prints "opened K
+ *                             ERRNO", waits for a line
  *   tsa-ptest sleep           sleeps until killed
  *
  * How tsa-prstat's numbers are checked against the kernel's. Every value
@@ -90,6 +94,9 @@ static const char *errname(int e)
 	case EBADF: return "EBADF";
 	case EPROTO: return "EPROTO";
 	case ENODEV: return "ENODEV";
+	case ENOMEM: return "ENOMEM";
+	case EMFILE: return "EMFILE";
+	case EAGAIN: return "EAGAIN";
 	default: return strerror(e);
 	}
 }
@@ -1457,6 +1464,113 @@ static void test_exits(void)
 	free(hist);
 }
 
+/* --- 2b. exits faster than a reader copies ----------------------------- */
+
+static atomic_int st_stop;
+
+static int memchr_pid(const pid_t *a, int n, pid_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] == v)
+			return 1;
+	return 0;
+}
+
+static void *st_short(void *arg)
+{
+	double end = mono_s() + 0.002;
+
+	(void)arg;
+	while (mono_s() < end)
+		;
+	return NULL;
+}
+
+/* The child: 4 short threads at a time, born and joined for 3 s. */
+static void st_child(void)
+{
+	double end = mono_s() + 3;
+
+	prctl(PR_SET_NAME, "storm");
+	while (mono_s() < end && !atomic_load(&st_stop)) {
+		pthread_t th[4];
+
+		for (int i = 0; i < 4; i++)
+			pthread_create(&th[i], NULL, st_short, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+	}
+	_exit(0);
+}
+
+/*
+ * Readers copy a process without ever holding its lock, so the copy must
+ * stay exact while its threads exit during it: every read of a process
+ * whose threads are born and exit as fast as they can, its sums per
+ * state, elapsed and counters never decrease and every line adds up.
+ */
+static void test_storm(void)
+{
+	uint64_t pns[TSA_NSTATES] = { 0 }, pel = 0, pcnt[TSA_NCOUNTERS] = { 0 };
+	int reads = 0, viol = 0, sumbad = 0, totals = 0, st, ntids = 0;
+	static pid_t tids[4096];
+	char why[256] = "";
+	pid_t cpid = fork();
+
+	if (cpid == 0)
+		st_child();
+	for (;;) {
+		struct tsa_all all;
+		uint64_t ns[TSA_NSTATES] = { 0 }, el = 0, cnt[TSA_NCOUNTERS] = { 0 };
+		int seen = 0;
+
+		if (waitpid(cpid, &st, WNOHANG) == cpid)
+			break;
+		if (fast_read_all(&all))
+			continue;
+		for (size_t i = 0; i < all.n; i++) {
+			struct tsa_thread *t = &all.t[i];
+
+			if (t->pid != cpid)
+				continue;
+			seen = 1;
+			totals |= t->tid == 0;
+			if (t->tid && ntids < 4096 && !memchr_pid(tids, ntids, t->tid))
+				tids[ntids++] = t->tid;
+			sumbad += tsa_sum(t) != t->elapsed;
+			el += t->elapsed;
+			for (int s = 0; s < TSA_NSTATES; s++)
+				ns[s] += t->ns[s];
+			for (int s = 0; s < TSA_NCOUNTERS; s++)
+				cnt[s] += t->counters[s];
+		}
+		tsa_free_all(&all);
+		if (!seen)
+			continue;
+		reads++;
+		for (int s = 0; s < TSA_NSTATES; s++)
+			if (ns[s] < pns[s]) {
+				viol++;
+				if (!why[0])
+					snprintf(why, sizeof(why), ": %s went from %llu to %llu",
+						 tsa_state_name(s), (unsigned long long)pns[s],
+						 (unsigned long long)ns[s]);
+			}
+		for (int s = 0; s < TSA_NCOUNTERS; s++)
+			viol += cnt[s] < pcnt[s];
+		viol += el < pel;
+		memcpy(pns, ns, sizeof(ns));
+		memcpy(pcnt, cnt, sizeof(cnt));
+		pel = el;
+	}
+	tap(reads >= 20 && totals && ntids >= 20,
+	    "storm: /proc/tsa/all read %d times while process %d made and joined 4 threads at a time (%d of its threads seen live, totals line %s)",
+	    reads, cpid, ntids, totals ? "seen" : "never seen");
+	tap(viol == 0 && sumbad == 0,
+	    "storm: its per-state sums, elapsed and counters never decreased (%d decreases%s), every line added up (%d did not)",
+	    viol, why, sumbad);
+}
+
 /* --- 4. a file of a thread that exits; writes -------------------------- */
 
 static atomic_int sf_quit;
@@ -1939,6 +2053,34 @@ static int cmd_reread(pid_t pid, const char *fifo)
 	return 0;
 }
 
+/*
+ * fdhog N: open /proc/tsa/all N times, reading one byte of each (the
+ * snapshot is taken at open and held until close); print "opened K
+ * ERRNO" (ERRNO of the first failure, OK if none), wait for a line on
+ * stdin, exit.
+ */
+static int cmd_fdhog(int n)
+{
+	int k, err = 0;
+	char c, line[16];
+
+	for (k = 0; k < n; k++) {
+		int fd = open("/proc/tsa/all", O_RDONLY);
+
+		if (fd < 0 || read(fd, &c, 1) != 1) {
+			err = errno;
+			break;
+		}
+		if ((k + 1) % 20 == 0)	/* in case a memcg OOM kill ends us */
+			printf("progress %d\n", k + 1);
+	}
+	printf("opened %d %s\n", k, errname(err));
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1955,6 +2097,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "exits") && argc == 3) {
 		prstat_path = argv[2];
 		test_exits();
+	} else if (!strcmp(argv[1], "storm")) {
+		test_storm();
 	} else if (!strcmp(argv[1], "names") && argc == 3) {
 		prstat_path = argv[2];
 		test_names();
@@ -1978,6 +2122,8 @@ int main(int argc, char **argv)
 		return cmd_execwait(argv[2], argv[3]);
 	} else if (!strcmp(argv[1], "reread") && argc == 4) {
 		return cmd_reread(atoi(argv[2]), argv[3]);
+	} else if (!strcmp(argv[1], "fdhog") && argc == 3) {
+		return cmd_fdhog(atoi(argv[2]));
 	} else if (!strcmp(argv[1], "sleep")) {
 		for (;;)
 			pause();
@@ -1986,6 +2132,6 @@ int main(int argc, char **argv)
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | sleep\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep\n");
 	return 2;
 }
