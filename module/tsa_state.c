@@ -216,18 +216,22 @@ bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved)
 /*
  * Faults are counted as the kernel counts them (mm_account_fault()): not
  * when they fail or will be retried; major when they did I/O or were
- * retried before. A retried fault stays in the kernel, so stays SYS.
+ * retried before. A retried fault stays in the kernel, so stays SYS. A
+ * failed user fault returns to user mode too (into a SIGSEGV or SIGBUS
+ * handler, or to fault again after an OOM kill elsewhere): USR.
  */
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 			 unsigned int fault_flags, unsigned int ret)
 {
 	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP)) | saved;
-	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY))
+	if (ret & VM_FAULT_RETRY)
 		return false;
-	if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
-		a->count[TSA_MAJF]++;
-	else
-		a->count[TSA_MINF]++;
+	if (!(ret & VM_FAULT_ERROR)) {
+		if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
+			a->count[TSA_MAJF]++;
+		else
+			a->count[TSA_MINF]++;
+	}
 	if (a->state != TSA_SYS || (a->flags & TSA_F_IN_KERNEL) ||
 	    (saved & TSA_C_FAULT))
 		return false;

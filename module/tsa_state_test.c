@@ -506,6 +506,12 @@ static void fault_time_is_sys_and_counted(struct kunit *test)
 	tsa_acct_fault_exit(a, 45, saved, FAULT_FLAG_USER, VM_FAULT_SIGSEGV);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_MINF], 1ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_MAJF], 2ULL);
+	/* ...which returns to user mode all the same: a SIGSEGV handler. */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	tsa_acct_fault_enter(a, 46, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 47, saved, FAULT_FLAG_USER, VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 20ULL + 1 + 1 + 1 + 1);
 
 	/* A fault inside a syscall (KFL) returns to SYS, not USR. */
 	tsa_acct_sys_enter(a, 50);
