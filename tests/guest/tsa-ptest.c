@@ -184,6 +184,7 @@ static int child_finish(struct child *c)
 struct jline {
 	int ok;
 	uint64_t now, at, pid, tid, nlwp, uid;
+	double ts;
 	int first;
 	uint64_t elapsed, tot_elapsed;
 	uint64_t ns[TSA_NSTATES], tot[TSA_NSTATES], n[TSA_NSTATES];
@@ -243,6 +244,7 @@ static int jparse(const char *s, struct jline *j)
 	int bad = 0, i;
 
 	memset(j, 0, sizeof(*j));
+	bad |= jdbl(s, "ts", &j->ts);
 	bad |= ju64(s, "now", &j->now);
 	bad |= ju64(s, "at", &j->at);
 	bad |= ju64(s, "pid", &j->pid);
@@ -701,7 +703,7 @@ static int jcheck_bracket(const struct jline *r1, const struct jline *r2,
 static int read_json_report(struct child *ch, int n, struct jline r[NW],
 			    char *why, size_t len)
 {
-	uint64_t now = 0;
+	double ts = 0;
 
 	for (int i = 0; i < NW; i++)
 		r[i].ok = 0;
@@ -718,11 +720,17 @@ static int read_json_report(struct child *ch, int n, struct jline r[NW],
 			snprintf(why, len, "unparsable JSON line: %.200s", l);
 			return -1;
 		}
-		if (k && j.now != now) {
-			snprintf(why, len, "lines of one report with different now");
+		/*
+		 * One report, one read: the same "ts". ("now" is each
+		 * thread's own "at" with -L: later for a thread that changed
+		 * state while the snapshot was taken.)
+		 */
+		if (k && j.ts != ts) {
+			snprintf(why, len, "lines of one report with different ts (%.3f, %.3f)",
+				 ts, j.ts);
 			return -1;
 		}
-		now = j.now;
+		ts = j.ts;
 		w = wfind((pid_t)j.tid);
 		if (w < 0 || j.pid != (uint64_t)getpid()) {
 			snprintf(why, len, "line of pid %llu tid %llu: not ours",
