@@ -225,6 +225,7 @@ struct tsa_row {
 	u32 flags;
 	u32 nr;			/* threads this row stands for */
 	u64 at;			/* the clock its numbers are measured at */
+	u64 stay;		/* time in its current state, up to at */
 	const struct tsa_thread *th;	/* while collecting, under RCU */
 	struct tsa_acct a;
 	char comm[TASK_COMM_LEN];
@@ -286,7 +287,7 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		if (all->n == all->max)
 			return false;
 		r = &all->rows[all->n];
-		tsa_thread_read(th, all->now, &r->a);
+		r->stay = tsa_thread_read(th, all->now, &r->a);
 		if (r->a.flags & TSA_F_NOT_LIVE)
 			continue;
 		/*
@@ -327,6 +328,7 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	all->n = j;
 	/* A hand-over during the copy holds numbers up to its clock. */
 	r->at = at;
+	r->stay = 0;
 	tsa_row_fill(r, p, 0);
 	r->flags = TSA_ROW_TOTALS;
 	r->nr = exited;
@@ -605,8 +607,12 @@ static int tsa_all_show(struct seq_file *m, void *v)
 	int i, j;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, TSA_ALL_FORMAT "\nnow %llu\n", all->now);
-		seq_puts(m, "fields tid pid uid flags elapsed state");
+		seq_printf(m, TSA_ALL_FORMAT "\nnow %llu\nstates", all->now);
+		for (i = 0; i < TSA_NR_STATES; i++) {
+			seq_putc(m, ' ');
+			seq_puts(m, tsa_state_names[i]);
+		}
+		seq_puts(m, "\nfields tid pid uid flags elapsed state state_ns");
 		for (i = 0; i < TSA_NR_STATES; i++) {
 			for (j = 0; j < 3; j++) {
 				seq_putc(m, ' ');
@@ -632,6 +638,7 @@ static int tsa_all_show(struct seq_file *m, void *v)
 	seq_put_decimal_ull(m, " ", r->flags);
 	seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
 	seq_put_decimal_ull(m, " ", r->a.state);
+	seq_put_decimal_ull(m, " ", r->stay);
 	for (i = 0; i < TSA_NR_STATES; i++) {
 		seq_put_decimal_ull(m, " ", r->a.ns[i]);
 		seq_put_decimal_ull(m, " ", r->a.entries[i]);

@@ -11,7 +11,7 @@
  * and "at"), the interval's numbers and the lifetime ones:
  *
  *   {"ts":1700000000.123,"now":123,"at":123,"pid":1,"tid":1,"uid":0,
- *    "user":"root","comm":"init","state":"SLP","since":"birth",
+ *    "user":"root","comm":"init","state":"SLP","state_ns":..,"since":"birth",
  *    "first":false,"elapsed_ns":..,"total_elapsed_ns":..,
  *    "states":{"USR":{"ns":..,"pct":..,"total_ns":..,"n":..,"max":..},..},
  *    "counters":{"VCX":{"delta":..,"total":..},..},
@@ -93,11 +93,10 @@ static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
 		uint64_t st = r->v[F_STATE];
 
 		fprintf(f, ",\"state\":\"%s\",\"state_ns\":%llu,"
-			"\"since\":\"%s\",\"exited\":%s",
+			"\"since\":\"%s\"",
 			st < TSA_NSTATES ? tsa_state_name[st] : "?",
 			(unsigned long long)r->v[F_STATE_NS],
-			r->v[F_FLAGS] & TSA_F_LOAD ? "load" : "birth",
-			r->v[F_FLAGS] & TSA_F_EXITED ? "true" : "false");
+			r->v[F_FLAGS] & TSA_F_LOAD ? "load" : "birth");
 	}
 	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,"
 		"\"total_elapsed_ns\":%llu,\"states\":{",

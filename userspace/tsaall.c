@@ -54,6 +54,34 @@ const char *const tsa_counter_name[TSA_NCOUNTERS] = {
 
 /* ---- reading ---------------------------------------------------------- */
 
+#define MAX_STATES	64
+
+/*
+ * The "states" header line names the module's state numbers in order
+ * ("states USR SYS ..."); map each to ours (TSA_NSTATES: unknown).
+ */
+static void statemap_parse(const char *p, uint64_t *map, uint64_t *n)
+{
+	*n = 0;
+	while (*p && *n < MAX_STATES) {
+		const char *w;
+		uint64_t i;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		w = p;
+		while (*p && *p != ' ')
+			p++;
+		for (i = 0; i < TSA_NSTATES; i++)
+			if (strlen(tsa_state_name[i]) == (size_t)(p - w) &&
+			    !memcmp(tsa_state_name[i], w, (size_t)(p - w)))
+				break;
+		map[(*n)++] = i;
+	}
+}
+
 /*
  * The module writes control bytes, DEL and the backslash of a thread's
  * name as \ooo (a name must not end or forge a line); decode in place.
@@ -311,6 +339,7 @@ static void build_index(struct tsa_snap *s)
 int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 {
 	static int colmap[MAX_COLUMNS];
+	uint64_t statemap[MAX_STATES], nstatemap = 0;
 	char *p, *end, *line, *q;
 	size_t ncols = 0, lineno = 1, c;
 	int have[F_NUM] = { 0 };
@@ -362,6 +391,10 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 					 lineno);
 				return TSA_EFORMAT;
 			}
+			continue;
+		}
+		if (!strncmp(line, "states ", 7)) {
+			statemap_parse(line + 7, statemap, &nstatemap);
 			continue;
 		}
 		if (strncmp(line, "fields ", 7))
@@ -431,6 +464,10 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 		}
 		if (!have[F_AT])
 			r->v[F_AT] = s->now;
+		/* The module's state numbers, as its "states" line names them. */
+		if (nstatemap)
+			r->v[F_STATE] = r->v[F_STATE] < nstatemap ?
+					statemap[r->v[F_STATE]] : TSA_NSTATES;
 		if (*t == ' ')
 			t++;
 		else if (*t) {

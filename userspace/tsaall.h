@@ -47,7 +47,6 @@ enum tsa_field {
 
 /* flags column */
 #define TSA_F_LOAD	1	/* tracked since module load, not birth */
-#define TSA_F_EXITED	2	/* thread has exited */
 #define TSA_F_TOTALS	4	/* exited-threads totals line (tid 0) */
 
 struct tsa_row {

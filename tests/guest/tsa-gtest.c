@@ -316,11 +316,12 @@ static void test_entries(void)
 static void test_all_sum(void)
 {
 	struct tsa_all all;
-	int bad = 0, totals = 0;
+	int bad = 0, totals = 0, staybad = 0, stayed = 0;
 	size_t i;
 
 	if (tsa_read_all(&all)) {
-		tap(0, "all: read /proc/tsa/all: %s", strerror(errno));
+		tap(0, "all: read /proc/tsa/all (its states line names our state numbers): %s",
+		    strerror(errno));
 		return;
 	}
 	for (i = 0; i < all.n; i++) {
@@ -332,10 +333,19 @@ static void test_all_sum(void)
 				       (unsigned long long)all.t[i].elapsed);
 		}
 		totals += all.t[i].tid == 0;
+		/* The current stay is part of its state's total. */
+		if (all.t[i].tid) {
+			stayed += all.t[i].state_ns > 0;
+			staybad += all.t[i].state < 0 || all.t[i].state >= TSA_NSTATES ||
+				   all.t[i].state_ns > all.t[i].ns[all.t[i].state];
+		}
 	}
 	tap(all.n > 10 && bad == 0,
 	    "all: every line of /proc/tsa/all sums to elapsed (%zu lines, %d process totals, %d bad)",
 	    all.n, totals, bad);
+	tap(stayed > 10 && staybad == 0,
+	    "all: every thread's state_ns is within its state's total (%d threads with a stay > 0, %d bad)",
+	    stayed, staybad);
 	tsa_free_all(&all);
 
 	/* And every per-thread file, read one by one. */

@@ -188,6 +188,20 @@ int tsa_read_all(struct tsa_all *all)
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		if (!strncmp(line, "now ", 4)) {
 			all->now = strtoull(line + 4, NULL, 10);
+		} else if (!strncmp(line, "states ", 7)) {
+			/* The module's numbering must be the table's here. */
+			char want[256] = "";
+
+			for (int s = 0; s < TSA_NSTATES; s++)
+				snprintf(want + strlen(want), sizeof(want) - strlen(want),
+					 "%s%s", s ? " " : "", tsa_state_name(s));
+			if (strcmp(line + 7, want)) {
+				free(buf);
+				free(all->t);
+				all->t = NULL;
+				errno = EPROTO;
+				return -1;
+			}
 		} else if (!strncmp(line, "fields ", 7)) {
 			char *f, *s2 = NULL;
 
@@ -229,6 +243,8 @@ int tsa_read_all(struct tsa_all *all)
 					t->state = v;
 				else if (!strcmp(fields[i], "at"))
 					t->at = v;
+				else if (!strcmp(fields[i], "state_ns"))
+					t->state_ns = v;
 				snprintf(name, sizeof(name), "%.3s", fields[i]);
 				for (int k = 0; name[k]; k++)
 					name[k] = toupper((unsigned char)name[k]);

@@ -599,6 +599,22 @@ static void test_parser(void)
 	   s.rows[0].v[F_AT] == 120,
 	   "parser: the at column (a thread measured after now)");
 	tsa_snap_free(&s);
+	/* The module names its state numbers; a reader maps them by name. */
+	good = "tsa-all 1\nnow 99\nstates SYS USR NEW LAT\n"
+		"fields tid pid flags elapsed state state_ns comm\n"
+		"6 5 0 40 0 7 a\n7 5 0 40 3 8 b\n8 5 0 40 2 9 c\n9 5 0 40 9 1 d\n";
+	s.len = strlen(good);
+	s.buf = xrealloc(s.buf, s.len + 1);
+	s.cap = s.len + 1;
+	memcpy(s.buf, good, s.len);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 4 &&
+	   s.rows[0].v[F_STATE] == 1 && s.rows[1].v[F_STATE] == 12 &&
+	   s.rows[2].v[F_STATE] == TSA_NSTATES &&
+	   s.rows[3].v[F_STATE] == TSA_NSTATES,
+	   "parser: state numbers are mapped through the states line "
+	   "(SYS, LAT; an unknown name and a number past the line: unknown)");
+	is_long((long)s.rows[1].v[F_STATE_NS], 8, "parser: the state_ns column");
+	tsa_snap_free(&s);
 	/* A thread named "a\nUSR 9 9" with a backslash: the module writes
 	 * \012 and \134; bad escapes stay as they are. */
 	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed comm\n"
