@@ -121,6 +121,19 @@ static inline bool tsa_task_compat(struct task_struct *p)
 #endif
 }
 
+/*
+ * In the cgroup v2 freezer's trap (cgroup.freeze, docker pause): the task
+ * sleeps interruptibly in do_freezer_trap() with ->frozen set.
+ */
+static inline bool tsa_task_cgroup_frozen(struct task_struct *p)
+{
+#ifdef CONFIG_CGROUPS
+	return p->frozen;
+#else
+	return false;
+#endif
+}
+
 static inline bool tsa_task_memstall(struct task_struct *p)
 {
 #ifdef CONFIG_PSI

@@ -130,6 +130,7 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
+		.frozen = tsa_task_cgroup_frozen(p),
 		.ctx = ctx,
 		.kthread = p->flags & PF_KTHREAD,
 		.iowait = p->in_iowait,

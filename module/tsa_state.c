@@ -418,7 +418,8 @@ enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi)
 {
 	unsigned int state = bi->task_state;
 
-	if (state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN))
+	if ((state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN)) ||
+	    bi->frozen)
 		return TSA_STP;
 	/* PREEMPT_RT: a spinlock_t or rwlock_t is a sleeping kernel lock. */
 	if (state & TASK_RTLOCK_WAIT)

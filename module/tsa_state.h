@@ -148,7 +148,8 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
 
 /* The facts about a thread going to sleep that decide its sleep state. */
 struct tsa_block_info {
-	unsigned int task_state;	/* prev->__state at switch-out */
+	unsigned int task_state;	/* prev_state at switch-out */
+	bool frozen;			/* in the cgroup v2 freezer's trap */
 	u8 ctx;				/* TSA_C_* */
 	bool kthread;
 	bool iowait;			/* in io_schedule() */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -223,6 +224,121 @@ static void test_stop(void)
 	tap(after.state != TSA_STP, "stopped: left STP after SIGCONT (saw %s)",
 	    tsa_state_name(after.state));
 	check_sum(&after, "stopped");
+}
+
+/* --- cgroup.freeze for 1 s (docker pause) ----------------------------- */
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int cgroup_frozen(const char *cg)
+{
+	char path[128], buf[256];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "frozen 1") != NULL;
+}
+
+/*
+ * A process in a cgroup v2 that is frozen for about 1 s: a thread asleep
+ * in pause() (IDL until then) and one spinning. Both are STP from the
+ * freeze until the thaw, to within the time the two writes take: at least
+ * from "frozen 1" in cgroup.events to the start of the thaw, at most from
+ * the start of the freeze to the end of the thaw.
+ */
+static int fz_pipe[2];
+
+static void *fz_spin(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)arg;
+	if (write(fz_pipe[1], &tid, sizeof(tid)) != sizeof(tid))
+		_exit(1);
+	for (;;)
+		;
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_freeze(void)
+{
+	const char *cg = "/sys/fs/cgroup/tsa-freeze";
+	struct tsa_thread sleeper, spinner;
+	double t0, t1, t2, t3;
+	char path[128], pid[16];
+	pid_t child, spin = 0;
+	int ok;
+
+	mkdir(cg, 0755);
+	if (pipe(fz_pipe))
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	child = fork();
+	if (child == 0) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, fz_spin, NULL);
+		for (;;)
+			pause();
+	}
+	snprintf(pid, sizeof(pid), "%d", child);
+	ok = !write_file(path, pid) &&
+	     read(fz_pipe[0], &spin, sizeof(spin)) == sizeof(spin);
+	sleep_ms(300);
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", cg);
+	t0 = mono_s();
+	ok = ok && !write_file(path, "1");
+	while (ok && cgroup_frozen(cg) == 0 && mono_s() < t0 + 10)
+		sleep_ms(1);
+	t1 = mono_s();
+	sleep_ms(1000);
+	t2 = mono_s();
+	ok = ok && !write_file(path, "0");
+	t3 = mono_s();
+	sleep_ms(200);
+	ok = ok && !tsa_read_thread(child, &sleeper) &&
+	     !tsa_read_thread(spin, &spinner);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	rmdir(cg);
+	if (!ok) {
+		tap(0, "freeze: cgroup %s, freeze and thaw, read both threads: %s",
+		    cg, strerror(errno));
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct tsa_thread *t = k ? &spinner : &sleeper;
+		double stp = t->ns[TSA_STP] / 1e9;
+
+		tap(stp >= t2 - t1 && stp <= t3 - t0 && t->entries[TSA_STP] == 1,
+		    "freeze: the %s is STP while its cgroup is frozen, one entry (expected %.3f-%.3f s, saw %.3f s, %llu entries; IDL %.3f s, SLP %.3f s)",
+		    k ? "spinner" : "sleeper in pause()", t2 - t1, t3 - t0, stp,
+		    (unsigned long long)t->entries[TSA_STP],
+		    t->ns[TSA_IDL] / 1e9, t->ns[TSA_SLP] / 1e9);
+	}
 }
 
 /* --- context switches against /proc/<tid>/status --------------------- */
@@ -473,6 +589,7 @@ static const struct {
 	{ "sleep", test_sleep },
 	{ "syscalls", test_syscalls },
 	{ "stop", test_stop },
+	{ "freeze", test_freeze },
 	{ "switches", test_switch_counts },
 	{ "entries", test_entries },
 	{ "all", test_all_sum },
