@@ -18,6 +18,7 @@
 #include <linux/interrupt.h>
 #include <trace/events/irq.h>
 #include <trace/events/signal.h>
+#include <trace/events/task.h>
 #include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
@@ -44,9 +45,20 @@
 #else
 #define TSA_PROBE_EXIT(fn)	TSA_PROBE_TASK(fn)
 #endif
-#define TSA_PROBE_FORK(fn)						\
-	void fn(void *data, struct task_struct *parent,			\
-		struct task_struct *child)
+/*
+ * task_newtask passes clone_flags as unsigned long, as u64 in newer
+ * kernels; the probe takes whichever type the tracepoint declares.
+ */
+#define TSA_NEWTASK_U64_T						\
+	int (*)(void (*)(void *, struct task_struct *, u64), void *)
+#define TSA_CLONE_FLAGS_T						\
+	__typeof__(__builtin_choose_expr(				\
+		__builtin_types_compatible_p(				\
+			typeof(&register_trace_task_newtask),		\
+			TSA_NEWTASK_U64_T), 0ULL, 0UL))
+#define TSA_PROBE_NEWTASK(fn)						\
+	void fn(void *data, struct task_struct *p,			\
+		TSA_CLONE_FLAGS_T clone_flags)
 #define TSA_PROBE_EXEC(fn)						\
 	void fn(void *data, struct task_struct *p, pid_t old_pid,	\
 		struct linux_binprm *bprm)

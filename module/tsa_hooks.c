@@ -132,7 +132,8 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 		.task_state = state,
 		.frozen = tsa_task_cgroup_frozen(p),
 		.ctx = ctx,
-		.kthread = p->flags & PF_KTHREAD,
+		/* io_uring workers wait for work as kernel threads do. */
+		.kthread = p->flags & (PF_KTHREAD | PF_IO_WORKER),
 		.iowait = p->in_iowait,
 		.memstall = tsa_task_memstall(p),
 		.wait = tsa_task_wait(p),
@@ -210,14 +211,20 @@ static TSA_PROBE_TASK(tsa_sched_wakeup_new)
 }
 TSA_CHECK_PROBE(sched_wakeup_new, tsa_sched_wakeup_new);
 
-static u8 tsa_birth_flags(struct task_struct *p)
+/* Both syscall hooks are registered: they will see threads leave. */
+static bool tsa_syscalls_live;
+
+/*
+ * Is the on-CPU time of @p SYS? Always for a kernel thread or an io_uring
+ * worker; for a user thread inside the kernel (a new thread starts there
+ * and returns through the syscall exit path) only if the syscall hooks
+ * are live to see it leave: without them all its on-CPU time is USR,
+ * whether they were turned off or failed to register.
+ */
+static u8 tsa_kernel_flag(struct task_struct *p, bool in_kernel)
 {
-	/*
-	 * A new user thread starts in the kernel and returns to user mode
-	 * through the syscall exit path; without the syscall hooks all its
-	 * on-CPU time is USR.
-	 */
-	if ((p->flags & PF_KTHREAD) || tsa_param_syscalls)
+	if ((p->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
+	    (in_kernel && READ_ONCE(tsa_syscalls_live)))
 		return TSA_F_IN_KERNEL;
 	return 0;
 }
@@ -240,22 +247,31 @@ static struct tsa_thread *tsa_track(struct tsa_thread *th,
 	return in == th ? th : NULL;
 }
 
-static TSA_PROBE_FORK(tsa_sched_process_fork)
+/*
+ * Every new task passes here, in copy_process() before it first runs:
+ * fork, clone and kernel threads as sched_process_fork sees them, and
+ * also io_uring workers (create_io_thread()) and other tasks the kernel
+ * copies without kernel_clone(). Idle tasks (pid 0) are not tracked.
+ */
+static TSA_PROBE_NEWTASK(tsa_task_newtask)
 {
+	struct task_struct *child = p;
 	struct tsa_thread *th;
 
 	tsa_event(TSA_EV_FORK);
+	if (!task_pid_nr(child))
+		return;
 	/* Probes run with preemption off: no sleeping allocation. */
 	th = tsa_thread_alloc_atomic();
 	if (!th)
 		return;
 	/* Born runnable: wake_up_new_task() queues it next. */
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_LAT,
-		      tsa_birth_flags(child));
+		      tsa_kernel_flag(child, true));
 	if (tsa_track(th, child))
 		tsa_proc_tid_changed(task_pid_nr(child));
 }
-TSA_CHECK_PROBE(sched_process_fork, tsa_sched_process_fork);
+TSA_CHECK_PROBE(task_newtask, tsa_task_newtask);
 
 /* A non-leader thread that execs takes over the leader's tid. */
 static TSA_PROBE_EXEC(tsa_sched_process_exec)
@@ -577,7 +593,7 @@ static bool tsa_always = true;
 static struct tsa_hook tsa_hooks[] = {
 	{ "sched_process_free", TSA_TRACEPOINT, tsa_sched_process_free,
 	  &tsa_always, TSA_ALL, TSA_EV_FREE },
-	{ "sched_process_fork", TSA_TRACEPOINT, tsa_sched_process_fork,
+	{ "task_newtask", TSA_TRACEPOINT, tsa_task_newtask,
 	  &tsa_always, TSA_ALL, TSA_EV_FORK },
 	{ "sched_process_exec", TSA_TRACEPOINT, tsa_sched_process_exec,
 	  &tsa_always, 0, TSA_EV_EXEC },
@@ -673,11 +689,7 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 	unsigned int state = tsa_task_state(t);
 	unsigned long flags;
 	enum tsa_state s;
-	u8 f = TSA_F_SINCE_LOAD;
-
-	if ((t->flags & PF_KTHREAD) ||
-	    (tsa_param_syscalls && tsa_task_in_syscall(t)))
-		f |= TSA_F_IN_KERNEL;
+	u8 f = TSA_F_SINCE_LOAD | tsa_kernel_flag(t, tsa_task_in_syscall(t));
 
 	tsa_thread_write_begin(th, flags);
 	/* Not if an event came first, nor if the thread died meanwhile. */
@@ -727,8 +739,13 @@ static int tsa_seed(void)
 		t = tasks[i];
 		th = tsa_thread_alloc(GFP_KERNEL);
 		if (th) {
+			/*
+			 * Where its on-CPU time goes is known now: an event
+			 * that comes before tsa_seed_state() keeps it.
+			 */
 			tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
-				      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL);
+				      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
+				      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
 			th = tsa_track(th, t);
 		}
 		if (th) {
@@ -741,6 +758,16 @@ static int tsa_seed(void)
 	}
 	kvfree(tasks);
 	return 0;
+}
+
+static bool tsa_hook_live(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++)
+		if (!strcmp(tsa_hooks[i].name, name))
+			return tsa_hooks[i].live;
+	return false;
 }
 
 static int tsa_hook_register(struct tsa_hook *h)
@@ -786,6 +813,7 @@ static void tsa_unregister(void)
 	/* No probe runs after this returns (kprobes wait themselves). */
 	if (tracepoints)
 		tracepoint_synchronize_unregister();
+	WRITE_ONCE(tsa_syscalls_live, false);
 }
 
 int tsa_hooks_init(void)
@@ -811,6 +839,8 @@ int tsa_hooks_init(void)
 		}
 		h->live = true;
 	}
+	WRITE_ONCE(tsa_syscalls_live, tsa_hook_live("sys_enter") &&
+				      tsa_hook_live("sys_exit"));
 	ret = tsa_seed();
 	if (ret)
 		goto fail;

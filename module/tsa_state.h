@@ -151,7 +151,7 @@ struct tsa_block_info {
 	unsigned int task_state;	/* prev_state at switch-out */
 	bool frozen;			/* in the cgroup v2 freezer's trap */
 	u8 ctx;				/* TSA_C_* */
-	bool kthread;
+	bool kthread;			/* a kernel thread or io_uring worker */
 	bool iowait;			/* in io_schedule() */
 	bool memstall;			/* in a PSI memory stall */
 	enum tsa_wait wait;		/* resolved: never IDLE_IF_STREAM */

@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -341,6 +344,87 @@ static void test_freeze(void)
 	}
 }
 
+/* --- io_uring workers (tasks the kernel copies without a fork) --------- */
+
+/*
+ * One IORING_OP_NOP with IOSQE_ASYNC makes the kernel start an io-wq
+ * worker ("iou-wrk-PID", create_io_thread()) in this process: no fork,
+ * clone or sched_process_fork. It must be tracked like any thread, and
+ * it waits for work (IDL) once the NOP is done.
+ */
+static void test_io_uring(void)
+{
+	struct io_uring_params p;
+	struct tsa_thread t;
+	pid_t wrk = 0;
+	int fd, r = -1;
+
+	memset(&p, 0, sizeof(p));
+	fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+	if (fd >= 0) {
+		size_t sqsz = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+		char *sq = mmap(NULL, sqsz, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+		struct io_uring_sqe *sqes = mmap(NULL,
+				p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+
+		if (sq != MAP_FAILED && sqes != MAP_FAILED) {
+			unsigned *tail = (unsigned *)(sq + p.sq_off.tail);
+			unsigned mask = *(unsigned *)(sq + p.sq_off.ring_mask);
+			unsigned *array = (unsigned *)(sq + p.sq_off.array);
+			unsigned tl = *tail, idx = tl & mask;
+
+			memset(&sqes[idx], 0, sizeof(sqes[idx]));
+			sqes[idx].opcode = IORING_OP_NOP;
+			sqes[idx].flags = IOSQE_ASYNC;
+			array[idx] = idx;
+			__atomic_store_n(tail, tl + 1, __ATOMIC_RELEASE);
+			r = (int)syscall(__NR_io_uring_enter, fd, 1, 1,
+					 IORING_ENTER_GETEVENTS, NULL, 0);
+		}
+	}
+	/* The worker, from /proc/self/task/<tid>/comm. */
+	for (int k = 0; r == 1 && !wrk && k < 200; k++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char path[300], comm[32] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+			f = fopen(path, "r");
+			if (f && fgets(comm, sizeof(comm), f) &&
+			    !strncmp(comm, "iou-wrk-", 8))
+				wrk = atoi(e->d_name);
+			if (f)
+				fclose(f);
+		}
+		if (d)
+			closedir(d);
+		if (!wrk)
+			sleep_ms(10);
+	}
+	if (!wrk) {
+		tap(0, "io_uring: an io-wq worker started (setup fd %d, enter %d: %s)",
+		    fd, r, strerror(errno));
+		return;
+	}
+	sleep_ms(300);	/* the NOP is long done: it waits for work */
+	r = tsa_read_thread(wrk, &t);
+	tap(r == 0 && t.pid == getpid(),
+	    "io_uring: the io-wq worker %d of process %d is tracked (/proc/tsa/%d: %s)",
+	    wrk, getpid(), wrk, r ? strerror(errno) : "read");
+	if (r)
+		return;
+	tap(t.state == TSA_IDL && t.ns[TSA_IDL] > 0,
+	    "io_uring: the idle worker is IDL (saw %s, IDL %.3f s, SLP %.3f s)",
+	    tsa_state_name(t.state), t.ns[TSA_IDL] / 1e9, t.ns[TSA_SLP] / 1e9);
+	check_sum(&t, "io_uring");
+	close(fd);
+}
+
 /* --- context switches against /proc/<tid>/status --------------------- */
 
 static void test_switch_counts(void)
@@ -590,6 +674,7 @@ static const struct {
 	{ "syscalls", test_syscalls },
 	{ "stop", test_stop },
 	{ "freeze", test_freeze },
+	{ "io_uring", test_io_uring },
 	{ "switches", test_switch_counts },
 	{ "entries", test_entries },
 	{ "all", test_all_sum },
