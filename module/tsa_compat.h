@@ -23,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <asm/syscall.h>
 
 #if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
@@ -113,14 +114,44 @@ static inline unsigned int tsa_task_state(const struct task_struct *p)
 }
 
 /*
+ * Copy the user registers of @p, which need not be current (seeding walks
+ * every task). A task reference does not pin its stack: a thread that dies
+ * meanwhile frees it at its last switch and sets ->stack to NULL (and
+ * put_task_stack(), which would pin it, is not exported). The memory stays
+ * mapped for an RCU grace period after that (thread_stack_delayed_free(),
+ * or the per-CPU stack cache), so a nofault copy of a non-NULL ->stack
+ * taken under RCU is safe; a dead task's copy is stale and harmless.
+ * Returns false once the stack is gone. x86-64 layout (task_pt_regs()).
+ */
+static inline bool tsa_task_user_regs(struct task_struct *p,
+				      struct pt_regs *regs)
+{
+	unsigned long stack;
+	bool ok = false;
+
+	rcu_read_lock();
+	stack = (unsigned long)READ_ONCE(p->stack);
+	if (stack) {
+		stack += THREAD_SIZE - TOP_OF_KERNEL_STACK_PADDING;
+		ok = !copy_from_kernel_nofault(regs,
+					       (struct pt_regs *)stack - 1,
+					       sizeof(*regs));
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
  * Whether a task that is not running was stopped inside a system call.
  * On x86 the syscall number (orig_ax) is -1 for exceptions and interrupts.
  */
 static inline bool tsa_task_in_syscall(struct task_struct *p)
 {
+	struct pt_regs regs;
+
 	if (p->flags & PF_KTHREAD)
 		return true;
-	return syscall_get_nr(p, task_pt_regs(p)) >= 0;
+	return tsa_task_user_regs(p, &regs) && syscall_get_nr(p, &regs) >= 0;
 }
 
 /* A 32-bit task inside a compat system call (x86: TS_COMPAT). */

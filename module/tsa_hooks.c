@@ -106,12 +106,16 @@ static inline void tsa_clamped(bool clamped)
  */
 static enum tsa_wait tsa_task_wait(struct task_struct *p)
 {
-	struct pt_regs *regs = task_pt_regs(p);
+	struct pt_regs copy, *regs = &copy;
 	unsigned long args[6];
 	enum tsa_wait w;
 	long nr;
 
 	if (p->flags & (PF_KTHREAD | PF_IO_WORKER))
+		return TSA_W_NONE;
+	if (p == current)
+		regs = task_pt_regs(p);
+	else if (!tsa_task_user_regs(p, &copy))
 		return TSA_W_NONE;
 	nr = syscall_get_nr(p, regs);
 	if (nr < 0)
