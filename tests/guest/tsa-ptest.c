@@ -1819,11 +1819,12 @@ static int cmd_all(void)
 		printf("error %s\n", errname(errno));
 		return 1;
 	}
+	int data = 0;
+
+	/* Header lines (tsa-all, now, states, ...) end with 'fields'. */
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "tsa-all ", 8) || !strncmp(line, "now ", 4))
-			continue;
-		if (!strncmp(line, "fields ", 7)) {
+		if (!data && !strncmp(line, "fields ", 7)) {
 			char *f, *s2 = NULL;
 			int i = 0;
 
@@ -1832,8 +1833,17 @@ static int cmd_all(void)
 				for (int k = 0; k < 4; k++)
 					if (!strcmp(f, want[k]))
 						col[k] = i;
+			for (int k = 0; k < 4; k++)
+				if (col[k] < 0 || col[k] >= 64) {
+					printf("error no-column-%s\n", want[k]);
+					free(buf);
+					return 1;
+				}
+			data = 1;
 			continue;
 		}
+		if (!data)
+			continue;
 		unsigned long long v[64] = { 0 };
 		char *p = line;
 		for (int i = 0; i < 64 && *p; i++) {
