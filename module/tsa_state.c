@@ -418,8 +418,13 @@ enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi)
 {
 	unsigned int state = bi->task_state;
 
+	/*
+	 * ->frozen stays set from the freezer's trap (an interruptible
+	 * sleep) or a signal stop until the task, woken, leaves the trap:
+	 * a block on the way out (PREEMPT_RT: siglock) is not a stop.
+	 */
 	if ((state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN)) ||
-	    bi->frozen)
+	    (bi->frozen && (state & TASK_INTERRUPTIBLE)))
 		return TSA_STP;
 	/* PREEMPT_RT: a spinlock_t or rwlock_t is a sleeping kernel lock. */
 	if (state & TASK_RTLOCK_WAIT)
