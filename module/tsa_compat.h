@@ -24,7 +24,17 @@
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
+#include <linux/sched/coredump.h>
+#ifdef TSA_HAVE_EXEC_STATE
+#include <linux/sched/exec_state.h>
+#endif
 #include <asm/syscall.h>
+
+/*
+ * Features that stable backports add, so that no version tells: Kbuild
+ * finds them in the headers (TSA_HAVE_*).
+ */
 
 #if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
 #error "tsa needs sched_switch with prev_state (Linux 5.18 or later)"
@@ -174,6 +184,39 @@ static inline bool tsa_task_cgroup_frozen(struct task_struct *p)
 	return p->frozen;
 #else
 	return false;
+#endif
+}
+
+/*
+ * The second half of ptrace_may_access() (not exported): a target that is
+ * not dumpable by its owner (a setuid exec, PR_SET_DUMPABLE 0) may be read
+ * only with CAP_SYS_PTRACE in the user namespace it exec'd in. Returns that
+ * namespace, or NULL when the owner's credentials suffice. Caller holds
+ * task_lock(@t) (it keeps ->mm and ->exec_state) until it has used it.
+ *  - 7.2+: dumpability and namespace live in the task's ->exec_state.
+ *  - before: in ->mm; a task without one (a kthread, or after exit_mm())
+ *    by ->user_dumpable where the kernel has it (6.1.y/6.12.y backport),
+ *    else the kernel let the credential match decide.
+ */
+static inline struct user_namespace *tsa_task_dump_ns(struct task_struct *t)
+{
+#ifdef TSA_HAVE_EXEC_STATE
+	struct task_exec_state *es;
+
+	es = rcu_dereference_check(t->exec_state,
+				   lockdep_is_held(&t->alloc_lock));
+	if (!es)
+		return &init_user_ns;
+	return es->dumpable == TASK_DUMPABLE_OWNER ? NULL : es->user_ns;
+#else
+	if (t->mm)
+		return get_dumpable(t->mm) == SUID_DUMP_USER ? NULL :
+							       t->mm->user_ns;
+#ifdef TSA_HAVE_USER_DUMPABLE
+	return t->user_dumpable ? NULL : &init_user_ns;
+#else
+	return NULL;
+#endif
 #endif
 }
 

@@ -24,7 +24,6 @@
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -44,6 +43,13 @@
 #define TSA_RING_SIZE		4096
 
 static struct proc_dir_entry *tsa_dir;
+
+/*
+ * What a reader's copies are allocated with: charged to its memory cgroup;
+ * past its limit the read fails with ENOMEM, without the OOM killer and
+ * without a warning in the kernel log (any user could fill it).
+ */
+#define TSA_READER_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /*
  * The rule of /proc/<pid>/io (ptrace_may_access() with
@@ -76,11 +82,7 @@ static bool tsa_may_read(struct task_struct *t)
 	/* Pairs with the write barrier in commit_creds(). */
 	smp_rmb();
 	task_lock(t);
-	if (t->mm)
-		ns = get_dumpable(t->mm) == SUID_DUMP_USER ? NULL :
-							     t->mm->user_ns;
-	else
-		ns = t->user_dumpable ? NULL : &init_user_ns;
+	ns = tsa_task_dump_ns(t);
 	ok = !ns || ns_capable_noaudit(ns, CAP_SYS_PTRACE);
 	task_unlock(t);
 	return ok;
@@ -400,8 +402,8 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 		max++;
 	rcu_read_unlock();
 	max += max / 4 + 8;	/* threads born meanwhile */
-	all = kvmalloc(struct_size(all, rows, max), GFP_KERNEL_ACCOUNT);
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL_ACCOUNT);
+	all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
+	sum = kzalloc(sizeof(*sum), TSA_READER_GFP);
 	if (!all || !sum)
 		goto out;
 	all->n = 0;
@@ -558,9 +560,7 @@ static struct tsa_all *tsa_all_collect(void)
 	bool full = false;
 
 	for (tries = 0; tries < 4; tries++, max *= 2) {
-		/* Past the reader's memcg limit: ENOMEM, not the OOM killer. */
-		all = kvmalloc(struct_size(all, rows, max),
-			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
+		all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
 		if (!all)
 			return ERR_PTR(-ENOMEM);
 		all->n = 0;
