@@ -13,6 +13,8 @@ pkgs=(
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	busybox-static kmod cpio xz-utils
+	# build roots for the kernel matrix's other Debian releases (tests/kernels.sh)
+	mmdebstrap
 	# the KUnit/debug kernel built from source (tests/kunit.sh)
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves gcc make
 	# packaging and static checks (make deb, man page lint, DKMS signing)

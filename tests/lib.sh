@@ -65,6 +65,15 @@ tsa_pin_kernels() {
 	fi
 	[ -n "$TSA_KERNEL" ] ||
 		tsa_die "no Debian $TSA_KERNEL_SERIES generic kernel installed (linux-image-amd64): run tests/deps.sh, or set TSA_KERNEL"
+	if [ -d "$TSA_KERNEL" ]; then
+		# A module directory (tests/kernels.sh): the module is built
+		# elsewhere (its build root) and given as TSA_KO.
+		[ -n "${TSA_KO:-}" ] || tsa_die "TSA_KERNEL=$TSA_KERNEL is a directory: set TSA_KO to a tsa.ko built for it"
+		export TSA_KERNEL TSA_KO
+		[ -n "${TSA_KERNELS_SHOWN:-}" ] || tsa_log "kernel $TSA_KERNEL, module $TSA_KO"
+		export TSA_KERNELS_SHOWN=1
+		return 0
+	fi
 	[ -f "/boot/vmlinuz-$TSA_KERNEL" ] || tsa_die "TSA_KERNEL=$TSA_KERNEL: /boot/vmlinuz-$TSA_KERNEL not installed"
 	[ -d "/lib/modules/$TSA_KERNEL/build" ] ||
 		tsa_die "TSA_KERNEL=$TSA_KERNEL: no headers (/lib/modules/$TSA_KERNEL/build; install linux-headers-$TSA_KERNEL)"

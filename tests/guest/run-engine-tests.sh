@@ -1,6 +1,7 @@
 #!/bin/bash
 # Engine suite: tsa-gtest in a guest running the stock Debian kernel with
 # the freshly built tsa.ko (known workloads, schedstat, exact sums).
+# Environment: TSA_KO (use this module, skip its build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TSA_PROG=engine
@@ -8,7 +9,10 @@ TSA_PROG=engine
 . tests/lib.sh
 tsa_pin_kernels
 mkdir -p tests/out
-make -s module WERROR=y >/dev/null
+if [ -z "${TSA_KO:-}" ]; then
+	make -s module WERROR=y >/dev/null
+	TSA_KO=$PWD/tsa.ko
+fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c
-exec tests/guest-run --kernel "$TSA_KERNEL" --module tsa.ko -- tests/out/tsa-gtest "$@"
+exec tests/guest-run --kernel "$TSA_KERNEL" --module "$TSA_KO" -- tests/out/tsa-gtest "$@"
