@@ -6,9 +6,9 @@
 #   tests/guest/run-wait-tests.sh [TEST...]     (names as in tsa-wtest.c)
 #
 # Builds tsa.ko (make module) and tsa-wtest into tests/out/wait/, makes the
-# disks there: an ext4 image holding a 32 MiB data file and a copy of
-# tsa-wtest (for IOW, DFL, TFL: pages that really come from the virtio
-# disk), and a raw scratch disk for swap (APG). One boot, ~1.5 min on TCG.
+# disks there: an ext4 image holding a 32 MiB data file (for IOW and DFL:
+# pages that really come from the virtio disk; the TFL and KLK tests write
+# their files there), and a raw scratch disk for swap (APG). One boot, ~1.5 min on TCG.
 # Environment: TSA_KO (use this module, skip the build), GUEST_RUN_ARGS.
 set -euo pipefail
 
@@ -35,7 +35,6 @@ stage=$out/stage
 rm -rf "$stage"
 mkdir -p "$stage"
 head -c 32M /dev/urandom >"$stage/data"
-cp "$out/tsa-wtest" "$stage/tsa-wtest"
 rm -f "$out/disk.img" "$out/swap.img"
 mke2fs -q -F -t ext4 -b 4096 -d "$stage" "$out/disk.img" 64M
 truncate -s 128M "$out/swap.img"
