@@ -214,21 +214,33 @@ static void gate_open(struct gate *g)
 #define LCK_WAITERS 3
 
 static pthread_mutex_t lck_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lck_cond = PTHREAD_COND_INITIALIZER;
 static atomic_int lck_stop;
+static int lck_round;		/* under lck_mutex */
 static pid_t lck_tid[LCK_WAITERS];
 static atomic_int lck_ready;
 
+/*
+ * Takes the mutex once a round and waits for the next round on a condition
+ * (a futex wait too): a waiter that got the mutex must not take it again
+ * and again, on the CPU, while the holder waits to get it back.
+ */
 static void *lck_waiter(void *arg)
 {
+	int seen = 0;
+
 	lck_tid[(long)arg] = gettid_();
 	atomic_fetch_add(&lck_ready, 1);
+	pthread_mutex_lock(&lck_mutex);
 	while (!atomic_load(&lck_stop)) {
-		pthread_mutex_lock(&lck_mutex);
-		/* A short critical section of its own. */
-		for (volatile int i = 0; i < 1000; i++)
-			;
+		while (seen == lck_round && !atomic_load(&lck_stop))
+			pthread_cond_wait(&lck_cond, &lck_mutex);
+		seen = lck_round;
+		/* Let go, and contend for it again. */
 		pthread_mutex_unlock(&lck_mutex);
+		pthread_mutex_lock(&lck_mutex);
 	}
+	pthread_mutex_unlock(&lck_mutex);
 	return NULL;
 }
 
@@ -249,7 +261,9 @@ static void test_lck(void)
 		ok &= !read_or_fail(lck_tid[i], &a[i], "lck");
 	for (int r = 0; r < 4; r++) {
 		if (r) {
-			/* Let go briefly: a waiter may get it, or not. */
+			/* A new round; let go briefly: a waiter may get it. */
+			lck_round++;
+			pthread_cond_broadcast(&lck_cond);
 			pthread_mutex_unlock(&lck_mutex);
 			sched_yield();
 			pthread_mutex_lock(&lck_mutex);
@@ -259,6 +273,7 @@ static void test_lck(void)
 	for (int i = 0; i < LCK_WAITERS; i++)
 		ok &= !read_or_fail(lck_tid[i], &b[i], "lck");
 	atomic_store(&lck_stop, 1);
+	pthread_cond_broadcast(&lck_cond);
 	pthread_mutex_unlock(&lck_mutex);
 	for (int i = 0; i < LCK_WAITERS; i++)
 		pthread_join(th[i], NULL);
