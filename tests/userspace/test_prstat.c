@@ -533,6 +533,15 @@ TOTAL, "-s slp in the TSA view sorts by TSA SLP");
 	free(b);
 }
 
+/* Make @text the snapshot's raw /proc/tsa/all text, as a read would. */
+static void snap_set_text(struct tsa_snap *s, const char *text)
+{
+	s->len = strlen(text);
+	s->buf = xrealloc(s->buf, s->len + 1);
+	s->cap = s->len + 1;
+	memcpy(s->buf, text, s->len);
+}
+
 static void test_parser(void)
 {
 	struct tsa_snap s = { 0 };
@@ -561,17 +570,11 @@ static void test_parser(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		s.len = strlen(bad[i]);
-		s.buf = xrealloc(s.buf, s.len + 1);
-		s.cap = s.len + 1;
-		memcpy(s.buf, bad[i], s.len);
+		snap_set_text(&s, bad[i]);
 		is_long(tsa_snap_parse(&s, msg, sizeof(msg)), want[i],
 			"parser: %s", what[i]);
 	}
-	s.len = strlen(good);
-	s.buf = xrealloc(s.buf, s.len + 1);
-	s.cap = s.len + 1;
-	memcpy(s.buf, good, s.len);
+	snap_set_text(&s, good);
 	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_OK,
 		"parser: minor version, unknown header line and column, "
 		"columns in any order");
@@ -591,10 +594,7 @@ static void test_parser(void)
 	tsa_snap_free(&s);
 	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed at comm\n"
 		"6 5 0 40 120 x\n";
-	s.len = strlen(good);
-	s.buf = xrealloc(s.buf, s.len + 1);
-	s.cap = s.len + 1;
-	memcpy(s.buf, good, s.len);
+	snap_set_text(&s, good);
 	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK &&
 	   s.rows[0].v[F_AT] == 120,
 	   "parser: the at column (a thread measured after now)");
@@ -603,10 +603,7 @@ static void test_parser(void)
 	good = "tsa-all 1\nnow 99\nstates SYS USR NEW LAT\n"
 		"fields tid pid flags elapsed state state_ns comm\n"
 		"6 5 0 40 0 7 a\n7 5 0 40 3 8 b\n8 5 0 40 2 9 c\n9 5 0 40 9 1 d\n";
-	s.len = strlen(good);
-	s.buf = xrealloc(s.buf, s.len + 1);
-	s.cap = s.len + 1;
-	memcpy(s.buf, good, s.len);
+	snap_set_text(&s, good);
 	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 4 &&
 	   s.rows[0].v[F_STATE] == 1 && s.rows[1].v[F_STATE] == 12 &&
 	   s.rows[2].v[F_STATE] == TSA_NSTATES &&
@@ -619,10 +616,7 @@ static void test_parser(void)
 	 * \012 and \134; bad escapes stay as they are. */
 	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed comm\n"
 		"6 5 0 40 a\\012USR 9 9\\134\\8\\47 \n7 5 0 1 b\n";
-	s.len = strlen(good);
-	s.buf = xrealloc(s.buf, s.len + 1);
-	s.cap = s.len + 1;
-	memcpy(s.buf, good, s.len);
+	snap_set_text(&s, good);
 	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 2,
 	   "parser: an escaped newline in a name is one row, not two");
 	is_str(s.rows[0].comm, "a\nUSR 9 9\\\\8\\47 ",
