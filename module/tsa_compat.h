@@ -220,6 +220,16 @@ static inline struct user_namespace *tsa_task_dump_ns(struct task_struct *t)
 #endif
 }
 
+/*
+ * Work that may run on any CPU: 6.17+ names the unbound queue system_dfl_wq
+ * and warns at every use of the old name.
+ */
+#ifdef TSA_HAVE_SYSTEM_DFL_WQ
+#define tsa_unbound_wq system_dfl_wq
+#else
+#define tsa_unbound_wq system_unbound_wq
+#endif
+
 static inline bool tsa_task_memstall(struct task_struct *p)
 {
 #ifdef CONFIG_PSI
@@ -232,11 +242,17 @@ static inline bool tsa_task_memstall(struct task_struct *p)
 /*
  * Is @fd of the current task a socket or a pipe? Safe under the rq lock:
  * RCU only, no reference taken. files_lookup_fd_raw() is used because the
- * RCU helpers were renamed in 6.7 (and take a reference there). Files are
- * type-stable from 6.7 on: a file closed meanwhile only misnames a sleep.
+ * RCU helpers were renamed in 6.7 (and take a reference there). Before 6.7
+ * a file is freed after a grace period, so the one found stays whole here.
+ * From 6.7 files are SLAB_TYPESAFE_BY_RCU: one closed meanwhile may already
+ * be another file, or one being set up with no inode yet. Its memory is
+ * still a struct file and inodes are freed after a grace period, so
+ * reading ->f_inode once and checking it is enough: the worst a recycled
+ * file does is misname one sleep.
  */
 static inline bool tsa_current_fd_is_stream(unsigned long fd)
 {
+	struct inode *inode;
 	struct file *f;
 	umode_t mode = 0;
 
@@ -244,8 +260,11 @@ static inline bool tsa_current_fd_is_stream(unsigned long fd)
 		return false;
 	rcu_read_lock();
 	f = files_lookup_fd_raw(current->files, fd);
-	if (f)
-		mode = file_inode(f)->i_mode;
+	if (f) {
+		inode = READ_ONCE(f->f_inode);
+		if (inode)
+			mode = READ_ONCE(inode->i_mode);
+	}
 	rcu_read_unlock();
 	return S_ISSOCK(mode) || S_ISFIFO(mode);
 }

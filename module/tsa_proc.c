@@ -123,7 +123,7 @@ void tsa_proc_tid_changed(pid_t tid)
 	live = tsa_ring_live;
 	raw_spin_unlock_irqrestore(&tsa_ring_lock, flags);
 	if (live)
-		queue_work(system_unbound_wq, &tsa_entries_work);
+		queue_work(tsa_unbound_wq, &tsa_entries_work);
 }
 
 /* Does a live, tracked thread have this tid right now? */

@@ -208,7 +208,7 @@ struct tsa_thread *tsa_thread_alloc_atomic(void)
 	refill = tsa_pool_live && tsa_pool_len < TSA_POOL_SIZE / 2;
 	raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
 	if (refill)
-		queue_work(system_unbound_wq, &tsa_pool_work);
+		queue_work(tsa_unbound_wq, &tsa_pool_work);
 	if (!th && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		return tsa_thread_alloc(GFP_NOWAIT);
 	if (!th)
