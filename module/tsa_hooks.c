@@ -247,7 +247,7 @@ static struct tsa_thread *tsa_track(struct tsa_thread *th,
 		in = tsa_thread_insert(th, t);
 	rcu_read_unlock();
 	if (in != th)
-		tsa_thread_free(th);
+		tsa_thread_drop(th);
 	return in == th ? th : NULL;
 }
 

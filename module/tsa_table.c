@@ -4,6 +4,7 @@
  */
 #include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -58,6 +59,15 @@ static bool tsa_pool_live;
 static void tsa_pool_refill(struct work_struct *work);
 static DECLARE_WORK(tsa_pool_work, tsa_pool_refill);
 
+/*
+ * Records and spare groups that the fork hook took but did not use. The
+ * hook runs with preemption off, where PREEMPT_RT forbids slab calls
+ * (their locks sleep): there they are freed by the pool's work item.
+ */
+static LLIST_HEAD(tsa_unused_threads);
+static LLIST_HEAD(tsa_unused_groups);
+static void tsa_free_unused(void);
+
 static struct hlist_head *tsa_thread_bucket(const struct task_struct *t)
 {
 	return &tsa_threads[hash_ptr(t, TSA_THREAD_BITS)];
@@ -94,6 +104,7 @@ void tsa_table_exit(void)
 	tsa_pool_live = false;
 	raw_spin_unlock_irq(&tsa_pool_lock);
 	cancel_work_sync(&tsa_pool_work);
+	tsa_free_unused();
 	list_for_each_entry_safe(th, next, &tsa_pool, pool) {
 		list_del(&th->pool);
 		tsa_thread_free(th);
@@ -170,12 +181,26 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 	return th;
 }
 
+static void tsa_free_unused(void)
+{
+	struct tsa_thread *th, *tn;
+	struct tsa_group *g, *gn;
+
+	llist_for_each_entry_safe(th, tn, llist_del_all(&tsa_unused_threads),
+				  unused)
+		tsa_thread_free(th);
+	llist_for_each_entry_safe(g, gn, llist_del_all(&tsa_unused_groups),
+				  unused)
+		tsa_obj_free(tsa_group_cache, g);
+}
+
 static void tsa_pool_refill(struct work_struct *work)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool full = false;
 
+	tsa_free_unused();
 	while (!full) {
 		th = tsa_thread_alloc(GFP_KERNEL);
 		if (!th)
@@ -223,6 +248,27 @@ void tsa_thread_free(struct tsa_thread *th)
 	tsa_obj_free(tsa_thread_cache, th);
 }
 
+/* Free a record that was never inserted; legal with preemption off. */
+void tsa_thread_drop(struct tsa_thread *th)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		tsa_thread_free(th);
+		return;
+	}
+	llist_add(&th->unused, &tsa_unused_threads);
+	queue_work(tsa_unbound_wq, &tsa_pool_work);
+}
+
+static void tsa_group_drop(struct tsa_group *g)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		tsa_obj_free(tsa_group_cache, g);
+		return;
+	}
+	llist_add(&g->unused, &tsa_unused_groups);
+	queue_work(tsa_unbound_wq, &tsa_pool_work);
+}
+
 /*
  * Make @th the record of @t unless @t has one already (the fork hook and
  * the load-time seeding may both try). Returns the record in the table; if
@@ -233,8 +279,8 @@ void tsa_thread_free(struct tsa_thread *th)
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t)
 {
+	struct tsa_group *g, *unused = NULL;
 	struct tsa_thread *old;
-	struct tsa_group *g;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&tsa_table_lock, flags);
@@ -246,6 +292,9 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	g = tsa_group_find(t->signal);
 	if (g) {
 		refcount_inc(&g->ref);
+		/* Taken off @th here: once @th is in, its task may free it. */
+		unused = th->spare;
+		th->spare = NULL;
 	} else {
 		g = th->spare;
 		th->spare = NULL;
@@ -263,10 +312,8 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	atomic64_inc(&tsa_nr_threads);
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
 
-	if (th->spare) {
-		tsa_obj_free(tsa_group_cache, th->spare);
-		th->spare = NULL;
-	}
+	if (unused)
+		tsa_group_drop(unused);
 	return th;
 }
 

@@ -30,6 +30,7 @@
 #ifndef TSA_TABLE_H
 #define TSA_TABLE_H
 
+#include <linux/llist.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
@@ -52,13 +53,17 @@ struct tsa_group {
 	u32 exits;		/* hand-overs so far: numbers them */
 	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
-	struct rcu_head rcu;
+	union {
+		struct rcu_head rcu;
+		struct llist_node unused;	/* a spare to free later */
+	};
 };
 
 struct tsa_thread {
 	union {
 		struct hlist_node node;	/* in the table */
 		struct list_head pool;	/* in the pool of spare records */
+		struct llist_node unused;	/* not inserted, to free later */
 	};
 	const struct task_struct *key;	/* never dereferenced via the table */
 	struct tsa_group *group;
@@ -89,6 +94,7 @@ struct tsa_thread *tsa_thread_find(const struct task_struct *t);
 struct tsa_thread *tsa_thread_alloc(gfp_t gfp);
 struct tsa_thread *tsa_thread_alloc_atomic(void);
 void tsa_thread_free(struct tsa_thread *th);
+void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
