@@ -87,6 +87,8 @@ static struct tsa_thread *tsa_thread_current(void)
 }
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
+static atomic64_t tsa_late_tracked = ATOMIC64_INIT(0);
+static atomic64_t tsa_late_lost = ATOMIC64_INIT(0);
 
 static inline void tsa_event(enum tsa_event ev)
 {
@@ -251,6 +253,8 @@ static struct tsa_thread *tsa_track(struct tsa_thread *th,
 	return in == th ? th : NULL;
 }
 
+static void tsa_track_later(struct task_struct *t);
+
 /*
  * Every new task passes here, in copy_process() before it first runs:
  * fork, clone and kernel threads as sched_process_fork sees them, and
@@ -267,8 +271,10 @@ static TSA_PROBE_NEWTASK(tsa_task_newtask)
 		return;
 	/* Probes run with preemption off: no sleeping allocation. */
 	th = tsa_thread_alloc_atomic();
-	if (!th)
+	if (!th) {
+		tsa_track_later(child);
 		return;
+	}
 	/* Born runnable: wake_up_new_task() queues it next. */
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_LAT,
 		      tsa_kernel_flag(child, true));
@@ -711,6 +717,31 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 }
 
 /*
+ * Track @t from now on, in process context: at load, or after a fork the
+ * pool could not serve. False if @t is gone or memory is short.
+ */
+static bool tsa_seed_task(struct task_struct *t)
+{
+	struct tsa_thread *th = tsa_thread_alloc(GFP_KERNEL);
+
+	if (!th)
+		return false;
+	/*
+	 * Where its on-CPU time goes is known now: an event that comes
+	 * before tsa_seed_state() keeps it.
+	 */
+	tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
+		      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
+		      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
+	th = tsa_track(th, t);
+	if (!th)
+		return false;
+	tsa_seed_state(th, t);
+	tsa_proc_tid_changed(task_pid_nr(t));
+	return true;
+}
+
+/*
  * Track every thread alive now. Hooks are live already, so threads born
  * from here on are tracked by the fork hook; double inserts are harmless.
  * Memory is allocated outside RCU, one thread at a time.
@@ -738,30 +769,77 @@ static int tsa_seed(void)
 	rcu_read_unlock();
 
 	for (i = 0; i < n; i++) {
-		struct tsa_thread *th;
-
-		t = tasks[i];
-		th = tsa_thread_alloc(GFP_KERNEL);
-		if (th) {
-			/*
-			 * Where its on-CPU time goes is known now: an event
-			 * that comes before tsa_seed_state() keeps it.
-			 */
-			tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
-				      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
-				      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
-			th = tsa_track(th, t);
-		}
-		if (th) {
-			tsa_seed_state(th, t);
-			tsa_proc_tid_changed(task_pid_nr(t));
+		if (tsa_seed_task(tasks[i]))
 			atomic64_inc(&tsa_seeded);
-		}
-		put_task_struct(t);
+		put_task_struct(tasks[i]);
 		cond_resched();
 	}
 	kvfree(tasks);
 	return 0;
+}
+
+/*
+ * Forks that the record pool could not serve (a burst faster than its
+ * refill; on PREEMPT_RT the fork hook may not allocate at all) are
+ * tracked a moment later from process context, as threads alive at load
+ * are: TSA_F_SINCE_LOAD says their first moments are not in the numbers.
+ */
+#define TSA_LATE_SIZE	4096
+static struct task_struct *tsa_late[TSA_LATE_SIZE];
+static unsigned int tsa_late_len;
+static bool tsa_late_live;
+static DEFINE_RAW_SPINLOCK(tsa_late_lock);
+
+static void tsa_late_fn(struct work_struct *work)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&tsa_late_lock, flags);
+		t = tsa_late_len ? tsa_late[--tsa_late_len] : NULL;
+		raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
+		if (!t)
+			return;
+		if (tsa_seed_task(t))
+			atomic64_inc(&tsa_late_tracked);
+		put_task_struct(t);
+		cond_resched();
+	}
+}
+static DECLARE_WORK(tsa_late_work, tsa_late_fn);
+
+/* From the fork hook: preemption off, @t not yet running. */
+static void tsa_track_later(struct task_struct *t)
+{
+	unsigned long flags;
+	bool queued = false;
+
+	raw_spin_lock_irqsave(&tsa_late_lock, flags);
+	if (tsa_late_live && tsa_late_len < TSA_LATE_SIZE) {
+		get_task_struct(t);
+		tsa_late[tsa_late_len++] = t;
+		queued = true;
+	}
+	raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
+	if (queued)
+		queue_work(tsa_unbound_wq, &tsa_late_work);
+	else
+		atomic64_inc(&tsa_late_lost);
+}
+
+/* After the hooks are gone: nothing adds to the list any more. */
+static void tsa_late_exit(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tsa_late_lock, flags);
+	tsa_late_live = false;
+	raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
+	cancel_work_sync(&tsa_late_work);
+	/* Process context, no lock: a put may free the task. */
+	while (tsa_late_len)
+		put_task_struct(tsa_late[--tsa_late_len]);
 }
 
 static bool tsa_hook_live(const char *name)
@@ -845,18 +923,21 @@ int tsa_hooks_init(void)
 	}
 	WRITE_ONCE(tsa_syscalls_live, tsa_hook_live("sys_enter") &&
 				      tsa_hook_live("sys_exit"));
+	tsa_late_live = true;
 	ret = tsa_seed();
 	if (ret)
 		goto fail;
 	return 0;
 fail:
 	tsa_unregister();
+	tsa_late_exit();
 	return ret;
 }
 
 void tsa_hooks_exit(void)
 {
 	tsa_unregister();
+	tsa_late_exit();
 }
 
 void tsa_hooks_show(struct seq_file *m)
@@ -879,5 +960,7 @@ void tsa_hooks_show(struct seq_file *m)
 	seq_printf(m, "probe_lock_misses %lld\n",
 		   atomic64_read(&tsa_probe_misses));
 	seq_printf(m, "seeded %lld\n", atomic64_read(&tsa_seeded));
+	seq_printf(m, "tracked_late %lld\n", atomic64_read(&tsa_late_tracked));
+	seq_printf(m, "late_lost %lld\n", atomic64_read(&tsa_late_lost));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
 }

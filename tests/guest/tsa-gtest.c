@@ -511,6 +511,136 @@ static void test_entries(void)
 	    strerror((int)n));
 }
 
+/*
+ * --- a fork burst faster than the record pool's refill -----------------
+ * The fork hook takes records from a pool that a work item refills; on
+ * PREEMPT_RT it may not allocate at all. Four SCHED_FIFO processes, two
+ * on each CPU, with RT throttling off for the seconds it takes, keep the
+ * refill (a kworker) off the CPUs while they make 1600 threads: when one
+ * blocks, the other on its CPU runs (processes, so that they do not wait
+ * for each other's mmap lock). Every thread must be tracked, at birth or
+ * a moment later.
+ */
+#define BURST_CREATORS	4
+#define BURST_EACH	400
+#define BURST		(BURST_CREATORS * BURST_EACH)
+
+struct burst {
+	int go[2], done[2], release[2];
+	pid_t tid[BURST];		/* shared: written by the children */
+};
+static struct burst *burst;
+
+static void *burst_child(void *arg)
+{
+	char c;
+
+	*(pid_t *)arg = gettid_();
+	(void)!read(burst->release[0], &c, 1);
+	return NULL;
+}
+
+static void burst_creator(int c)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	static pthread_t th[BURST_EACH];
+	pthread_attr_t attr;
+	int made = 0, i;
+	char x;
+
+	pin(c % 2);
+	x = sched_setscheduler(0, SCHED_FIFO, &sp) ? 'o' : 'f';
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	if (read(burst->go[0], &x + 0, 1) != 1)
+		_exit(1);
+	x = sched_getscheduler(0) == SCHED_FIFO ? 'f' : 'o';
+	for (i = 0; i < BURST_EACH; i++) {
+		if (pthread_create(&th[i], &attr, burst_child,
+				   &burst->tid[c * BURST_EACH + i]))
+			break;
+		made++;
+	}
+	(void)!write(burst->done[1], &x, 1);
+	for (i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	_exit(made == BURST_EACH ? 0 : 1);
+}
+
+static void test_burst(void)
+{
+	uint64_t late0 = 0, late1 = 0, lost0 = 0, lost1 = 0, miss0 = 0, miss1 = 0;
+	pid_t creator[BURST_CREATORS];
+	int seen = 0, fifo = 0, made = 0, st, fd, i;
+	char path[64], rt_runtime[32], x;
+	static char wake[BURST];
+	ssize_t n;
+
+	burst = mmap(NULL, sizeof(*burst), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (burst == MAP_FAILED || pipe(burst->go) || pipe(burst->done) ||
+	    pipe(burst->release)) {
+		tap(0, "burst: set-up failed (%s)", strerror(errno));
+		return;
+	}
+	tsa_read_debugfs_counter("tracked_late", &late0);
+	tsa_read_debugfs_counter("late_lost", &lost0);
+	tsa_read_debugfs_counter("alloc_failures", &miss0);
+	fd = open("/proc/sys/kernel/sched_rt_runtime_us", O_RDONLY);
+	n = fd >= 0 ? read(fd, rt_runtime, sizeof(rt_runtime) - 1) : -1;
+	rt_runtime[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1");
+	for (i = 0; i < BURST_CREATORS; i++) {
+		creator[i] = fork();
+		if (creator[i] == 0)
+			burst_creator(i);
+	}
+	/* All are waiting on the pipe: start them at once. */
+	sleep_ms(200);
+	(void)!write(burst->go[1], "gggg", BURST_CREATORS);
+	for (i = 0; i < BURST_CREATORS; i++)
+		if (read(burst->done[0], &x, 1) == 1)
+			fifo += x == 'f';
+	if (rt_runtime[0])
+		write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime);
+	/* Late tracking is a work item: give it a moment. */
+	for (int tries = 0; tries < 100; tries++) {
+		sleep_ms(tries ? 100 : 0);
+		made = seen = 0;
+		for (i = 0; i < BURST; i++) {
+			if (!burst->tid[i])
+				continue;
+			made++;
+			snprintf(path, sizeof(path), "/proc/tsa/%d", burst->tid[i]);
+			seen += access(path, F_OK) == 0;
+		}
+		if (made == BURST && seen == made)
+			break;
+	}
+	tsa_read_debugfs_counter("tracked_late", &late1);
+	tsa_read_debugfs_counter("late_lost", &lost1);
+	tsa_read_debugfs_counter("alloc_failures", &miss1);
+	tap(made == BURST && seen == made && lost1 == lost0,
+	    "burst: %d threads born at once in %d processes (%d SCHED_FIFO) are all tracked (expected %d with a /proc/tsa entry and no late_lost, saw %d of %d; pool misses %llu, tracked late %llu, lost %llu)",
+	    BURST, BURST_CREATORS, fifo, BURST, seen, made,
+	    (unsigned long long)(miss1 - miss0),
+	    (unsigned long long)(late1 - late0),
+	    (unsigned long long)(lost1 - lost0));
+	memset(wake, 'x', sizeof(wake));
+	(void)!write(burst->release[1], wake, sizeof(wake));
+	for (i = 0; i < BURST_CREATORS; i++)
+		waitpid(creator[i], &st, 0);
+	close(burst->go[0]);
+	close(burst->go[1]);
+	close(burst->done[0]);
+	close(burst->done[1]);
+	close(burst->release[0]);
+	close(burst->release[1]);
+	munmap(burst, sizeof(*burst));
+}
+
 /* --- every thread in the system sums exactly -------------------------- */
 
 static void test_all_sum(void)
@@ -677,6 +807,7 @@ static const struct {
 	{ "io_uring", test_io_uring },
 	{ "switches", test_switch_counts },
 	{ "entries", test_entries },
+	{ "burst", test_burst },
 	{ "all", test_all_sum },
 	{ "process", test_process },
 	{ "write", test_write },

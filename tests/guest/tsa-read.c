@@ -465,6 +465,27 @@ int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
 	return ret;
 }
 
+int tsa_read_debugfs_counter(const char *name, uint64_t *value)
+{
+	char *buf = debugfs_stats(), *line, *save = NULL;
+	size_t len = strlen(name);
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	errno = ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			*value = strtoull(line + len + 1, NULL, 10);
+			ret = 0;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
 /* --- taskstats over generic netlink (what getdelays(8) does) --- */
 
 struct nlmsg {

@@ -80,6 +80,8 @@ int tsa_read_debugfs_degraded(uint32_t *bits);
 /* "hook NAME live enabled events" from debugfs; -1 if NAME is absent. */
 int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
 			  uint64_t *events);
+/* A "NAME VALUE" counter line of debugfs stats; -1 if NAME is absent. */
+int tsa_read_debugfs_counter(const char *name, uint64_t *value);
 
 /* Shared by the guest test programs: TAP output and small helpers. */
 extern int test_no;		/* TAP number of the last test */
