@@ -117,6 +117,9 @@ if [ "$repeat" -gt 0 ]; then
 				/^(not )?ok / {
 					ok = $1 == "ok"; $1 = ""; if (!ok) $2 = ""
 					n = ($0 ~ /^ +[0-9]+ /) ? $(ok ? 2 : 3) : "-"
+					# A suite of two TAP streams (rt, debug)
+					# numbers from 1 twice: the second is n/2.
+					if (++occ[n] > 1) n = n "/" occ[n]
 					d = $0; sub(/^ +[0-9]* *-? */, "", d)
 					gsub(/[0-9]+/, "#", d)
 					print s, n, ok, substr(d, 1, 100)
