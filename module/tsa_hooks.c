@@ -722,8 +722,12 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
  */
 static bool tsa_seed_task(struct task_struct *t)
 {
-	struct tsa_thread *th = tsa_thread_alloc(GFP_KERNEL);
+	struct tsa_thread *th;
 
+	/* Its exit hook may have run already: it would never hand over. */
+	if (READ_ONCE(t->flags) & PF_EXITING)
+		return false;
+	th = tsa_thread_alloc(GFP_KERNEL);
 	if (!th)
 		return false;
 	/*

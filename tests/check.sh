@@ -32,6 +32,7 @@ suites=(
 	churn		"tests/guest/run-churn-test.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	debug		"tests/guest/run-debug-kernel.sh"
+	debug7		"tests/guest/run-debug-kernel.sh 7"
 	packaging	"tests/packaging.sh"
 )
 

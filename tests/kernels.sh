@@ -14,6 +14,10 @@
 #   tests/kernels.sh build SERIES VER OUT
 #                                       build tsa.ko for VER (warnings are
 #                                       errors) into OUT/tsa.ko
+#   tests/kernels.sh source SERIES      install the kernel source of the
+#                                       generic headers' version and its
+#                                       build tools in the root; prints
+#                                       the root and the tarball inside it
 #
 # SERIES: 6.12 (bookworm-backports) or 7 (trixie-backports); the version is
 # whatever the backports suite's linux-headers-amd64 names today (printed),
@@ -53,17 +57,6 @@ versions() {
 	return 0
 }
 
-# Run COMMAND in ROOT with /proc mounted (objtool reads it).
-in_root() {
-	local root=$1 rc
-	shift
-	mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-	chroot "$root" "$@"
-	rc=$?
-	umount "$root/proc" 2>/dev/null || true
-	return $rc
-}
-
 provision() {
 	local series=$1 rel dir root bpo want=() flav v pkgs p d img
 	rel=$(series_release "$series")
@@ -84,8 +77,8 @@ provision() {
 	else
 		# Follow the suite: newer headers when Debian has uploaded some.
 		cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-		if ! in_root "$root" apt-get update -q >/dev/null ||
-			! in_root "$root" env DEBIAN_FRONTEND=noninteractive \
+		if ! tsa_in_root "$root" apt-get update -q >/dev/null ||
+			! tsa_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
 				apt-get install -y -q --no-install-recommends "${want[@]}" >/dev/null; then
 			tsa_log "series $series: could not refresh the headers; using what is there"
 		fi
@@ -93,7 +86,7 @@ provision() {
 	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 	# mmdebstrap leaves no package lists: apt-get download needs them.
 	if ! compgen -G "$root/var/lib/apt/lists/*_Packages" >/dev/null; then
-		in_root "$root" apt-get update -q >/dev/null || tsa_die "apt-get update in the $rel root failed"
+		tsa_in_root "$root" apt-get update -q >/dev/null || tsa_die "apt-get update in the $rel root failed"
 	fi
 	# The images: the package and, where Debian splits them (7.x), the
 	# binary and modules packages it depends on.
@@ -103,11 +96,11 @@ provision() {
 		tsa_log "series $series: unpacking linux-image-$v"
 		pkgs=(linux-image-"$v")
 		for p in linux-binary-"$v" linux-modules-"$v"; do
-			in_root "$root" apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
+			tsa_in_root "$root" apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
 		done
 		d=$root/tmp/debs-$v
 		rm -rf "$d" "$img" && mkdir -p "$d" "$img"
-		(cd "$d" && in_root "$root" sh -c "cd /tmp/debs-$v && apt-get download -q $(printf '%q ' "${pkgs[@]}")" >/dev/null 2>&1) ||
+		(cd "$d" && tsa_in_root "$root" sh -c "cd /tmp/debs-$v && apt-get download -q $(printf '%q ' "${pkgs[@]}")" >/dev/null 2>&1) ||
 			tsa_die "downloading ${pkgs[*]} failed"
 		for p in "$d"/*.deb; do dpkg-deb -x "$p" "$img"; done
 		rm -rf "$d"
@@ -132,7 +125,7 @@ build() {
 	rm -rf "$src" && mkdir -p "$src" "$out"
 	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$src/"
 	find "$src" -name '*.o' -delete
-	if in_root "$root" make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
+	if tsa_in_root "$root" make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
 		TSA_WERROR=y modules >"$out/build.log" 2>&1 &&
 		! grep -v -e 'Skipping BTF generation' "$out/build.log" | grep -q .; then
 		cp "$src/tsa.ko" "$out/tsa.ko"
@@ -144,12 +137,31 @@ build() {
 	return 1
 }
 
+# The source of the series's newest generic kernel (linux-source-7.3 for
+# 7.3.4+deb13-amd64), for the debug kernel of tests/kunit.sh --series.
+source_pkg() {
+	local series=$1 root v major
+	root=$TSA_CACHE/kernels/$series/root
+	v=$(versions "$series" | awk '$1 == "amd64" { print $2 }')
+	[ -n "$v" ] || tsa_die "no generic kernel in the $series root: tests/kernels.sh provision $series"
+	major=$(echo "$v" | cut -d. -f1-2)
+	if [ ! -f "$root/usr/src/linux-source-$major.tar.xz" ] || [ ! -x "$root/usr/bin/flex" ]; then
+		tsa_log "series $series: installing linux-source-$major and kernel build tools in the root"
+		tsa_in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends "linux-source-$major" bc flex bison libelf-dev \
+			libssl-dev dwarves xz-utils python3 >/dev/null ||
+			tsa_die "installing linux-source-$major in the $series root failed"
+	fi
+	echo "$root /usr/src/linux-source-$major.tar.xz"
+}
+
 [ $# -ge 1 ] || usage 2 >&2
 case $1 in
 provision) [ $# -eq 2 ] || usage 2 >&2; provision "$2" ;;
 versions) [ $# -eq 2 ] || usage 2 >&2; series_release "$2" >/dev/null; versions "$2" ;;
 moddir) [ $# -eq 3 ] || usage 2 >&2; echo "$TSA_CACHE/kernels/$2/images/$3/lib/modules/$3" ;;
 build) [ $# -eq 4 ] || usage 2 >&2; build "$2" "$3" "$4" ;;
+source) [ $# -eq 2 ] || usage 2 >&2; provision "$2" >/dev/null; source_pkg "$2" ;;
 -h|--help) usage 0 ;;
 *) usage 2 >&2 ;;
 esac

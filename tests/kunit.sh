@@ -6,11 +6,17 @@
 #   tests/kunit.sh [--timeout SECS] [--src DIR]  build if needed, run KUnit
 #   tests/kunit.sh --build-only                   only make sure the kernel is built
 #   tests/kunit.sh --print-kdir                   build if needed, print the kernel
-#                                                 build tree (for make -C ... M=)
+#                                                 build tree
 #   tests/kunit.sh --print-bzimage                build if needed, print the bzImage
+#   tests/kunit.sh --build-module DIR             build tsa.ko from DIR's Kbuild and
+#                                                 module/ against it (warnings are
+#                                                 errors); print the tsa.ko
 #
 # --src DIR: build the KUnit module(s) from DIR (a directory with a Kbuild)
 # instead of the repo's Kbuild + module/. Every *_kunit.ko built is loaded.
+# --series S (any mode): the same debug kernel from the source of series S
+# of tests/kernels.sh (7: the newest 7.x), built with that release's
+# compiler inside its build root.
 # Environment: TSA_CACHE (default ~/.cache/tsa), JOBS (default nproc).
 set -euo pipefail
 
@@ -23,11 +29,15 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit "${1:-0}"; }
 mode=run
 timeout=900
 src=
+series=
+modsrc=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-only) mode=build ;;
 	--print-kdir) mode=kdir ;;
 	--print-bzimage) mode=bzimage ;;
+	--build-module) mode=module; modsrc=$(cd "$2" && pwd); shift ;;
+	--series) series=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--src) src=$(cd "$2" && pwd); shift ;;
 	-h|--help) usage 0 ;;
@@ -36,86 +46,105 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-tarball=/usr/src/linux-source-6.1.tar.xz
+# Builds run on the host (6.1), or chrooted in a series's build root: $root
+# is "" or that root, $base the cache directory as the build sees it, and
+# every path below is the host's view ($root$base/...).
 fragment=$TSA_TESTS_DIR/kconfig/debug.config
+if [ -n "$series" ]; then
+	read -r root tarball_in < <("$TSA_TESTS_DIR/kernels.sh" source "$series") ||
+		tsa_die "no kernel source for series $series"
+	base=/build
+	mkdir -p "$root$base"
+else
+	root='' tarball_in=/usr/src/linux-source-6.1.tar.xz base=$TSA_CACHE
+fi
+tarball=$root$tarball_in
+src_name=$(basename "$tarball_in" .tar.xz)
 [ -r "$tarball" ] || tsa_die "$tarball missing: run tests/deps.sh"
-src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+# in_build COMMAND...: run where the kernel builds (host or build root).
+in_build() {
+	if [ -n "$root" ]; then tsa_in_root "$root" "$@"; else "$@"; fi
+}
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
+src_version=$(in_build dpkg-query -W -f='${Version}' "$src_name")
 jobs=${JOBS:-$(nproc)}
 
 # The cache key covers everything that changes the built kernel: the source
 # package version, the config fragment, the compiler and this build recipe.
 recipe=3
-key=$({ echo "recipe $recipe"; echo "$src_version"; cat "$fragment"; gcc --version | head -n 1; } |
+key=$({ echo "recipe $recipe"; echo "$src_version"; cat "$fragment"; in_build gcc --version | head -n 1; } |
 	sha256sum | cut -c1-12)
-srcdir=$TSA_CACHE/linux-source-6.1
-kdir=$TSA_CACHE/kernel-$key
-bzimage=$kdir/arch/x86/boot/bzImage
+srcdir=$base/$src_name
+kdir=$base/kernel-$key
+bzimage=$root$kdir/arch/x86/boot/bzImage
 
 # Unpack the source once (shared by every config); kernels build with O= so
 # the source tree stays clean. A stamp records which package version it is.
 ensure_source() {
-	local stamp=$srcdir/.tsa-source-version upstream tmp
+	local stamp=$root$srcdir/.tsa-source-version tmp
 	[ "$(cat "$stamp" 2>/dev/null)" = "$src_version" ] && return 0
-	upstream=${src_version%%-*}
-	if [ -f "$srcdir/Makefile" ] && [ ! -e "$stamp" ] &&
-	   [ "$(make -s -C "$srcdir" kernelversion 2>/dev/null)" = "$upstream" ]; then
-		# An earlier unpack without our stamp (same version): adopt it.
-		echo "$src_version" >"$stamp"
-		return 0
-	fi
-	tsa_log "unpacking $tarball into $srcdir"
-	tmp=$(mktemp -d "$TSA_CACHE/.unpack.XXXXXX")
+	tsa_log "unpacking $tarball into $root$srcdir"
+	tmp=$(mktemp -d "$root$base/.unpack.XXXXXX")
 	tar -C "$tmp" -xf "$tarball"
-	echo "$src_version" >"$tmp/linux-source-6.1/.tsa-source-version"
-	rm -rf "$srcdir"
-	mv "$tmp/linux-source-6.1" "$srcdir"
+	echo "$src_version" >"$tmp/$src_name/.tsa-source-version"
+	rm -rf "${root:?}$srcdir"
+	mv "$tmp/$src_name" "$root$srcdir"
 	rmdir "$tmp"
 }
 
 # Every option the fragment sets must survive olddefconfig; a silently
 # dropped option (unmet dependency) would give a kernel that misses tests.
+# An option no Kconfig of this source defines is skipped: newer kernels
+# removed some that are now always on (BASE_FULL, PROC_SYSCTL,
+# SCHED_DEBUG in 7.x), older ones lack some (SLUB_TINY before 6.2).
 check_config() {
-	local line opt bad=0
+	local line opt bad=0 known
+	known=$(grep -rhoE '^[[:space:]]*(menu)?config [A-Z0-9_]+' "$root$srcdir" --include='Kconfig*' |
+		awk '{ print "CONFIG_" $2 }' | sort -u)
 	while IFS= read -r line; do
+		opt=${line#"# "}; opt=${opt%%[= ]*}
+		case $opt in CONFIG_*) ;; *) continue ;; esac
+		grep -qxF "$opt" <<<"$known" || { tsa_log "config: $opt does not exist in $src_name (skipped)"; continue; }
 		case $line in
 		CONFIG_*=*)
-			grep -qxF -- "$line" "$kdir/.config" ||
-				{ tsa_log "config: wanted $line, got: $(grep -E "^(# )?${line%%=*}[= ]" "$kdir/.config" || echo unset)"; bad=1; } ;;
+			grep -qxF -- "$line" "$root$kdir/.config" ||
+				{ tsa_log "config: wanted $line, got: $(grep -E "^(# )?${line%%=*}[= ]" "$root$kdir/.config" || echo unset)"; bad=1; } ;;
 		"# CONFIG_"*" is not set")
 			opt=${line#"# "}; opt=${opt%% *}
-			! grep -q "^$opt=" "$kdir/.config" ||
-				{ tsa_log "config: wanted $opt off, got: $(grep "^$opt=" "$kdir/.config")"; bad=1; } ;;
+			! grep -q "^$opt=" "$root$kdir/.config" ||
+				{ tsa_log "config: wanted $opt off, got: $(grep "^$opt=" "$root$kdir/.config")"; bad=1; } ;;
 		esac
 	done <"$fragment"
 	return "$bad"
 }
 
 build_kernel() {
-	local log=$kdir/build.log start end
-	mkdir -p "$kdir"
+	local log=$root$kdir/build.log start end
+	mkdir -p "$root$kdir"
 	: >"$log"
 	start=$(date +%s)
-	tsa_log "building debug kernel in $kdir (log: $log)"
+	tsa_log "building debug kernel in $root$kdir (log: $log)"
+	cp "$fragment" "$root$kdir/tsa-debug.config"
 	{
-		make -C "$srcdir" O="$kdir" tinyconfig &&
-		(cd "$srcdir" && scripts/kconfig/merge_config.sh -m -O "$kdir" "$kdir/.config" "$fragment") &&
-		make -C "$srcdir" O="$kdir" olddefconfig
+		in_build make -C "$srcdir" O="$kdir" tinyconfig &&
+		in_build sh -c "cd $srcdir && scripts/kconfig/merge_config.sh -m -O $kdir $kdir/.config $kdir/tsa-debug.config" &&
+		in_build make -C "$srcdir" O="$kdir" olddefconfig
 	} >>"$log" 2>&1 || { tail -n 30 "$log" >&2; tsa_die "kernel configuration failed"; }
 	check_config || tsa_die "config fragment $fragment not applied (see above)"
-	make -C "$srcdir" O="$kdir" -j"$jobs" bzImage modules >>"$log" 2>&1 ||
+	in_build make -C "$srcdir" O="$kdir" -j"$jobs" bzImage modules >>"$log" 2>&1 ||
 		{ tail -n 40 "$log" >&2; tsa_die "kernel build failed (log: $log)"; }
 	end=$(date +%s)
-	touch "$kdir/.tsa-built"
+	touch "$root$kdir/.tsa-built"
 	tsa_log "kernel built in $((end - start)) s: $bzimage"
 }
 
 ensure_kernel() {
 	mkdir -p "$TSA_CACHE"
-	[ -f "$kdir/.tsa-built" ] && [ -f "$bzimage" ] && return 0
+	[ -f "$root$kdir/.tsa-built" ] && [ -f "$bzimage" ] && return 0
 	# Serialise concurrent callers (CI jobs, other test scripts).
-	exec 9>"$kdir.lock"
+	exec 9>"$root$kdir.lock"
 	flock 9
-	if [ ! -f "$kdir/.tsa-built" ] || [ ! -f "$bzimage" ]; then
+	if [ ! -f "$root$kdir/.tsa-built" ] || [ ! -f "$bzimage" ]; then
 		ensure_source
 		build_kernel
 	fi
@@ -123,32 +152,50 @@ ensure_kernel() {
 	exec 9>&-
 }
 
+# build_modules FROM LOG [make args]: a scratch copy of FROM (a Kbuild and
+# module/) built against the debug kernel, in $root$moddir.
+build_modules() {
+	local from=$1 log=$2
+	shift 2
+	rm -rf "${root:?}$moddir"
+	mkdir -p "$root$moddir" "$(dirname "$log")"
+	if [ "$from" -ef "$TSA_REPO_DIR" ]; then
+		cp -a "$from/Kbuild" "$from/module" "$root$moddir/"
+	else
+		cp -a "$from/." "$root$moddir/"
+	fi
+	# Objects from a build against another kernel must not leak in.
+	find "$root$moddir" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
+		-o -name modules.order -o -name Module.symvers \) -delete
+	in_build make -C "$kdir" M="$moddir" -j"$jobs" "$@" modules >"$log" 2>&1 ||
+		{ cat "$log" >&2; tsa_die "module build against $root$kdir failed"; }
+}
+
 ensure_kernel
+out=$TSA_REPO_DIR/tests/out/kunit${series:+-$series}
 case $mode in
 build) exit 0 ;;
-kdir) echo "$kdir"; exit 0 ;;
+kdir) echo "$root$kdir"; exit 0 ;;
 bzimage) echo "$bzimage"; exit 0 ;;
+module)
+	moddir=$base/tsa-debug-$$
+	build_modules "$modsrc" "$out/module-build.log" TSA_WERROR=y
+	mkdir -p "$out"
+	cp "$root$moddir/tsa.ko" "$out/tsa.ko"
+	rm -rf "${root:?}$moddir"
+	echo "$out/tsa.ko"
+	exit 0 ;;
 esac
 
 # --- build the KUnit module(s) out of a scratch copy of the sources ---
-out=$TSA_REPO_DIR/tests/out/kunit
-moddir=$out/src
-rm -rf "$moddir"
-mkdir -p "$moddir"
-if [ -n "$src" ]; then
-	cp -a "$src/." "$moddir/"
-else
-	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$moddir/"
-fi
-# Objects from a build against another kernel must not leak in.
-find "$moddir" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
-	-o -name modules.order -o -name Module.symvers \) -delete
-tsa_log "building KUnit module(s) against $kdir"
-if ! make -C "$kdir" M="$moddir" -j"$jobs" modules >"$out/build.log" 2>&1; then
-	cat "$out/build.log" >&2
-	tsa_die "module build failed"
-fi
-mapfile -t kos < <(find "$moddir" -name '*_kunit.ko' | sort)
+moddir=$base/tsa-kunit-$$
+tsa_log "building KUnit module(s) against $root$kdir"
+build_modules "${src:-$TSA_REPO_DIR}" "$out/build.log"
+mkdir -p "$out/ko"
+rm -f "$out"/ko/*.ko
+find "$root$moddir" -name '*_kunit.ko' -exec cp {} "$out/ko/" \;
+rm -rf "${root:?}$moddir"
+mapfile -t kos < <(find "$out/ko" -name '*_kunit.ko' | sort)
 [ ${#kos[@]} -gt 0 ] || tsa_die "no *_kunit.ko built in $moddir (is CONFIG_KUNIT handled in Kbuild?)"
 
 # --- run: the suites run at insmod; debugfs keeps each suite's KTAP ---

@@ -92,3 +92,18 @@ tsa_pin_kernels() {
 tsa_tap_count() {
 	awk '/^ok /{p++} /^not ok /{f++} END{printf "%d %d\n", p, f}'
 }
+
+# tsa_in_root ROOT COMMAND...: run COMMAND chrooted in ROOT (a Debian build
+# root of tests/kernels.sh) with /proc mounted there (objtool reads it);
+# unmounted after, if this call mounted it.
+tsa_in_root() {
+	local root=$1 rc mounted=
+	shift
+	if ! mountpoint -q "$root/proc"; then
+		mount -t proc proc "$root/proc" && mounted=1
+	fi
+	chroot "$root" "$@"
+	rc=$?
+	[ -z "$mounted" ] || umount "$root/proc" 2>/dev/null || true
+	return $rc
+}
