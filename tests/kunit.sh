@@ -87,7 +87,7 @@ ensure_source() {
 	tmp=$(mktemp -d "$root$base/.unpack.XXXXXX")
 	tar -C "$tmp" -xf "$tarball"
 	echo "$src_version" >"$tmp/$src_name/.tsa-source-version"
-	rm -rf "${root:?}$srcdir"
+	rm -rf -- "$root${srcdir:?}"
 	mv "$tmp/$src_name" "$root$srcdir"
 	rmdir "$tmp"
 }
@@ -157,7 +157,7 @@ ensure_kernel() {
 build_modules() {
 	local from=$1 log=$2
 	shift 2
-	rm -rf "${root:?}$moddir"
+	rm -rf -- "$root${moddir:?}"
 	mkdir -p "$root$moddir" "$(dirname "$log")"
 	if [ "$from" -ef "$TSA_REPO_DIR" ]; then
 		cp -a "$from/Kbuild" "$from/module" "$root$moddir/"
@@ -182,7 +182,7 @@ module)
 	build_modules "$modsrc" "$out/module-build.log" TSA_WERROR=y
 	mkdir -p "$out"
 	cp "$root$moddir/tsa.ko" "$out/tsa.ko"
-	rm -rf "${root:?}$moddir"
+	rm -rf -- "$root${moddir:?}"
 	echo "$out/tsa.ko"
 	exit 0 ;;
 esac
@@ -194,7 +194,7 @@ build_modules "${src:-$TSA_REPO_DIR}" "$out/build.log"
 mkdir -p "$out/ko"
 rm -f "$out"/ko/*.ko
 find "$root$moddir" -name '*_kunit.ko' -exec cp {} "$out/ko/" \;
-rm -rf "${root:?}$moddir"
+rm -rf -- "$root${moddir:?}"
 mapfile -t kos < <(find "$out/ko" -name '*_kunit.ko' | sort)
 [ ${#kos[@]} -gt 0 ] || tsa_die "no *_kunit.ko built in $moddir (is CONFIG_KUNIT handled in Kbuild?)"
 
