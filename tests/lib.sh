@@ -94,16 +94,18 @@ tsa_tap_count() {
 }
 
 # tsa_in_root ROOT COMMAND...: run COMMAND chrooted in ROOT (a Debian build
-# root of tests/kernels.sh) with /proc mounted there (objtool reads it);
-# unmounted after, if this call mounted it.
+# root of tests/kernels.sh) with /proc mounted there (objtool reads it),
+# unmounted after. Calls on one root take turns (a lock beside it): one
+# call's unmount must not pull /proc from under another's build.
 tsa_in_root() {
-	local root=$1 rc mounted=
+	local root=$1
 	shift
-	if ! mountpoint -q "$root/proc"; then
-		mount -t proc proc "$root/proc" && mounted=1
-	fi
-	chroot "$root" "$@"
-	rc=$?
-	[ -z "$mounted" ] || umount "$root/proc" 2>/dev/null || true
-	return $rc
+	(
+		flock 8
+		mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" || exit 1
+		chroot "$root" "$@"
+		rc=$?
+		umount "$root/proc" 2>/dev/null || true
+		exit $rc
+	) 8>"$root.lock"
 }
