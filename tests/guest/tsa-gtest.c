@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -542,12 +543,12 @@ static void test_entries(void)
 /*
  * --- a fork burst faster than the record pool's refill -----------------
  * The fork hook takes records from a pool that a work item refills; on
- * PREEMPT_RT it may not allocate at all. Four SCHED_FIFO processes, two
- * on each CPU, with RT throttling off for the seconds it takes, keep the
- * refill (a kworker) off the CPUs while they make 1600 threads: when one
- * blocks, the other on its CPU runs (processes, so that they do not wait
- * for each other's mmap lock). Every thread must be tracked, at birth or
- * a moment later.
+ * PREEMPT_RT it may not allocate at all. Four SCHED_RR processes, two
+ * on each CPU, make 1600 threads while a SCHED_RR spinner of the same
+ * priority holds each CPU whenever its creators block, with RT throttling
+ * off for the seconds it takes: the refill (a kworker) cannot run until
+ * the burst is over, so on RT it outruns the pool for certain. Every
+ * thread must be tracked, at birth or a moment later.
  */
 #define BURST_CREATORS	4
 #define BURST_EACH	400
@@ -555,6 +556,7 @@ static void test_entries(void)
 
 struct burst {
 	int go[2], done[2], release[2];
+	atomic_int stop;		/* the spinners may go */
 	pid_t tid[BURST];		/* shared: written by the children */
 };
 static struct burst *burst;
@@ -568,6 +570,19 @@ static void *burst_child(void *arg)
 	return NULL;
 }
 
+/* Holds CPU @cpu while the creators there block; 20 s at most. */
+static void burst_spinner(int cpu)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	double end = mono_s() + 20;
+
+	pin(cpu);
+	sched_setscheduler(0, SCHED_RR, &sp);
+	while (!atomic_load(&burst->stop) && mono_s() < end)
+		;
+	_exit(0);
+}
+
 static void burst_creator(int c)
 {
 	struct sched_param sp = { .sched_priority = 50 };
@@ -577,12 +592,12 @@ static void burst_creator(int c)
 	char x;
 
 	pin(c % 2);
-	x = sched_setscheduler(0, SCHED_FIFO, &sp) ? 'o' : 'f';
+	x = sched_setscheduler(0, SCHED_RR, &sp) ? 'o' : 'f';
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 << 10);
 	if (read(burst->go[0], &x + 0, 1) != 1)
 		_exit(1);
-	x = sched_getscheduler(0) == SCHED_FIFO ? 'f' : 'o';
+	x = sched_getscheduler(0) == SCHED_RR ? 'f' : 'o';
 	for (i = 0; i < BURST_EACH; i++) {
 		if (pthread_create(&th[i], &attr, burst_child,
 				   &burst->tid[c * BURST_EACH + i]))
@@ -598,9 +613,10 @@ static void burst_creator(int c)
 static void test_burst(void)
 {
 	uint64_t late0 = 0, late1 = 0, lost0 = 0, lost1 = 0, miss0 = 0, miss1 = 0;
-	pid_t creator[BURST_CREATORS];
-	int seen = 0, fifo = 0, made = 0, st, fd, i;
-	char path[64], rt_runtime[32], x;
+	pid_t creator[BURST_CREATORS], spinner[2];
+	int seen = 0, fifo = 0, made = 0, rt, st, fd, i;
+	char path[64], rt_runtime[32], rr_slice[32], x;
+	struct utsname u;
 	static char wake[BURST];
 	ssize_t n;
 
@@ -619,7 +635,13 @@ static void test_burst(void)
 	rt_runtime[n > 0 ? n : 0] = '\0';
 	if (fd >= 0)
 		close(fd);
+	fd = open("/proc/sys/kernel/sched_rr_timeslice_ms", O_RDONLY);
+	n = fd >= 0 ? read(fd, rr_slice, sizeof(rr_slice) - 1) : -1;
+	rr_slice[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
 	write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1");
+	write_file("/proc/sys/kernel/sched_rr_timeslice_ms", "5");
 	for (i = 0; i < BURST_CREATORS; i++) {
 		creator[i] = fork();
 		if (creator[i] == 0)
@@ -627,12 +649,22 @@ static void test_burst(void)
 	}
 	/* All are waiting on the pipe: start them at once. */
 	sleep_ms(200);
+	for (i = 0; i < 2; i++) {
+		spinner[i] = fork();
+		if (spinner[i] == 0)
+			burst_spinner(i);
+	}
 	(void)!write(burst->go[1], "gggg", BURST_CREATORS);
 	for (i = 0; i < BURST_CREATORS; i++)
 		if (read(burst->done[0], &x, 1) == 1)
 			fifo += x == 'f';
+	atomic_store(&burst->stop, 1);
+	for (i = 0; i < 2; i++)
+		waitpid(spinner[i], &st, 0);
 	if (rt_runtime[0])
 		write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime);
+	if (rr_slice[0])
+		write_file("/proc/sys/kernel/sched_rr_timeslice_ms", rr_slice);
 	/* Late tracking is a work item: give it a moment. */
 	for (int tries = 0; tries < 100; tries++) {
 		sleep_ms(tries ? 100 : 0);
@@ -651,11 +683,19 @@ static void test_burst(void)
 	tsa_read_debugfs_counter("late_lost", &lost1);
 	tsa_read_debugfs_counter("alloc_failures", &miss1);
 	tap(made == BURST && seen == made && lost1 == lost0,
-	    "burst: %d threads born at once in %d processes (%d SCHED_FIFO) are all tracked (expected %d with a /proc/tsa entry and no late_lost, saw %d of %d; pool misses %llu, tracked late %llu, lost %llu)",
+	    "burst: %d threads born at once in %d processes (%d SCHED_RR) are all tracked (expected %d with a /proc/tsa entry and no late_lost, saw %d of %d; pool misses %llu, tracked late %llu, lost %llu)",
 	    BURST, BURST_CREATORS, fifo, BURST, seen, made,
 	    (unsigned long long)(miss1 - miss0),
 	    (unsigned long long)(late1 - late0),
 	    (unsigned long long)(lost1 - lost0));
+	/* Where the fork hook may not allocate, the pool must have run dry. */
+	rt = !uname(&u) && strstr(u.version, "PREEMPT_RT");
+	if (rt)
+		tap(fifo == BURST_CREATORS && miss1 - miss0 > 0 &&
+		    late1 - late0 == miss1 - miss0,
+		    "burst: on PREEMPT_RT the burst outran the pool and every miss was tracked late (expected %d SCHED_RR creators, misses > 0 and all late; saw %d, %llu misses, %llu late)",
+		    BURST_CREATORS, fifo, (unsigned long long)(miss1 - miss0),
+		    (unsigned long long)(late1 - late0));
 	memset(wake, 'x', sizeof(wake));
 	(void)!write(burst->release[1], wake, sizeof(wake));
 	for (i = 0; i < BURST_CREATORS; i++)
