@@ -570,11 +570,11 @@ static void *burst_child(void *arg)
 	return NULL;
 }
 
-/* Holds CPU @cpu while the creators there block; 20 s at most. */
+/* Holds CPU @cpu while the creators there block; 10 s at most. */
 static void burst_spinner(int cpu)
 {
 	struct sched_param sp = { .sched_priority = 50 };
-	double end = mono_s() + 20;
+	double end = mono_s() + 10;
 
 	pin(cpu);
 	sched_setscheduler(0, SCHED_RR, &sp);
