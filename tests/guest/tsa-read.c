@@ -420,70 +420,96 @@ static char *debugfs_stats(void)
 	return slurp("/sys/kernel/debug/tsa/stats", &len);
 }
 
-int tsa_read_debugfs_degraded(uint32_t *bits)
+/* @fn on each line of debugfs stats until it says 1; else -1, ENOENT. */
+static int debugfs_find(int (*fn)(const char *line, void *arg), void *arg)
 {
-	char *buf = debugfs_stats(), *line;
+	char *buf = debugfs_stats(), *line, *save = NULL;
 	int ret = -1;
 
 	if (!buf)
 		return -1;
-	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (!strncmp(line, "degraded", 8) &&
-		    (line[8] == ' ' || line[8] == '\n' || !line[8])) {
-			ret = tsa_parse_state_list(line + 8, bits);
+	errno = ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (fn(line, arg)) {
+			ret = 0;
 			break;
 		}
 	}
-	if (!line)
-		errno = ENOENT;
 	free(buf);
 	return ret;
+}
+
+struct degraded_line {
+	uint32_t *bits;
+	int ret;
+};
+
+static int match_degraded(const char *line, void *arg)
+{
+	struct degraded_line *d = arg;
+
+	if (strncmp(line, "degraded", 8) || (line[8] != ' ' && line[8]))
+		return 0;
+	d->ret = tsa_parse_state_list(line + 8, d->bits);
+	return 1;
+}
+
+int tsa_read_debugfs_degraded(uint32_t *bits)
+{
+	struct degraded_line d = { bits, -1 };
+
+	return debugfs_find(match_degraded, &d) ? -1 : d.ret;
+}
+
+struct hook_line {
+	const char *name;
+	int *live, *enabled;
+	uint64_t *events;
+};
+
+static int match_hook(const char *line, void *arg)
+{
+	struct hook_line *h = arg;
+	unsigned long long ev;
+	char n[64];
+
+	if (sscanf(line, "hook %63s %d %d %llu", n, h->live, h->enabled,
+		   &ev) != 4 || strcmp(n, h->name))
+		return 0;
+	*h->events = ev;
+	return 1;
 }
 
 int tsa_read_debugfs_hook(const char *name, int *live, int *enabled,
 			  uint64_t *events)
 {
-	char *buf = debugfs_stats(), *line, *save = NULL;
-	int ret = -1;
+	struct hook_line h = { name, live, enabled, events };
 
-	if (!buf)
-		return -1;
-	errno = ENOENT;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char n[64];
-		unsigned long long ev;
+	return debugfs_find(match_hook, &h);
+}
 
-		if (sscanf(line, "hook %63s %d %d %llu", n, live, enabled,
-			   &ev) == 4 && !strcmp(n, name)) {
-			*events = ev;
-			ret = 0;
-			break;
-		}
-	}
-	free(buf);
-	return ret;
+struct counter_line {
+	const char *name;
+	uint64_t *value;
+};
+
+static int match_counter(const char *line, void *arg)
+{
+	struct counter_line *c = arg;
+	size_t len = strlen(c->name);
+
+	if (strncmp(line, c->name, len) || line[len] != ' ')
+		return 0;
+	*c->value = strtoull(line + len + 1, NULL, 10);
+	return 1;
 }
 
 int tsa_read_debugfs_counter(const char *name, uint64_t *value)
 {
-	char *buf = debugfs_stats(), *line, *save = NULL;
-	size_t len = strlen(name);
-	int ret = -1;
+	struct counter_line c = { name, value };
 
-	if (!buf)
-		return -1;
-	errno = ENOENT;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, name, len) && line[len] == ' ') {
-			*value = strtoull(line + len + 1, NULL, 10);
-			ret = 0;
-			break;
-		}
-	}
-	free(buf);
-	return ret;
+	return debugfs_find(match_counter, &c);
 }
 
 /* --- taskstats over generic netlink (what getdelays(8) does) --- */
