@@ -555,8 +555,8 @@ static void test_entries(void)
 #define BURST		(BURST_CREATORS * BURST_EACH)
 
 struct burst {
-	int go[2], done[2], release[2];
-	atomic_int stop;		/* the spinners may go */
+	int ready[2], go[2], done[2], release[2];
+	atomic_int finished;		/* creators done: the spinners stop */
 	pid_t tid[BURST];		/* shared: written by the children */
 };
 static struct burst *burst;
@@ -570,15 +570,31 @@ static void *burst_child(void *arg)
 	return NULL;
 }
 
+/*
+ * Ready, then blocked until all are: a spinning SCHED_RR task would keep
+ * the (SCHED_OTHER) test from starting them.
+ */
+static void burst_ready(void)
+{
+	char g;
+
+	if (write(burst->ready[1], "r", 1) != 1 ||
+	    read(burst->go[0], &g, 1) != 1)
+		_exit(1);
+}
+
 /* Holds CPU @cpu while the creators there block; 10 s at most. */
 static void burst_spinner(int cpu)
 {
 	struct sched_param sp = { .sched_priority = 50 };
-	double end = mono_s() + 10;
+	double end;
 
 	pin(cpu);
 	sched_setscheduler(0, SCHED_RR, &sp);
-	while (!atomic_load(&burst->stop) && mono_s() < end)
+	burst_ready();
+	end = mono_s() + 10;
+	while (atomic_load(&burst->finished) < BURST_CREATORS &&
+	       mono_s() < end)
 		;
 	_exit(0);
 }
@@ -595,8 +611,7 @@ static void burst_creator(int c)
 	x = sched_setscheduler(0, SCHED_RR, &sp) ? 'o' : 'f';
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 << 10);
-	if (read(burst->go[0], &x + 0, 1) != 1)
-		_exit(1);
+	burst_ready();
 	x = sched_getscheduler(0) == SCHED_RR ? 'f' : 'o';
 	for (i = 0; i < BURST_EACH; i++) {
 		if (pthread_create(&th[i], &attr, burst_child,
@@ -604,6 +619,7 @@ static void burst_creator(int c)
 			break;
 		made++;
 	}
+	atomic_fetch_add(&burst->finished, 1);
 	(void)!write(burst->done[1], &x, 1);
 	for (i = 0; i < made; i++)
 		pthread_join(th[i], NULL);
@@ -614,7 +630,7 @@ static void test_burst(void)
 {
 	uint64_t late0 = 0, late1 = 0, lost0 = 0, lost1 = 0, miss0 = 0, miss1 = 0;
 	pid_t creator[BURST_CREATORS], spinner[2];
-	int seen = 0, fifo = 0, made = 0, rt, st, fd, i;
+	int seen = 0, fifo = 0, made = 0, forked = 0, rt, st, fd, i;
 	char path[64], rt_runtime[32], rr_slice[32], x;
 	struct utsname u;
 	static char wake[BURST];
@@ -622,8 +638,8 @@ static void test_burst(void)
 
 	burst = mmap(NULL, sizeof(*burst), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (burst == MAP_FAILED || pipe(burst->go) || pipe(burst->done) ||
-	    pipe(burst->release)) {
+	if (burst == MAP_FAILED || pipe(burst->ready) || pipe(burst->go) ||
+	    pipe(burst->done) || pipe(burst->release)) {
 		tap(0, "burst: set-up failed (%s)", strerror(errno));
 		return;
 	}
@@ -646,19 +662,22 @@ static void test_burst(void)
 		creator[i] = fork();
 		if (creator[i] == 0)
 			burst_creator(i);
+		forked += creator[i] > 0;
 	}
-	/* All are waiting on the pipe: start them at once. */
-	sleep_ms(200);
 	for (i = 0; i < 2; i++) {
 		spinner[i] = fork();
 		if (spinner[i] == 0)
 			burst_spinner(i);
+		forked += spinner[i] > 0;
 	}
-	(void)!write(burst->go[1], "gggg", BURST_CREATORS);
+	/* All pinned, SCHED_RR and waiting on the pipe: start them at once. */
+	for (i = 0; i < forked; i++)
+		if (read(burst->ready[0], &x, 1) != 1)
+			break;
+	(void)!write(burst->go[1], "gggggg", forked);
 	for (i = 0; i < BURST_CREATORS; i++)
 		if (read(burst->done[0], &x, 1) == 1)
 			fifo += x == 'f';
-	atomic_store(&burst->stop, 1);
 	for (i = 0; i < 2; i++)
 		waitpid(spinner[i], &st, 0);
 	if (rt_runtime[0])
@@ -700,6 +719,8 @@ static void test_burst(void)
 	(void)!write(burst->release[1], wake, sizeof(wake));
 	for (i = 0; i < BURST_CREATORS; i++)
 		waitpid(creator[i], &st, 0);
+	close(burst->ready[0]);
+	close(burst->ready[1]);
 	close(burst->go[0]);
 	close(burst->go[1]);
 	close(burst->done[0]);
