@@ -32,8 +32,10 @@ for r in $(seq 1 "$rounds"); do
 		cat /proc/tsa/all >/dev/null
 		cat /proc/tsa/[0-9]* >/dev/null 2>&1
 	done
-	cat /sys/kernel/debug/tsa/stats >/tmp/stats
-	threads=$(awk '$1 == "threads" {print $2}' /tmp/stats)
+	# A new file each round: truncating one on the guest's overlay root
+	# makes 6.12's EVM print "evm: overlay not supported".
+	cat /sys/kernel/debug/tsa/stats >"/tmp/stats.$r"
+	threads=$(awk '$1 == "threads" {print $2}' "/tmp/stats.$r")
 	tap $([ "${threads:-0}" -gt 20 ] && echo 0 || echo 1) "round $r: tracking threads (saw ${threads:-none})"
 	# Columns by name from the 'fields' line: a state's time is x_ns
 	# (state_ns is the current stay, not a state).
