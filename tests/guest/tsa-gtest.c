@@ -780,6 +780,58 @@ static void test_burst(void)
 	munmap(burst, sizeof(*burst));
 }
 
+/* --- hooks: nothing missing on this kernel ---------------------------- */
+
+/* A bool module parameter: 1 (Y), 0 (N), -1 unreadable. */
+static int tsa_param(const char *name)
+{
+	char path[96], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/tsa/parameters/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
+}
+
+/*
+ * With the state hooks' parameters at their defaults the module may lose
+ * only what interrupts=0 turns off (TRP): a hook this kernel lacks would
+ * show up here as a degraded state.
+ */
+static void test_hooks(void)
+{
+	static const char *const on[] = { "syscalls", "faults", "locks", "signals" };
+	uint32_t deg = 0, want;
+	char list[160] = "";
+	int irq = tsa_param("interrupts"), defaults = irq >= 0;
+
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
+		defaults &= tsa_param(on[i]) == 1;
+	if (tsa_read_debugfs_degraded(&deg)) {
+		tap(0, "hooks: read debugfs stats 'degraded' (%s)", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < TSA_NSTATES; i++)
+		if (deg & (1U << i))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 " %s", tsa_state_name(i));
+	printf("# module: degraded%s\n", deg ? list : " -");
+	if (!defaults) {
+		printf("ok %d - hooks: # SKIP module parameters not at their defaults\n",
+		       ++test_no);
+		return;
+	}
+	want = irq ? 0 : 1U << TSA_TRP;
+	tap(deg == want,
+	    "hooks: every state hook is live on this kernel (expected degraded %s with interrupts=%d, saw%s)",
+	    want ? "TRP" : "-", irq, deg ? list : " -");
+}
+
 /* --- every thread in the system sums exactly -------------------------- */
 
 static void test_all_sum(void)
@@ -938,6 +990,7 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
+	{ "hooks", test_hooks },
 	{ "spinners", test_spinners },
 	{ "sleep", test_sleep },
 	{ "syscalls", test_syscalls },
