@@ -31,6 +31,7 @@ suites=(
 	prstat		"tests/guest/run-prstat-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"
 	rt		"tests/guest/run-rt-tests.sh"
+	matrix		"tests/guest/run-matrix-tests.sh"
 	debug		"tests/guest/run-debug-kernel.sh"
 	debug7		"tests/guest/run-debug-kernel.sh 7"
 	packaging	"tests/packaging.sh"
@@ -63,6 +64,16 @@ if ! bash tests/deps.sh; then
 fi
 
 tsa_pin_kernels
+
+# The newer kernels' build roots and images come over the network (minutes,
+# cold): fetch them beside the first suites; the suites that need them
+# wait on the same lock (tests/kernels.sh) and find them ready.
+prefetch=()
+wanted matrix && prefetch+=(6.12 7)
+! wanted debug7 || [ ${#prefetch[@]} -gt 0 ] || prefetch+=(7)
+for s in "${prefetch[@]}"; do
+	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &
+done
 
 # run_suite NAME CMD LOG: run one suite into LOG; sets p and f. A suite
 # that breaks without a failing TAP line, or runs nothing, is one failure
@@ -106,6 +117,10 @@ done
 
 echo "# --- summary ($(($(date +%s) - start)) s)"
 printf '# %s\n' "${summary[@]}"
+# The kernel matrix's line per kernel (its last round).
+mlog=$out/matrix.log
+[ "$repeat" -eq 0 ] || mlog=$out/repeat/matrix.$repeat.log
+! wanted matrix || grep -h '^# matrix: ' "$mlog" 2>/dev/null
 if [ "$repeat" -gt 0 ]; then
 	# One line per test: passes/runs, suite, number, its description
 	# with numbers masked (they vary from run to run); not-ok lines

@@ -66,6 +66,8 @@ provision() {
 	exec 9>"$dir/.lock"
 	flock 9
 	for flav in "${FLAVOURS[@]}"; do want+=("linux-headers-$flav/$bpo"); done
+	# DKMS: the matrix installs the tsa-dkms package in the root.
+	want+=(dkms)
 	if [ ! -x "$root/usr/bin/make" ]; then
 		tsa_log "series $series: making a $rel build root in $root"
 		rm -rf "$root"
@@ -125,7 +127,7 @@ build() {
 	rm -rf "$src" && mkdir -p "$src" "$out"
 	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$src/"
 	find "$src" -name '*.o' -delete
-	if tsa_in_root "$root" make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
+	if tsa_in_root "$root" make -s -j"$(nproc)" -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
 		TSA_WERROR=y modules >"$out/build.log" 2>&1 &&
 		! grep -v -e 'Skipping BTF generation' "$out/build.log" | grep -q .; then
 		cp "$src/tsa.ko" "$out/tsa.ko"
