@@ -1,6 +1,7 @@
 #!/bin/bash
-# Build suite: tsa.ko for the Debian generic and PREEMPT_RT headers and
-# tsa-prstat, all with warnings as errors, and checkpatch on module/.
+# Build suite: tsa.ko for the Debian generic and PREEMPT_RT headers,
+# tsa-prstat, the bench's floor module and instruction meter, all with
+# warnings as errors, and checkpatch on module/ and the floor module.
 set -uo pipefail
 
 TSA_PROG=build
@@ -41,6 +42,14 @@ fi
 make -s userspace WERROR=y >"$out/userspace.log" 2>&1
 tap $? "tsa-prstat builds without warnings" "$out/userspace.log"
 
+# make bench's pieces: they are not run here, but must not rot.
+make -s -C "$KDIR" M="$PWD/tests/bench/floor" TSA_WERROR=y modules >"$out/floor.log" 2>&1 &&
+	! grep -v 'Skipping BTF generation' "$out/floor.log" | grep -q .
+tap $? "the bench's floor module (tests/bench/floor) builds without warnings" "$out/floor.log"
+gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/insn-meter.so" tests/bench/insn-meter.c \
+	>"$out/meter.log" 2>&1
+tap $? "the bench's instruction meter (a QEMU plugin) builds without warnings" "$out/meter.log"
+
 # checkpatch from the linux-source package; LINUX_VERSION_CODE is allowed
 # in the one header whose job is to hide kernel versions.
 cp_dir=$TSA_CACHE/checkpatch
@@ -51,10 +60,11 @@ if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/scripts/const_structs.checkpatch
 fi
 "$cp_dir/scripts/checkpatch.pl" --no-tree --quiet --terse --show-types \
-	--ignore LINUX_VERSION_CODE -f module/*.c module/*.h >"$out/checkpatch.log" 2>&1
+	--ignore LINUX_VERSION_CODE -f module/*.c module/*.h tests/bench/floor/tsa_floor.c \
+	>"$out/checkpatch.log" 2>&1
 rc=$?
 grep -qE '(ERROR|WARNING|CHECK):' "$out/checkpatch.log" && rc=1
-tap $rc "module/ is checkpatch-clean" "$out/checkpatch.log"
+tap $rc "module/ and the floor module are checkpatch-clean" "$out/checkpatch.log"
 
 echo "build: $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

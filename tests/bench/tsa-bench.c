@@ -7,8 +7,14 @@
  *   tsa-bench syscall N     N getppid() calls              (sys_enter/exit)
  *   tsa-bench fault N       N page faults on fresh memory  (fault probe)
  *   tsa-bench futex N       N futex wake/wait round trips  (switch, wakeup)
+ *   tsa-bench pipe N        N pipe round trips between two processes
+ *   tsa-bench fork N        N fork + exit + wait           (task life cycle)
  *   tsa-bench threads N CMD...  start N idle threads, then run CMD five
  *                           times and print its least CPU time in ns
+ *
+ * The N operations (after a tenth as many to warm up) are bracketed by two
+ * markers that tests/bench/insn-meter.c (a QEMU plugin) counts the guest
+ * instructions between; on hardware and without the plugin they are no-ops.
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -25,6 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* "nopl 0x5453xxxx(%rax)": see tests/bench/insn-meter.c. */
+#define METER_MARK(id)							\
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x80; .long 0x54530000 + %c0" \
+			 : : "i"(id) : "memory")
+#define METER_START() METER_MARK(1)
+#define METER_STOP() METER_MARK(2)
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -35,19 +48,27 @@ static uint64_t now_ns(void)
 
 static double bench_syscall(long n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 
+	for (long i = 0; i < n / 10; i++)
+		syscall(SYS_getppid);
+	METER_START();
+	t0 = now_ns();
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);
-	return (double)(now_ns() - t0) / n;
+	t0 = now_ns() - t0;
+	METER_STOP();
+	return (double)t0 / n;
 }
 
 static double bench_fault(long n)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 	long done = 0;
 
+	METER_START();
+	t0 = now_ns();
 	/* 1024 pages at a time: each first touch is a minor fault. */
 	while (done < n) {
 		long pages = n - done < 1024 ? n - done : 1024;
@@ -61,7 +82,9 @@ static double bench_fault(long n)
 		munmap(p, pages * page);
 		done += pages;
 	}
-	return (double)(now_ns() - t0) / n;
+	t0 = now_ns() - t0;
+	METER_STOP();
+	return (double)t0 / n;
 }
 
 static _Atomic int turn;
@@ -95,16 +118,78 @@ static double bench_futex(long n)
 	pthread_t t;
 	uint64_t t0;
 
-	rounds = n;
+	rounds = n + n / 10;
 	atomic_store(&turn, 0);
 	pthread_create(&t, NULL, ponger, NULL);
+	for (long i = 0; i < n / 10; i++) {
+		fpass(1);
+		fwait(1);
+	}
+	METER_START();
 	t0 = now_ns();
 	for (long i = 0; i < n; i++) {
 		fpass(1);
 		fwait(1);
 	}
+	t0 = now_ns() - t0;
+	METER_STOP();
 	pthread_join(t, NULL);
-	return (double)(now_ns() - t0) / n;
+	return (double)t0 / n;
+}
+
+/* One byte there and back between two processes over two pipes. */
+static double bench_pipe(long n)
+{
+	int ab[2], ba[2];
+	long total = n + n / 10;
+	uint64_t t0 = 0;
+	pid_t p;
+	char c = 0;
+
+	if (pipe(ab) || pipe(ba))
+		return -1;
+	p = fork();
+	if (p == 0) {
+		for (long i = 0; i < total; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	for (long i = 0; i < total; i++) {
+		if (i == n / 10) {
+			METER_START();
+			t0 = now_ns();
+		}
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return -1;
+	}
+	t0 = now_ns() - t0;
+	METER_STOP();
+	waitpid(p, NULL, 0);
+	return (double)t0 / n;
+}
+
+/* A process born, exiting at once, and reaped. */
+static double bench_fork(long n)
+{
+	uint64_t t0 = 0;
+
+	for (long i = 0; i < n + n / 10; i++) {
+		pid_t p;
+
+		if (i == n / 10) {
+			METER_START();
+			t0 = now_ns();
+		}
+		p = fork();
+		if (p == 0)
+			_exit(0);
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			return -1;
+	}
+	t0 = now_ns() - t0;
+	METER_STOP();
+	return (double)t0 / n;
 }
 
 static void *idle(void *arg)
@@ -169,6 +254,10 @@ int main(int argc, char **argv)
 		r = bench_fault(n);
 	else if (!strcmp(argv[1], "futex"))
 		r = bench_futex(n);
+	else if (!strcmp(argv[1], "pipe"))
+		r = bench_pipe(n);
+	else if (!strcmp(argv[1], "fork"))
+		r = bench_fork(n);
 	else if (!strcmp(argv[1], "threads") && argc > 3)
 		r = bench_threads(n, argv + 3);
 	else
@@ -178,6 +267,6 @@ int main(int argc, char **argv)
 	printf("%.1f\n", r);
 	return 0;
 usage:
-	fprintf(stderr, "usage: tsa-bench syscall|fault|futex N | threads N CMD...\n");
+	fprintf(stderr, "usage: tsa-bench syscall|fault|futex|pipe|fork N | threads N CMD...\n");
 	return 2;
 }

@@ -1,35 +1,44 @@
 #!/bin/bash
-# Guest side of `make bench`: the same micro-benchmarks without tsa and
-# with it in several configurations, in one boot, printed as ratios to
-# the run without the module (emulated time is only good for ratios).
+# Guest side of `make bench`: the same micro-benchmarks without tsa, with
+# the empty-probe floor module, and with tsa in several configurations, in
+# one boot, printed as ratios to the run without a module (emulated time is
+# only good for ratios). Each timed loop is bracketed by markers that the
+# host's instruction meter counts (tests/bench/insn-meter.c): for each run
+# this prints "meter CONFIG TEST N" in the order the markers come.
 #
-#   bench.sh TSA_KO TSA_BENCH TSA_PRSTAT
+#   bench.sh TSA_KO FLOOR_KO TSA_BENCH TSA_PRSTAT
 set -u
 ko=$1
-bench=$2
-prstat=$3
-reps=5
-configs=("off" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
-tests=("pipe" "syscall" "fault" "futex")
+floor=$2
+bench=$3
+prstat=$4
+reps=${TSA_BENCH_REPS:-5}
+configs=("off" "floor" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
+tests=("pipe" "syscall" "fault" "futex" "fork")
+declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500)
 declare -A best
 
 # Everything on one CPU: a ping-pong across CPUs would mostly measure how
 # fast an emulated idle CPU wakes up, not the cost of a context switch.
-run_one() { # test -> ns per op
-	case $1 in
-	pipe) taskset -c 1 perf bench sched pipe -l 10000 2>/dev/null |
-		awk '/usecs\/op/ { printf "%.1f\n", $1 * 1000 }' ;;
-	syscall) taskset -c 1 "$bench" syscall 100000 ;;
-	fault) taskset -c 1 "$bench" fault 10000 ;;
-	futex) taskset -c 1 "$bench" futex 10000 ;;
-	esac
+run_one() { # config test -> ns per op (and a meter line on stdout)
+	echo "meter $1 $2 ${ops[$2]}"
+	taskset -c 1 "$bench" "$2" "${ops[$2]}" >/tmp/bench.ns || return 1
+	cat /tmp/bench.ns >&3
 }
 
 load() {
 	case $1 in
 	off) return 0 ;;
+	floor) insmod "$floor" ;;
 	on) insmod "$ko" ;;
 	*) insmod "$ko" "$1" ;;
+	esac
+}
+unload() {
+	case $1 in
+	off) ;;
+	floor) rmmod tsa_floor ;;
+	*) rmmod tsa ;;
 	esac
 }
 
@@ -37,13 +46,13 @@ for rep in $(seq 1 $reps); do
 	for c in "${configs[@]}"; do
 		load "$c" || { echo "bench: insmod $c failed"; exit 1; }
 		for t in "${tests[@]}"; do
-			v=$(run_one "$t")
+			v=$(run_one "$c" "$t" 3>&1 >&4) || { echo "bench: $t failed"; exit 1; }
 			k="$c/$t"
 			if [ -z "${best[$k]:-}" ] || awk "BEGIN{exit !($v < ${best[$k]})}"; then
 				best[$k]=$v
 			fi
-		done
-		[ "$c" = off ] || rmmod tsa
+		done 4>&1
+		unload "$c"
 	done
 	echo "# round $rep of $reps done" >&2
 done
@@ -63,10 +72,12 @@ for c in "${configs[@]}"; do
 	echo
 done
 cat <<'TXT'
-  pipe:    perf bench sched pipe (context-switch ping-pong, two tasks)
+  pipe:    one byte there and back over two pipes between two processes
   syscall: getppid() loop (null syscall: sys_enter/sys_exit hooks)
   fault:   first touch of fresh anonymous pages (handle_mm_fault probe)
   futex:   futex wake/wait ping-pong between two threads
+  fork:    fork, exit and wait (the task life-cycle hooks)
+  floor:   tsa_floor.ko, empty probes on tsa's hooks that read the clock
 TXT
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
