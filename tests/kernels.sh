@@ -72,7 +72,10 @@ provision() {
 		tsa_log "series $series: making a $rel build root in $root"
 		rm -rf "$root"
 		# apt resolves pkg/suite: the headers come from backports.
+		# No recommends: dkms's would bring kernel images and
+		# initramfs-tools, which rebuild three initramfs images.
 		mmdebstrap --variant=apt --quiet \
+			--aptopt='APT::Install-Recommends "false"' \
 			--include="make,gcc,libc6-dev,kmod,ca-certificates,$(IFS=,; echo "${want[*]}")" \
 			"$rel" "$root" "deb $MIRROR $rel main" "deb $MIRROR $bpo main" >&2 ||
 			tsa_die "mmdebstrap $rel failed"
