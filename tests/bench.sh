@@ -8,6 +8,10 @@ TSA_PROG=bench
 # shellcheck source=tests/lib.sh
 . tests/lib.sh
 bash tests/deps.sh
+# The eBPF peer (not a test dependency: only the bench needs it).
+command -v bpftrace >/dev/null || DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -q --no-install-recommends bpftrace >/dev/null ||
+	tsa_log "bpftrace could not be installed: no eBPF peer in this run"
 tsa_pin_kernels
 make -s module userspace
 out=tests/out/bench
@@ -24,7 +28,7 @@ echo "bench: kernel $TSA_KERNEL, QEMU TCG single-threaded, tsc=reliable, instruc
 GUEST_RUN_QEMU_ARGS="-plugin $PWD/$out/insn-meter.so,out=$PWD/$out/meter.txt" \
 	tests/guest-run --kernel "$TSA_KERNEL" --tcg-single --timeout 3600 -- \
 	bash tests/guest/bench.sh "$PWD/tsa.ko" "$PWD/tests/bench/floor/tsa_floor.ko" \
-	"$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat" | tee "$out/guest.txt" | grep -v '^meter '
+	"$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat" "$PWD/tests/bench/peer.bt" | tee "$out/guest.txt" | grep -v '^meter '
 
 # Instructions per operation: the n-th "meter CONFIG TEST N" line of the
 # guest goes with the n-th stop marker (id 2) the plugin saw.
@@ -51,9 +55,19 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 				t = ts[j]; b = best[c "/" t]; o = best["off/" t]
 				f = best["floor/" t] - o
 				if (c == "off") printf " %24.0f", b
-				else if (c == "floor") printf " %10.0f %+8.0f %4s", b, b - o, ""
+				else if (c == "floor" || c == "bpftrace") printf " %10.0f %+8.0f %4s", b, b - o, ""
 				else printf " %10.0f %+8.0f %4.1fx", b, b - o, (f > 0 ? (b - o) / f : 0)
 			}
 			print ""
+		}
+		if (("on/" ts[1]) in best && ("bpftrace/" ts[1]) in best) {
+			print ""
+			print "tsa (default) against the floor and the eBPF peer, instructions added per operation:"
+			for (j = 1; j <= nt; j++) {
+				t = ts[j]; o = best["off/" t]; a = best["on/" t] - o
+				f = best["floor/" t] - o; e = best["bpftrace/" t] - o
+				printf "  %-8s tsa %+8.0f  floor %+8.0f  bpftrace %+8.0f  tsa/floor %5.2f  tsa/bpftrace %5.2f\n",
+					t, a, f, e, (f > 0 ? a / f : 0), (e > 0 ? a / e : 0)
+			}
 		}
 	}'

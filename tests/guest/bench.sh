@@ -6,14 +6,19 @@
 # host's instruction meter counts (tests/bench/insn-meter.c): for each run
 # this prints "meter CONFIG TEST N" in the order the markers come.
 #
-#   bench.sh TSA_KO FLOOR_KO TSA_BENCH TSA_PRSTAT
+# "bpftrace" is the eBPF peer: tests/bench/peer.bt keeping per-thread
+# USR/SYS/LAT/SLP totals in maps (when bpftrace is installed).
+#
+#   bench.sh TSA_KO FLOOR_KO TSA_BENCH TSA_PRSTAT PEER_BT
 set -u
 ko=$1
 floor=$2
 bench=$3
 prstat=$4
+peer=$5
 reps=${TSA_BENCH_REPS:-5}
 configs=("off" "floor" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
+command -v bpftrace >/dev/null && configs+=("bpftrace")
 tests=("pipe" "syscall" "fault" "futex" "fork")
 declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500)
 declare -A best
@@ -26,10 +31,28 @@ run_one() { # config test -> ns per op (and a meter line on stdout)
 	cat /tmp/bench.ns >&3
 }
 
+# bpftrace compiles its script first (long under emulation): it is ready
+# once it says it is attaching its probes.
+peer_start() {
+	bpftrace "$peer" >/tmp/peer.out 2>&1 &
+	peer_pid=$!
+	for _ in $(seq 1 1200); do
+		grep -q '^Attaching' /tmp/peer.out && { sleep 1; return 0; }
+		kill -0 "$peer_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	cat /tmp/peer.out >&2
+	return 1
+}
+peer_stop() {
+	kill -INT "$peer_pid" && wait "$peer_pid"
+}
+
 load() {
 	case $1 in
 	off) return 0 ;;
 	floor) insmod "$floor" ;;
+	bpftrace) peer_start ;;
 	on) insmod "$ko" ;;
 	*) insmod "$ko" "$1" ;;
 	esac
@@ -38,6 +61,7 @@ unload() {
 	case $1 in
 	off) ;;
 	floor) rmmod tsa_floor ;;
+	bpftrace) peer_stop ;;
 	*) rmmod tsa ;;
 	esac
 }
@@ -78,6 +102,7 @@ cat <<'TXT'
   futex:   futex wake/wait ping-pong between two threads
   fork:    fork, exit and wait (the task life-cycle hooks)
   floor:   tsa_floor.ko, empty probes on tsa's hooks that read the clock
+  bpftrace: tests/bench/peer.bt, per-thread USR/SYS/LAT/SLP in eBPF maps
 TXT
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
