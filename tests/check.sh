@@ -97,6 +97,7 @@ run_suite() {
 pass=0
 fail=0
 summary=()
+declare -A sp=() sf=()	# the last round's passes and failures per suite
 rounds=$((repeat > 0 ? repeat : 1))
 [ "$repeat" -eq 0 ] || { rm -rf "$out/repeat"; mkdir -p "$out/repeat"; }
 for ((r = 1; r <= rounds; r++)); do
@@ -108,6 +109,7 @@ for ((r = 1; r <= rounds; r++)); do
 		t0=$(date +%s)
 		run_suite "$name" "${suites[i + 1]}" "$log"
 		pass=$((pass + p))
+		sp[$name]=$p sf[$name]=$f
 		fail=$((fail + f))
 		label=$name
 		[ "$repeat" -eq 0 ] || label="$name #$r"
@@ -117,7 +119,22 @@ done
 
 echo "# --- summary ($(($(date +%s) - start)) s)"
 printf '# %s\n' "${summary[@]}"
-# The kernel matrix's line per kernel (its last round).
+# One line per kernel: Debian 12's own from the suites that boot them,
+# then the kernel matrix's (its last round).
+kline() { # KERNEL FLAVOUR SUITE...
+	local k=$1 fl=$2 s line= bad=0
+	shift 2
+	for s in "$@"; do
+		[ -n "${sp[$s]:-}" ] || continue
+		line+=" $s ${sp[$s]}/$((sp[$s] + sf[$s]))"
+		[ "${sf[$s]}" -eq 0 ] || bad=1
+	done
+	[ -z "$line" ] || echo "# kernel: $k ($fl):$line: $([ $bad = 0 ] && echo passed || echo FAILED)"
+}
+kline "$TSA_KERNEL" amd64 engine waits prstat churn
+kline "${TSA_RT_KERNEL:-none}" rt rt
+kline "debug $TSA_KERNEL_SERIES" "KASAN+lockdep" kunit debug
+kline "debug 7.x" "KASAN+lockdep" debug7
 mlog=$out/matrix.log
 [ "$repeat" -eq 0 ] || mlog=$out/repeat/matrix.$repeat.log
 ! wanted matrix || grep -h '^# matrix: ' "$mlog" 2>/dev/null

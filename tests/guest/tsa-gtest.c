@@ -638,14 +638,32 @@ static void burst_creator(int c)
  * default) even while RT tasks hold every CPU: the pool's refill work would
  * get its turn there. Runtime 0 turns the server off, as RT throttling is;
  * @saved keeps each CPU's runtime ("" where the kernel has no server).
+ *
+ * Each CPU's file is written from that CPU. The write stops the server
+ * before changing its bandwidth only if the CPU has a fair task queued
+ * (6.12 to 6.17-rc3 test h_nr_running/h_nr_queued); from another CPU an
+ * active server could be re-parametrised in place, and 6.12.95 then warned
+ * in dl_rq_change_utilization() (running_bw > this_bw: CI, engine suite).
+ * The writer itself is that queued task.
  */
 #define FAIR_SERVER "/sys/kernel/debug/sched/fair_server/cpu%d/runtime"
+static void fair_server_write(int cpu, const char *val)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), FAIR_SERVER, cpu);
+	pin(cpu);
+	write_file(path, val);
+}
+
 static void fair_server_off(char saved[2][32])
 {
+	cpu_set_t all;
 	char path[96];
 	ssize_t n;
 	int fd;
 
+	sched_getaffinity(0, sizeof(all), &all);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		snprintf(path, sizeof(path), FAIR_SERVER, cpu);
 		saved[cpu][0] = '\0';
@@ -656,19 +674,20 @@ static void fair_server_off(char saved[2][32])
 		saved[cpu][n > 0 ? n : 0] = '\0';
 		close(fd);
 		if (saved[cpu][0])
-			write_file(path, "0");
+			fair_server_write(cpu, "0");
 	}
+	sched_setaffinity(0, sizeof(all), &all);
 }
 
 static void fair_server_restore(char saved[2][32])
 {
-	char path[96];
+	cpu_set_t all;
 
-	for (int cpu = 0; cpu < 2; cpu++) {
-		snprintf(path, sizeof(path), FAIR_SERVER, cpu);
+	sched_getaffinity(0, sizeof(all), &all);
+	for (int cpu = 0; cpu < 2; cpu++)
 		if (saved[cpu][0])
-			write_file(path, saved[cpu]);
-	}
+			fair_server_write(cpu, saved[cpu]);
+	sched_setaffinity(0, sizeof(all), &all);
 }
 
 static void test_burst(void)
