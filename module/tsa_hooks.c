@@ -582,6 +582,7 @@ struct tsa_hook {
 	bool *enabled;		/* module parameter */
 	u32 degrades;		/* states and counters lost without it */
 	enum tsa_event ev;	/* its event counter */
+	const char *exit;	/* an entry's exit: hooked only after it */
 	struct tracepoint *tp;
 	bool live;
 };
@@ -595,10 +596,11 @@ static bool tsa_always = true;
 
 /*
  * Registration order: bookkeeping first, so no event finds half a world;
- * of a pair, the exit first: an event caught half-way at load then shows
- * an exit without its entry (harmless), never an entry without an exit
- * (a contention_begin whose end is missed would make every later sleep
- * of that thread KLK). Unregistration runs in reverse.
+ * of a pair, the exit first, and the entry only once its exit is live:
+ * an event caught half-way at load then shows an exit without its entry
+ * (harmless), never an entry without an exit (a contention_begin whose
+ * end is missed would make every later sleep of that thread KLK; a
+ * sys_enter without sys_exit, 100 % SYS). Unregistration runs in reverse.
  */
 static struct tsa_hook tsa_hooks[] = {
 	{ "sched_process_free", TSA_TRACEPOINT, tsa_sched_process_free,
@@ -619,7 +621,7 @@ static struct tsa_hook tsa_hooks[] = {
 	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL), TSA_EV_SYS_EXIT },
 	{ "sys_enter", TSA_TRACEPOINT, tsa_sys_enter, &tsa_param_syscalls,
 	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL),
-	  TSA_EV_SYS_ENTER },
+	  TSA_EV_SYS_ENTER, "sys_exit" },
 	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
 	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
 	{ "swap_cache_get_folio", TSA_KPROBE, &tsa_swapin_probe,
@@ -627,16 +629,19 @@ static struct tsa_hook tsa_hooks[] = {
 	{ "contention_end", TSA_TRACEPOINT, tsa_contention_end,
 	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION_END },
 	{ "contention_begin", TSA_TRACEPOINT, tsa_contention_begin,
-	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION },
+	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION,
+	  "contention_end" },
 	/* An interrupt entry without its exit would leave the nesting off. */
 	{ "irq_handler_exit", TSA_TRACEPOINT, tsa_irq_exit,
 	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ_EXIT },
 	{ "softirq_exit", TSA_TRACEPOINT, tsa_softirq_exit,
 	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ_EXIT },
 	{ "irq_handler_entry", TSA_TRACEPOINT, tsa_irq_entry,
-	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ },
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_IRQ,
+	  "irq_handler_exit" },
 	{ "softirq_entry", TSA_TRACEPOINT, tsa_softirq_entry,
-	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ },
+	  &tsa_param_interrupts, TSA_DEG_TRP, TSA_EV_SOFTIRQ,
+	  "softirq_exit" },
 	{ "signal_deliver", TSA_TRACEPOINT, tsa_signal_deliver,
 	  &tsa_param_signals, TSA_COUNTER_BIT(TSA_SIG), TSA_EV_SIGNAL },
 };
@@ -912,6 +917,12 @@ int tsa_hooks_init(void)
 
 		if (!*h->enabled)
 			continue;
+		/* An entry whose exit is missing would never be left. */
+		if (h->exit && !tsa_hook_live(h->exit)) {
+			pr_warn("tsa: not hooking %s: %s is not hooked; degraded, see /sys/kernel/debug/tsa/stats\n",
+				h->name, h->exit);
+			continue;
+		}
 		ret = tsa_hook_register(h);
 		if (ret && h->degrades == TSA_ALL) {
 			pr_err("tsa: cannot hook %s (%d): no accounting possible\n",
