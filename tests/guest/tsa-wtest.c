@@ -615,7 +615,7 @@ static void test_dfl(void)
 	 * Faults that sleep must not turn sleep into on-CPU time. The
 	 * oracle is delay accounting: every one of this thread's sleeps is
 	 * an io_schedule() (page lock, readahead), and blkio delay stamps
-	 * each with ktime_get_ns() at the dequeue and at the wakeup, where
+	 * each with local_clock() at the dequeue and at the wakeup, where
 	 * tsa stamps the switch and the wakeup. So the two must agree wait
 	 * for wait: the same count, and the time within 2 % or 100 us a
 	 * wait (a tenth of one sleep on this disk; a wakeup from another CPU
