@@ -649,21 +649,22 @@ static void burst_creator(int c)
 #define FAIR_SERVER "/sys/kernel/debug/sched/fair_server/cpu%d/runtime"
 static void fair_server_write(int cpu, const char *val)
 {
+	cpu_set_t was;
 	char path[96];
 
 	snprintf(path, sizeof(path), FAIR_SERVER, cpu);
+	sched_getaffinity(0, sizeof(was), &was);
 	pin(cpu);
 	write_file(path, val);
+	sched_setaffinity(0, sizeof(was), &was);
 }
 
 static void fair_server_off(char saved[2][32])
 {
-	cpu_set_t all;
 	char path[96];
 	ssize_t n;
 	int fd;
 
-	sched_getaffinity(0, sizeof(all), &all);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		snprintf(path, sizeof(path), FAIR_SERVER, cpu);
 		saved[cpu][0] = '\0';
@@ -676,18 +677,13 @@ static void fair_server_off(char saved[2][32])
 		if (saved[cpu][0])
 			fair_server_write(cpu, "0");
 	}
-	sched_setaffinity(0, sizeof(all), &all);
 }
 
 static void fair_server_restore(char saved[2][32])
 {
-	cpu_set_t all;
-
-	sched_getaffinity(0, sizeof(all), &all);
 	for (int cpu = 0; cpu < 2; cpu++)
 		if (saved[cpu][0])
 			fair_server_write(cpu, saved[cpu]);
-	sched_setaffinity(0, sizeof(all), &all);
 }
 
 static void test_burst(void)
