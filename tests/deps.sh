@@ -27,6 +27,23 @@ pkgs=(
 	python3
 )
 
+# A dpkg run that was killed (a session's packaging test, a lost power)
+# leaves journal entries behind, and apt then refuses every install
+# ("dpkg was interrupted"). Finish that work first, as apt asks, waiting for
+# any dpkg that is still running.
+if [ "$(id -u)" -eq 0 ] && [ "${1:-}" != --check ] &&
+	{ compgen -G '/var/lib/dpkg/updates/[0-9]*' >/dev/null || [ -n "$(dpkg --audit 2>/dev/null)" ]; }; then
+	echo "deps: dpkg was interrupted; running dpkg --configure -a"
+	export DEBIAN_FRONTEND=noninteractive
+	for try in $(seq 60); do
+		out=$(dpkg --force-confdef --force-confold --configure -a 2>&1) && break
+		grep -q 'lock' <<<"$out" || { printf '%s\n' "$out" | tail -n 20 >&2; break; }
+		[ "$try" -lt 60 ] || { echo "deps: dpkg stayed locked for 10 minutes" >&2; exit 1; }
+		sleep 10
+	done
+	dpkg --audit >&2 || true
+fi
+
 # dpkg-query prints one line per known package; unknown ones only on stderr.
 missing=()
 declare -A ok=()

@@ -135,6 +135,19 @@ elapsed install "$t0"
 # The kernels the tests name (tests/lib.sh tsa_pin_kernels), headers checked.
 has_headers() { [ -n "$1" ] && [ -e "/lib/modules/$1/build/include/generated/utsrelease.h" ] && echo "$1"; }
 dkms_state() { dkms status -m tsa 2>/dev/null; }
+# The dkms and dpkg parts install on the host: a run killed there (a session
+# ending mid-test) leaves tsa installed, even half-configured. The marker
+# says the installed tsa is this test's own, so the next run removes it
+# first instead of skipping those parts for good.
+marker=/var/lib/tsa-tests/packaging-installed
+if [ "$(id -u)" = 0 ] && [ -e "$marker" ]; then
+	left=$(cat "$marker")
+	echo "# a killed run of this test left tsa $left installed on the host; removing it"
+	DEBIAN_FRONTEND=noninteractive dpkg --purge --force-remove-reinstreq tsa-prstat tsa-dkms 2>&1 | tail -n 3 | sed 's/^/#   /'
+	dkms remove -m tsa -v "$left" --all >/dev/null 2>&1
+	rm -rf "/usr/src/tsa-$left"
+	rm -f "$marker"
+fi
 t0=$(date +%s)
 generic=$(has_headers "$TSA_KERNEL")
 rt=$(has_headers "${TSA_RT_KERNEL:-}")
@@ -145,7 +158,8 @@ elif [ "$(id -u)" != 0 ] || ! command -v dkms >/dev/null; then
 elif [ -n "$(dkms_state)" ] || [ -e "/usr/src/tsa-$version" ]; then
 	skip "dkms add/build/install/remove" "tsa already in DKMS or /usr/src/tsa-$version exists; not touching it"
 else
-	cleanup_cmds+=("dkms remove -m tsa -v $version --all" "rm -rf /usr/src/tsa-$version")
+	cleanup_cmds+=("dkms remove -m tsa -v $version --all" "rm -rf /usr/src/tsa-$version" "rm -f $marker")
+	mkdir -p "${marker%/*}" && echo "$version" >"$marker"
 	make -s --no-print-directory dkms-stage DKMS_STAGE="$tmp/dkms" >/dev/null 2>&1
 	check "make dkms-stage has dkms.conf, Kbuild, module sources" "present present present" \
 		"$(exists "$tmp/dkms/tsa-$version/dkms.conf") $(exists "$tmp/dkms/tsa-$version/Kbuild") $(exists "$tmp/dkms/tsa-$version/module/tsa_main.c")"
@@ -177,6 +191,7 @@ else
 	check "dkms status empty after remove" "" "$(dkms_state)"
 	check "module gone from updates/dkms" absent "$(exists "/lib/modules/$generic/updates/dkms/tsa.ko")"
 	rm -rf "/usr/src/tsa-$version"
+	rm -f "$marker"
 fi
 elapsed dkms "$t0"
 
@@ -219,7 +234,8 @@ elif dpkg -s tsa-dkms >/dev/null 2>&1 || dpkg -s tsa-prstat >/dev/null 2>&1 ||
 	[ -n "$(dkms_state)" ] || [ -e "/usr/src/tsa-$version" ]; then
 	skip "dpkg -i / dpkg -r" "tsa is already installed here; not touching it"
 else
-	cleanup_cmds+=("dpkg -r tsa-prstat tsa-dkms" "dkms remove -m tsa -v $version --all" "rm -rf /usr/src/tsa-$version")
+	cleanup_cmds+=("dpkg -r tsa-prstat tsa-dkms" "dkms remove -m tsa -v $version --all" "rm -rf /usr/src/tsa-$version" "rm -f $marker")
+	mkdir -p "${marker%/*}" && echo "$version" >"$marker"
 	out=$(DEBIAN_FRONTEND=noninteractive dpkg -i "$ddeb" "$pdeb" 2>&1)
 	rc=$?
 	check "dpkg -i tsa-dkms tsa-prstat" 0 "$rc"
@@ -237,6 +253,7 @@ else
 	check "prerm removed tsa from DKMS" "" "$(dkms_state)"
 	check "/usr/src/tsa-$version removed" absent "$(exists "/usr/src/tsa-$version")"
 	check "no tsa.ko left under /lib/modules" "" "$(find /lib/modules -name 'tsa.ko*' 2>/dev/null | head -n 3)"
+	rm -f "$marker"
 fi
 elapsed "dpkg -i/-r" "$t0"
 
