@@ -150,14 +150,29 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
-	struct tsa_thread *th;
-	unsigned long flags;
+	struct tsa_thread *pth, *nth;
+	unsigned long flags, nflags;
+	u64 now;
 
 	tsa_event(TSA_EV_SWITCH);
-	th = tsa_thread_find(prev);
-	if (th && (prev_state & TASK_DEAD)) {
-		tsa_clamped(tsa_thread_exit(th));
-	} else if (th) {
+	pth = tsa_thread_find(prev);
+	if (pth && (prev_state & TASK_DEAD)) {
+		tsa_clamped(tsa_thread_exit(pth));
+		pth = NULL;
+	}
+	nth = tsa_thread_find(next);
+	/*
+	 * One clock read for both threads, taken with both records open: a
+	 * read between two would be on nobody's CPU (a few microseconds a
+	 * switch moved from on-CPU to LAT), and a read before opening a
+	 * record would let a reader charge the old state past the stamp.
+	 */
+	if (pth)
+		tsa_thread_write_begin(pth, flags);
+	if (nth)
+		tsa_thread_write_begin_nested(nth, nflags);
+	now = tsa_clock();
+	if (pth) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
 		enum tsa_state sleep = TSA_SLP;
 
@@ -171,23 +186,19 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		if (!preempt && prev_state)
 			kind = tsa_task_state(prev) == TASK_RUNNING ?
 				TSA_SW_SIGNAL : TSA_SW_BLOCK;
-		tsa_thread_write_begin(th, flags);
 		if (kind == TSA_SW_BLOCK)
 			sleep = tsa_sleep_state(prev, prev_state,
-						th->acct.ctx);
-		tsa_clamped(tsa_acct_switch_out(&th->acct, tsa_clock(), kind,
-						sleep));
-		tsa_thread_write_end(th, flags);
+						pth->acct.ctx);
+		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
 	}
-
-	th = tsa_thread_find(next);
-	if (th) {
-		tsa_thread_write_begin(th, flags);
-		tsa_clamped(tsa_acct_switch_in(&th->acct, tsa_clock(),
+	if (nth) {
+		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
-		tsa_thread_write_end(th, flags);
+		tsa_thread_write_end(nth, nflags);
 	}
-	this_cpu_write(tsa_current, th);
+	if (pth)
+		tsa_thread_write_end(pth, flags);
+	this_cpu_write(tsa_current, nth);
 }
 TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
 
@@ -200,6 +211,7 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 	th = tsa_thread_find(p);
 	if (!th)
 		return;
+	/* The clock is read with the record open: see tsa_sched_switch. */
 	tsa_thread_write_begin(th, flags);
 	tsa_clamped(tsa_acct_wakeup(&th->acct, tsa_clock()));
 	tsa_thread_write_end(th, flags);

@@ -113,6 +113,19 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 		write_seqcount_begin(&(th)->seq);		\
 	} while (0)
 
+/*
+ * A second record open at once (sched_switch: next while prev is open).
+ * Only a CPU's own switch holds two, prev then next, and no thread is
+ * prev on one CPU while next on another: no other order exists.
+ */
+#define tsa_thread_write_begin_nested(th, flags)			\
+	do {								\
+		raw_spin_lock_irqsave_nested(&(th)->lock, flags,	\
+					     SINGLE_DEPTH_NESTING);	\
+		write_seqcount_begin_nested(&(th)->seq,		\
+					    SINGLE_DEPTH_NESTING);	\
+	} while (0)
+
 #define tsa_thread_write_end(th, flags)				\
 	do {							\
 		write_seqcount_end(&(th)->seq);			\
