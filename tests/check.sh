@@ -28,6 +28,7 @@ suites=(
 	kunit		"tests/kunit.sh"
 	engine		"tests/guest/run-engine-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
+	replay		"tests/guest/run-replay-tests.sh"
 	prstat		"tests/guest/run-prstat-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"
 	rt		"tests/guest/run-rt-tests.sh"

@@ -21,6 +21,8 @@ pkgs=(
 	dkms sparse fakeroot man-db openssl
 	# workloads and reference numbers in the integration tests and benchmarks
 	stress-ng rt-tests sysstat linux-perf
+	# the event-trace replay (tests/guest/replay-tests.sh) extracts ftrace
+	trace-cmd
 	# disks, swap and cgroups for the wait-state tests
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON

@@ -136,6 +136,11 @@ for series in "${series_list[@]}"; do
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" -- tests/out/tsa-gtest
 			run_suite "$ver" waits bash tests/guest/run-wait-tests.sh
 			run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
+			# The event-trace referee on the newest kernel too (the
+			# known workloads and three of the stressors: time).
+			[ "$series" != 7 ] ||
+				run_suite "$ver" replay bash tests/guest/run-replay-tests.sh \
+					lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem
 			;;
 		rt-amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" \

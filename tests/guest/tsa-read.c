@@ -167,13 +167,18 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Parse /proc/tsa/all by the names on its fields line. */
 int tsa_read_all(struct tsa_all *all)
+{
+	return tsa_read_all_file("/proc/tsa/all", all);
+}
+
+/* Parse /proc/tsa/all (or a copy) by the names on its fields line. */
+int tsa_read_all_file(const char *path, struct tsa_all *all)
 {
 	char *fields[256];
 	size_t len, cap = 1024;
 	int nf = 0;
-	char *buf = slurp("/proc/tsa/all", &len), *line, *save = NULL;
+	char *buf = slurp(path, &len), *line, *save = NULL;
 
 	memset(all, 0, sizeof(*all));
 	if (!buf)

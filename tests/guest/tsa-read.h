@@ -54,6 +54,7 @@ int tsa_read_thread(pid_t tid, struct tsa_thread *t);
 int tsa_pread_thread(int fd, struct tsa_thread *t);
 int tsa_parse_thread(const char *text, struct tsa_thread *t);
 int tsa_read_all(struct tsa_all *all);
+int tsa_read_all_file(const char *path, struct tsa_all *all);
 void tsa_free_all(struct tsa_all *all);
 int tsa_list_tids(struct tsa_tidlist *tl);
 int tsa_read_schedstat(pid_t tid, struct tsa_schedstat *ss);

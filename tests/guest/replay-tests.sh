@@ -1,0 +1,192 @@
+#!/bin/bash
+# Guest side of the event-trace replay (run by run-replay-tests.sh through
+# tests/guest-run, tsa.ko loaded with default parameters).
+#
+#   replay-tests.sh TSA_KO OUTDIR [WORKLOAD...]
+#
+# For each workload: ftrace records the raw events tsa reacts to with
+# trace_clock=mono (tsa's clock), only for the workload's threads
+# (set_event_pid, event-fork); two /proc/tsa/all snapshots are taken while
+# it runs, and tsa-replay rebuilds every thread's states from the events
+# alone and compares (TAP). OUTDIR holds tsa-replay and replay-work.
+#
+# tsa.ko is reloaded after the trace events are enabled: a tracepoint calls
+# its probes in the order they were registered, so ftrace stamps each event
+# first and tsa reads its clock right after, a nearly constant step. The
+# other way round ftrace's stamp would come after tsa's whole probe, whose
+# length varies with what it does (a sleep's classification is the longest:
+# under emulation that moved ~8 us a switch between threads).
+# Environment: TSA_REPLAY_SECS (0.3), TSA_REPLAY_TOL_NS (2000).
+set -u
+cg=
+ko=$1 out=$2
+shift 2
+only=("$@")
+export TSA_REPLAY_DEBUG=${TSA_REPLAY_DEBUG:-}
+secs=${TSA_REPLAY_SECS:-0.3}
+tol=${TSA_REPLAY_TOL_NS:-2000}
+T=/sys/kernel/tracing
+work=$(mktemp -d /tmp/tsa-replay.XXXXXX)
+n=0 failed=0
+
+say() { echo "# $*"; }
+not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+mountpoint -q $T || mount -t tracefs nodev $T 2>/dev/null
+if [ ! -w $T/trace_clock ]; then
+	not_ok "setup: no tracefs at $T"
+	echo "1..$n"
+	exit 1
+fi
+# trace-cmd extract leaves the events off: set everything up per workload.
+events=(sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new
+	raw_syscalls/sys_enter raw_syscalls/sys_exit kprobes/rf kprobes/rfx
+	lock/contention_begin lock/contention_end)
+trace_setup() {
+	local e
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/enable
+	echo >$T/kprobe_events || return 1
+	echo nop >$T/current_tracer
+	echo mono >$T/trace_clock
+	echo 98304 >$T/buffer_size_kb
+	echo 1 >$T/options/event-fork
+	echo >$T/set_event_pid
+	# The fault hook's point, as ftrace kprobes: entry with the fault
+	# flags (FAULT_FLAG_USER, _INSTRUCTION) and return.
+	echo 'p:rf handle_mm_fault flags=%dx:x32' >$T/kprobe_events &&
+		echo 'r:rfx handle_mm_fault' >>$T/kprobe_events || return 1
+	for e in "${events[@]}"; do
+		echo 1 >"$T/events/$e/enable" || return 1
+	done
+	echo >$T/trace
+}
+
+# After tsa.ko is loaded: kprobes on its accounting functions record the
+# clock value tsa read for each event (their second argument), so that the
+# replay can also run on tsa's own stamps: then every difference left is
+# one of bookkeeping or classification, and the stamps' distance from
+# ftrace's is measured event by event.
+tsa_stamps() {
+	local f
+	for f in switch_out switch_in wakeup sys_enter sys_exit; do
+		echo "p:tsa_$f tsa:tsa_acct_$f now=%si:u64" >>$T/kprobe_events || return 1
+		echo 1 >"$T/events/kprobes/tsa_$f/enable" || return 1
+	done
+}
+
+want() {
+	local o
+	[ ${#only[@]} -eq 0 ] && return 0
+	for o in "${only[@]}"; do [ "$o" != "$1" ] || return 0; done
+	return 1
+}
+
+# Every task's schedstat, in one fork ("/proc/P/task/T/schedstat:ON ..."):
+# a fork per thread is slow under emulation.
+schedstat() {
+	grep -H . /proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null
+}
+
+# replay NAME CMD...: run CMD in its own session under the trace.
+replay() {
+	local name=$1 sid pids c lost=0 t0 t1 th1 th2
+	shift
+	want "$name" || return 0
+	say "$name: $*"
+	trace_setup || { not_ok "replay $name: set up the trace events"; return; }
+	if ! { rmmod tsa && insmod "$ko"; } >"$work/err" 2>&1; then
+		not_ok "replay $name: reload tsa.ko after the trace events: $(cat "$work/err")"
+		return
+	fi
+	tsa_stamps 2>"$work/err" || { not_ok "replay $name: kprobes on tsa's accounting: $(cat "$work/err")"; return; }
+	echo 1 >$T/tracing_on
+	# The session's first process puts itself in set_event_pid (and in
+	# $cg if set), then execs the workload: every thread of it is traced
+	# from its start.
+	setsid sh -c 'echo $$ >'$T'/set_event_pid && { [ -z "'"$cg"'" ] || echo $$ >"'"$cg"'/cgroup.procs"; } && exec "$@"' \
+		sh "$@" >/dev/null 2>&1 &
+	sid=$!
+	sleep 0.2
+	cat /proc/tsa/all >"$work/s1"
+	[ -z "$cg" ] || th1=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
+	schedstat >"$work/ss1"
+	sleep "$secs"
+	cat /proc/tsa/all >"$work/s2"
+	[ -z "$cg" ] || th2=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
+	schedstat >"$work/ss2"
+	sleep 0.05
+	echo 0 >$T/tracing_on
+	pids=$(ps -o pid= -s "$sid" | xargs | tr ' ' ,)
+	kill -KILL -- -"$sid" 2>/dev/null
+	wait "$sid" 2>/dev/null
+	for c in "$T"/per_cpu/cpu*/stats; do
+		lost=$((lost + $(awk '/^overrun:/ {print $2}' "$c")))
+	done
+	if [ "$lost" != 0 ]; then
+		not_ok "replay $name: the trace lost no events (expected 0 overrun, saw $lost: raise buffer_size_kb)"
+		return
+	fi
+	t0=$(date +%s.%N)
+	(cd "$work" && trace-cmd extract -o "$work/t.dat" >/dev/null 2>&1) ||
+		{ not_ok "replay $name: trace-cmd extract"; return; }
+	trace-cmd report -R -t -i "$work/t.dat" >"$work/report" 2>/dev/null ||
+		{ not_ok "replay $name: trace-cmd report"; return; }
+	t1=$(date +%s.%N)
+	"$out/tsa-replay" --first $((n + 1)) --tol-ns "$tol" --pids "$pids" \
+		--name "$name" "$work/s1" "$work/s2" "$work/report" \
+		"$work/ss1" "$work/ss2" | tee "$work/tap"
+	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$work/tap")))
+	failed=$((failed + $(grep -cE '^not ok [0-9]+' "$work/tap")))
+	grep -qE '^(not )?ok ' "$work/tap" || not_ok "replay $name: tsa-replay printed no result"
+	# Kprobe hits and misses (a kprobe inside another's handler).
+	awk '$1 ~ /^tsa_/ {printf "%s %s hits %s missed;", $1, $2, $3}' "$T/kprobe_profile" |
+		sed "s/^/# $name: kprobes: /"
+	echo
+	# The TSA Method's throttling example: the cgroup's own book.
+	[ -z "$cg" ] || say "$name: $cg throttled_usec grew $((th2 - th1)) us between the snapshots (the spinner's LAT is printed above)"
+	say "$name: extract and report $(echo "$t1 - $t0" | bc) s, replay $(echo "$(date +%s.%N) - $t1" | bc) s"
+}
+
+rw=$out/replay-work
+replay lockhand "$rw" lockhand
+replay spin2 "$rw" spin2
+replay pipe "$rw" pipe
+replay sysloop "$rw" sysloop
+replay faults "$rw" faults
+replay sleeper "$rw" sleeper
+# A spinner in a cgroup v2 held to 20 % of a CPU by cpu.max.
+cg=
+if want cg20; then
+	cg=/sys/fs/cgroup/tsa-replay
+	mkdir -p "$cg" 2>/dev/null
+	if echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+		echo "20000 100000" >"$cg/cpu.max"; then
+		secs=1 replay cg20 "$rw" spin1
+	else
+		not_ok "replay cg20: a cgroup v2 with cpu.max at $cg"
+	fi
+	rmdir "$cg" 2>/dev/null
+	cg=
+fi
+# Workloads nobody here wrote.
+sng=(stress-ng --quiet --timeout 60)
+replay sng-futex "${sng[@]}" --futex 2
+replay sng-switch "${sng[@]}" --switch 2
+replay sng-pipe "${sng[@]}" --pipe 2
+replay sng-cpu "${sng[@]}" --cpu 4
+replay sng-sleep "${sng[@]}" --sleep 2 --sleep-max 32
+replay sng-sem "${sng[@]}" --sem-sysv 2
+replay sng-mq "${sng[@]}" --mq 2
+replay sng-poll "${sng[@]}" --poll 2
+replay sng-sigq "${sng[@]}" --sigq 2
+
+# Before guest-run unloads tsa: no kprobe may stay on its functions.
+echo 0 >$T/events/enable
+echo >$T/set_event_pid
+echo >$T/kprobe_events
+echo >$T/trace
+rm -rf "$work"
+echo "1..$n"
+say "replay-tests: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
