@@ -49,7 +49,7 @@ trace_setup() {
 	echo >$T/kprobe_events || return 1
 	echo nop >$T/current_tracer
 	echo mono >$T/trace_clock
-	echo 98304 >$T/buffer_size_kb
+	echo 131072 >$T/buffer_size_kb
 	echo 1 >$T/options/event-fork
 	echo >$T/set_event_pid
 	# The fault hook's point, as ftrace kprobes: entry with the fault
@@ -132,6 +132,7 @@ replay() {
 		{ not_ok "replay $name: trace-cmd extract"; return; }
 	trace-cmd report -R -t -i "$work/t.dat" >"$work/report" 2>/dev/null ||
 		{ not_ok "replay $name: trace-cmd report"; return; }
+	rm -f "$work/t.dat"	# the guest's files live in its memory
 	t1=$(date +%s.%N)
 	"$out/tsa-replay" --first $((n + 1)) --tol-ns "$tol" --pids "$pids" \
 		--name "$name" "$work/s1" "$work/s2" "$work/report" \
