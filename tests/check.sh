@@ -132,7 +132,7 @@ kline() { # KERNEL FLAVOUR SUITE...
 	done
 	[ -z "$line" ] || echo "# kernel: $k ($fl):$line: $([ $bad = 0 ] && echo passed || echo FAILED)"
 }
-kline "$TSA_KERNEL" amd64 engine waits prstat churn
+kline "$TSA_KERNEL" amd64 engine waits replay prstat churn
 kline "${TSA_RT_KERNEL:-none}" rt rt
 kline "debug $TSA_KERNEL_SERIES" "KASAN+lockdep" kunit debug
 kline "debug 7.x" "KASAN+lockdep" debug7
