@@ -549,7 +549,9 @@ static void *dfl_toucher(void *arg __attribute__((unused)))
 	}
 	gate_arrive_wait(&dfl.ready);
 	tsa_read_thread(dfl.tid, &dfl.a);
-	for (off_t off = 0; off < st.st_size; off += 4096) {
+	/* 1024 page-ins (no readahead on this disk: one sleep each). */
+	for (off_t off = 0; off < st.st_size && off < 4096 * 1024;
+	     off += 4096) {
 		sum += p[off];
 		dfl.pages++;
 	}
@@ -561,6 +563,60 @@ static void *dfl_toucher(void *arg __attribute__((unused)))
 	gate_arrive_wait(&dfl.done);
 	munlockall();
 	return NULL;
+}
+
+/*
+ * A thread's sleeps that delay accounting books as blkio waits: a blkio
+ * wait is charged to the fault it is in, if any (a page-in inside a
+ * system call is KFL), else it is IOW.
+ */
+struct blkio_sleeps {
+	uint64_t ns, n;
+	char parts[256];
+};
+
+static void blkio_sleeps_of(const struct tsa_thread *a,
+			    const struct tsa_thread *b, struct blkio_sleeps *s)
+{
+	static const int st[] = { TSA_TFL, TSA_DFL, TSA_KFL, TSA_APG, TSA_IOW };
+	size_t len = 0;
+
+	s->ns = s->n = 0;
+	s->parts[0] = '\0';
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		uint64_t dn = b->ns[st[i]] - a->ns[st[i]],
+			 de = b->entries[st[i]] - a->entries[st[i]];
+
+		s->ns += dn;
+		s->n += de;
+		len += snprintf(s->parts + len, sizeof(s->parts) - len,
+				"%s%s %llu/%llu", i ? " + " : "",
+				tsa_state_name(st[i]), (unsigned long long)dn,
+				(unsigned long long)de);
+	}
+}
+
+/*
+ * Faults that sleep must not turn sleep into on-CPU time. The oracle is
+ * delay accounting: every sleep of a thread that pages a file in is an
+ * io_schedule() (page lock, readahead), and blkio delay stamps each with
+ * local_clock() at the dequeue and at the wakeup, where tsa stamps the
+ * switch and the wakeup. So the two must agree wait for wait: the same
+ * count, and the time within 2 % or 100 us a wait (a tenth of one sleep
+ * on this disk). The suite runs these tests with one vCPU online: see
+ * wait-tests.sh.
+ */
+static void check_blkio(const char *who, const struct blkio_sleeps *s,
+			uint64_t bio, uint64_t bn)
+{
+	double per = s->n ? (s->ns > bio ? s->ns - bio : bio - s->ns) /
+			    (double)s->n : 0;
+
+	tap(bn > 0 && s->n == bn && (gap(s->ns, bio) <= 2.0 || per <= 100000),
+	    "%s fault and IOW sleeps equal delay accounting's blkio waits, within 2%% or 100 us a wait (expected %llu ns over %llu waits, saw %llu ns over %llu entries = %s, gap %.3f%%, %.1f us a wait)",
+	    who, (unsigned long long)bio, (unsigned long long)bn,
+	    (unsigned long long)s->ns, (unsigned long long)s->n, s->parts,
+	    gap(s->ns, bio), per / 1000);
 }
 
 static void test_dfl(void)
@@ -634,14 +690,7 @@ static void test_dfl(void)
 			fclose(f);
 	}
 	/*
-	 * Faults that sleep must not turn sleep into on-CPU time. The
-	 * oracle is delay accounting: every sleep of this thread while it
-	 * touches the file is an io_schedule() (page lock, readahead), and
-	 * blkio delay stamps each with local_clock() at the dequeue and at
-	 * the wakeup, where tsa stamps the switch and the wakeup. So the two
-	 * must agree wait for wait: the same count, and the time within 2 %
-	 * or 100 us a wait (a tenth of one sleep on this disk). The suite
-	 * runs this test with one vCPU online: see wait-tests.sh.
+	 * The oracle is delay accounting (check_blkio()).
 	 *
 	 * schedstat is not an oracle here, only printed: with voluntary
 	 * preemption a wakeup that preempts this thread (it wakes the I/O
@@ -651,38 +700,11 @@ static void test_dfl(void)
 	 * 1-3 % of on-CPU time into sleep and run delay in schedstat.
 	 */
 	{
-		/*
-		 * A blkio wait is charged to the fault it is in, if any (a
-		 * page-in inside a system call is KFL). Compared from the
-		 * "ready" reads on, when only the data pages can sleep.
-		 */
-		static const int st[] = { TSA_TFL, TSA_DFL, TSA_KFL, TSA_APG,
-					  TSA_IOW };
-		uint64_t io = 0, n = 0, bio = dl.blkio_ns - dl0.blkio_ns,
-			 bn = dl.blkio_n - dl0.blkio_n;
-		char parts[256];
-		size_t len = 0;
-		double per;
+		struct blkio_sleeps b;
 
-		parts[0] = '\0';
-		for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
-			uint64_t dn = t.ns[st[i]] - t0.ns[st[i]],
-				 de = t.entries[st[i]] - t0.entries[st[i]];
-
-			io += dn;
-			n += de;
-			len += snprintf(parts + len, sizeof(parts) - len,
-					"%s%s %llu/%llu", i ? " + " : "",
-					tsa_state_name(st[i]),
-					(unsigned long long)dn,
-					(unsigned long long)de);
-		}
-		per = n ? (io > bio ? io - bio : bio - io) / (double)n : 0;
-		tap(bn > 0 && n == bn && (gap(io, bio) <= 2.0 || per <= 100000),
-		    "dfl: the toucher's fault and IOW sleeps while it touched the file equal delay accounting's blkio waits, within 2%% or 100 us a wait (expected %llu ns over %llu waits, saw %llu ns over %llu entries = %s, gap %.3f%%, %.1f us a wait)",
-		    (unsigned long long)bio, (unsigned long long)bn,
-		    (unsigned long long)io, (unsigned long long)n, parts,
-		    gap(io, bio), per / 1000);
+		blkio_sleeps_of(&t0, &t, &b);
+		check_blkio("dfl: the toucher's", &b, dl.blkio_ns - dl0.blkio_ns,
+			    dl.blkio_n - dl0.blkio_n);
 	}
 	cpu = t.ns[TSA_USR] + t.ns[TSA_SYS] + t.ns[TSA_TRP];
 	check_switches(&t, vol, invol, "dfl");
@@ -728,12 +750,23 @@ void tsa_sled(void);
  */
 static int text_child(const char *path, int out)
 {
+	struct tsa_delays d0 = { 0 }, d1 = { 0 };
+	struct blkio_sleeps b;
 	struct tsa_thread a, t;
-	char line[512];
+	char line[768];
 	struct win w;
 	void *sled;
-	int fd = open(path, O_RDONLY);
+	int fd;
 
+	/*
+	 * Its own code and data in first (pages the parent never touched
+	 * were dropped too): in the window only the sled can fault.
+	 */
+	if (mlockall(MCL_CURRENT)) {
+		dprintf(out, "mlockall: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = open(path, O_RDONLY);
 	sled = fd < 0 ? MAP_FAILED :
 	       mmap(NULL, SLED_BYTES + 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
 		    fd, 0);
@@ -747,31 +780,74 @@ static int text_child(const char *path, int out)
 	for (int i = 0; i < 300 && tsa_read_thread(gettid_(), &a) &&
 			errno == ENOENT; i++)
 		sleep_ms(10);
-	if (tsa_read_thread(gettid_(), &a)) {
-		dprintf(out, "read /proc/tsa: %s\n", strerror(errno));
+	if (tsa_read_thread(gettid_(), &a) ||
+	    tsa_read_delays(gettid_(), &d0)) {
+		dprintf(out, "read /proc/tsa or taskstats: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	((void (*)(void))sled)();
-	if (tsa_read_thread(gettid_(), &t)) {
-		dprintf(out, "read /proc/tsa: %s\n", strerror(errno));
+	if (tsa_read_thread(gettid_(), &t) ||
+	    tsa_read_delays(gettid_(), &d1)) {
+		dprintf(out, "read /proc/tsa or taskstats: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	win_of(&a, &t, &w);
-	snprintf(line, sizeof(line), "TFL %llu %llu MAJF %llu MINF %llu SUM %d SLED %s\n",
+	blkio_sleeps_of(&a, &t, &b);
+	snprintf(line, sizeof(line),
+		 "TFL %llu %llu MAJF %llu MINF %llu SUM %d BIO %llu %llu IO %llu %llu\nPARTS %s\nSLED %s\n",
 		 (unsigned long long)w.ns[TSA_TFL],
 		 (unsigned long long)w.entries[TSA_TFL],
 		 (unsigned long long)w.counters[TSA_MAJF],
 		 (unsigned long long)w.counters[TSA_MINF],
-		 tsa_sum(&t) == t.elapsed, win_str(&w));
+		 tsa_sum(&t) == t.elapsed,
+		 (unsigned long long)(d1.blkio_ns - d0.blkio_ns),
+		 (unsigned long long)(d1.blkio_n - d0.blkio_n),
+		 (unsigned long long)b.ns, (unsigned long long)b.n, b.parts,
+		 win_str(&w));
 	return write(out, line, strlen(line)) < 0;
+}
+
+/* Pages of @path in the page cache (mincore), or -1 with errno. */
+static long resident_pages(const char *path, long *total)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	unsigned char *vec;
+	long n = -1;
+	void *m;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !st.st_size) {
+		close(fd);
+		return -1;
+	}
+	*total = (st.st_size + 4095) / 4096;
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = calloc(*total, 1);
+	if (m != MAP_FAILED && vec && !mincore(m, st.st_size, vec)) {
+		n = 0;
+		for (long i = 0; i < *total; i++)
+			n += vec[i] & 1;
+	}
+	free(vec);
+	if (m != MAP_FAILED)
+		munmap(m, st.st_size);
+	close(fd);
+	return n;
 }
 
 static void test_tfl(void)
 {
-	char path[256], out[512] = "", *sled;
-	unsigned long long tfl = 0, tfl_n = 0, majf = 0, minf = 0;
+	char path[256], out[1024] = "", *sled, *parts;
+	unsigned long long tfl = 0, tfl_n = 0, majf = 0, minf = 0, bio = 0,
+			   bn = 0, io = 0, io_n = 0;
+	struct blkio_sleeps b = { 0 };
 	int sum_ok = 0, p[2], status = 0, got, fd;
 	ssize_t n, len = 0;
+	long res, total = 0;
 	pid_t child;
 
 	snprintf(path, sizeof(path), "%s/tsa-sled",
@@ -784,6 +860,9 @@ static void test_tfl(void)
 	}
 	if (drop_caches())
 		tap(0, "tfl: drop_caches: %s", strerror(errno));
+	res = resident_pages(path, &total);
+	printf("# tfl: %ld of %ld pages of %s resident after drop_caches\n",
+	       res, total, path);
 	if (pipe(p))
 		return;
 	child = fork();
@@ -798,18 +877,24 @@ static void test_tfl(void)
 	close(p[0]);
 	waitpid(child, &status, 0);
 	unlink(path);
-	got = sscanf(out, "TFL %llu %llu MAJF %llu MINF %llu SUM %d", &tfl,
-		     &tfl_n, &majf, &minf, &sum_ok);
-	if (got != 5 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	got = sscanf(out, "TFL %llu %llu MAJF %llu MINF %llu SUM %d BIO %llu %llu IO %llu %llu",
+		     &tfl, &tfl_n, &majf, &minf, &sum_ok, &bio, &bn, &io, &io_n);
+	if (got != 9 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		tap(0, "tfl: child failed (status %#x, said '%s')", status, out);
 		return;
 	}
-	sled = strstr(out, "SLED ");
+	b.ns = io;
+	b.n = io_n;
+	parts = strstr(out, "PARTS ");
+	snprintf(b.parts, sizeof(b.parts), "%s",
+		 parts ? strtok(parts + 6, "\n") : "?");
+	sled = strstr(parts ? parts + strlen(parts) + 1 : out, "SLED ");
 	tap(tfl > 0 && tfl_n > 0,
 	    "tfl: text paged in from disk (1024 pages, uncached) sleeps in TFL (expected > 0, saw %llu ns in %llu stays; %s)",
 	    tfl, tfl_n, sled ? strtok(sled + 5, "\n") : "?");
 	tap(majf > 0, "tfl: those page-ins are major faults (expected > 0, saw %llu MAJF, %llu MINF)",
 	    majf, minf);
+	check_blkio("tfl: the child's", &b, bio, bn);
 	tap(sum_ok, "tfl: child's states sum to elapsed");
 }
 
