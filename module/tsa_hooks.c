@@ -58,6 +58,11 @@ module_param_named(fault_maxactive, tsa_param_fault_maxactive, uint, 0444);
 MODULE_PARM_DESC(fault_maxactive,
 		 "Page faults that can be followed at once, across all CPUs (default 1024); more are counted as missed in debugfs.");
 
+static unsigned int tsa_param_late_queue = 4096;
+module_param_named(late_queue, tsa_param_late_queue, uint, 0444);
+MODULE_PARM_DESC(late_queue,
+		 "New threads the record pool could not serve that wait by name to be tracked a moment later (default 4096); past that, the work item walks all threads for untracked ones.");
+
 enum tsa_event {
 	TSA_EV_SWITCH, TSA_EV_WAKEUP, TSA_EV_WAKEUP_NEW, TSA_EV_FORK,
 	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
@@ -88,7 +93,7 @@ static struct tsa_thread *tsa_thread_current(void)
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
 static atomic64_t tsa_late_tracked = ATOMIC64_INIT(0);
-static atomic64_t tsa_late_lost = ATOMIC64_INIT(0);
+static atomic64_t tsa_late_walks = ATOMIC64_INIT(0);
 
 static inline void tsa_event(enum tsa_event ev)
 {
@@ -763,11 +768,12 @@ static bool tsa_seed_task(struct task_struct *t)
 }
 
 /*
- * Track every thread alive now. Hooks are live already, so threads born
- * from here on are tracked by the fork hook; double inserts are harmless.
- * Memory is allocated outside RCU, one thread at a time.
+ * Track every thread alive now that is not tracked yet (at load: all of
+ * them), adding how many to @count. Hooks are live already, so threads
+ * born from here on are tracked by the fork hook; double inserts are
+ * harmless. Memory is allocated outside RCU, one thread at a time.
  */
-static int tsa_seed(void)
+static int tsa_seed_untracked(atomic64_t *count)
 {
 	struct task_struct *g, *t, **tasks;
 	unsigned int n = 0, max = 0, i;
@@ -784,6 +790,8 @@ static int tsa_seed(void)
 	for_each_process_thread(g, t) {
 		if (n == max)
 			break;
+		if (tsa_thread_find(t))
+			continue;
 		get_task_struct(t);
 		tasks[n++] = t;
 	}
@@ -791,7 +799,7 @@ static int tsa_seed(void)
 
 	for (i = 0; i < n; i++) {
 		if (tsa_seed_task(tasks[i]))
-			atomic64_inc(&tsa_seeded);
+			atomic64_inc(count);
 		put_task_struct(tasks[i]);
 		cond_resched();
 	}
@@ -804,29 +812,40 @@ static int tsa_seed(void)
  * refill; on PREEMPT_RT the fork hook may not allocate at all) are
  * tracked a moment later from process context, as threads alive at load
  * are: TSA_F_SINCE_LOAD says their first moments are not in the numbers.
+ * They wait by name in a queue of late_queue tasks; when it is full, the
+ * work item walks all threads instead, so none stays untracked.
  */
-#define TSA_LATE_SIZE	4096
-static struct task_struct *tsa_late[TSA_LATE_SIZE];
+static struct task_struct **tsa_late;
 static unsigned int tsa_late_len;
-static bool tsa_late_live;
+static bool tsa_late_live, tsa_late_walk;
 static DEFINE_RAW_SPINLOCK(tsa_late_lock);
 
 static void tsa_late_fn(struct work_struct *work)
 {
 	struct task_struct *t;
 	unsigned long flags;
+	bool walk;
 
 	for (;;) {
 		raw_spin_lock_irqsave(&tsa_late_lock, flags);
 		t = tsa_late_len ? tsa_late[--tsa_late_len] : NULL;
+		walk = !t && tsa_late_walk;
+		if (walk)
+			tsa_late_walk = false;
 		raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
 		if (!t)
-			return;
+			break;
 		if (tsa_seed_task(t))
 			atomic64_inc(&tsa_late_tracked);
 		put_task_struct(t);
 		cond_resched();
 	}
+	if (!walk)
+		return;
+	atomic64_inc(&tsa_late_walks);
+	/* Out of memory: the next pool miss asks again. */
+	if (tsa_seed_untracked(&tsa_late_tracked))
+		pr_warn_ratelimited("tsa: no memory to look for untracked threads\n");
 }
 static DECLARE_WORK(tsa_late_work, tsa_late_fn);
 
@@ -834,19 +853,35 @@ static DECLARE_WORK(tsa_late_work, tsa_late_fn);
 static void tsa_track_later(struct task_struct *t)
 {
 	unsigned long flags;
-	bool queued = false;
+	bool queue;
 
 	raw_spin_lock_irqsave(&tsa_late_lock, flags);
-	if (tsa_late_live && tsa_late_len < TSA_LATE_SIZE) {
+	queue = tsa_late_live;
+	if (queue && tsa_late_len < tsa_param_late_queue) {
 		get_task_struct(t);
 		tsa_late[tsa_late_len++] = t;
-		queued = true;
+	} else if (queue) {
+		tsa_late_walk = true;
 	}
 	raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
-	if (queued)
+	if (queue)
 		queue_work(tsa_unbound_wq, &tsa_late_work);
-	else
-		atomic64_inc(&tsa_late_lost);
+}
+
+#define TSA_LATE_QUEUE_MAX	(1U << 20)
+
+static int tsa_late_init(void)
+{
+	if (tsa_param_late_queue > TSA_LATE_QUEUE_MAX) {
+		pr_err("tsa: late_queue=%u is more than %u\n",
+		       tsa_param_late_queue, TSA_LATE_QUEUE_MAX);
+		return -EINVAL;
+	}
+	if (!tsa_param_late_queue)
+		return 0;
+	tsa_late = kvcalloc(tsa_param_late_queue, sizeof(*tsa_late),
+			    GFP_KERNEL);
+	return tsa_late ? 0 : -ENOMEM;
 }
 
 /* After the hooks are gone: nothing adds to the list any more. */
@@ -861,6 +896,8 @@ static void tsa_late_exit(void)
 	/* Process context, no lock: a put may free the task. */
 	while (tsa_late_len)
 		put_task_struct(tsa_late[--tsa_late_len]);
+	kvfree(tsa_late);
+	tsa_late = NULL;
 }
 
 static bool tsa_hook_live(const char *name)
@@ -923,6 +960,9 @@ int tsa_hooks_init(void)
 {
 	int i, ret;
 
+	ret = tsa_late_init();
+	if (ret)
+		return ret;
 	for_each_kernel_tracepoint(tsa_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		struct tsa_hook *h = &tsa_hooks[i];
@@ -951,7 +991,7 @@ int tsa_hooks_init(void)
 	WRITE_ONCE(tsa_syscalls_live, tsa_hook_live("sys_enter") &&
 				      tsa_hook_live("sys_exit"));
 	tsa_late_live = true;
-	ret = tsa_seed();
+	ret = tsa_seed_untracked(&tsa_seeded);
 	if (ret)
 		goto fail;
 	return 0;
@@ -988,6 +1028,6 @@ void tsa_hooks_show(struct seq_file *m)
 		   atomic64_read(&tsa_probe_misses));
 	seq_printf(m, "seeded %lld\n", atomic64_read(&tsa_seeded));
 	seq_printf(m, "tracked_late %lld\n", atomic64_read(&tsa_late_tracked));
-	seq_printf(m, "late_lost %lld\n", atomic64_read(&tsa_late_lost));
+	seq_printf(m, "late_walks %lld\n", atomic64_read(&tsa_late_walks));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
 }

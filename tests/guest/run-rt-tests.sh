@@ -1,7 +1,7 @@
 #!/bin/bash
 # PREEMPT_RT suite: tsa.ko built for Debian's RT kernel and the engine
 # tests (under RT's sleeping spinlocks and threaded interrupts) on that
-# kernel, then the load/unload churn on it (single-threaded TCG: see
+# kernel, the fork burst with a short late queue, then the load/unload churn on it (single-threaded TCG: see
 # tests/guest-run --tcg-single).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,5 +21,9 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
 	-- tests/out/tsa-gtest
+# The burst again with a late queue shorter than its pool misses: the
+# rest must be found by the work item's walk over all threads.
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams "interrupts=1 late_queue=100" \
+	-- tests/out/tsa-gtest burst
 tests/guest-run --tcg-single --kernel "$kver" -- \
 	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
