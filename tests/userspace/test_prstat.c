@@ -73,12 +73,14 @@ static char *snapshot(uint64_t now, const struct fx *r, size_t n)
 	}
 	fputs(" vcx icx scl sig minf majf mig comm\n", f);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%llu %llu %llu %llu %llu %d 1000",
+		/* Time in its state: tid microseconds, known per thread. */
+		fprintf(f, "%llu %llu %llu %llu %llu %d %llu",
 			(unsigned long long)r[i].tid,
 			(unsigned long long)r[i].pid,
 			(unsigned long long)r[i].uid,
 			(unsigned long long)r[i].flags,
-			(unsigned long long)r[i].elapsed, r[i].state);
+			(unsigned long long)r[i].elapsed, r[i].state,
+			(unsigned long long)r[i].tid * 1000);
 		for (s = 0; s < TSA_NSTATES; s++) {
 			fprintf(f, " %llu %llu %llu",
 				(unsigned long long)r[i].ns[s],
@@ -649,6 +651,11 @@ static void test_json_lib(void)
 	ok(strstr(out, "\"solaris\":{\"USR\":50.000,\"SYS\":10.000,"
 		  "\"TRP\":0.000,\"TFL\":0.000,\"DFL\":10.000,") != NULL,
 	   "JSON has the Solaris view's columns");
+	/* Thread 100 is in SYS in snapshot B, for 100 us (the fixture). */
+	ok(strstr(out, "\"tid\":100,") &&
+	   strstr(out, "\"state\":\"SYS\",\"state_ns\":100000,") &&
+	   !strstr(out, "\"exited\""),
+	   "JSON -L gives each thread's state and time in it (state_ns), and no exited key");
 	free(out);
 	free(a);
 	free(b);
