@@ -63,6 +63,11 @@ module_param_named(late_queue, tsa_param_late_queue, uint, 0444);
 MODULE_PARM_DESC(late_queue,
 		 "New threads the record pool could not serve that wait by name to be tracked a moment later (default 4096); past that, the work item walks all threads for untracked ones.");
 
+static char *tsa_param_skip_hooks;
+module_param_named(skip_hooks, tsa_param_skip_hooks, charp, 0444);
+MODULE_PARM_DESC(skip_hooks,
+		 "Hooks not to register, as if this kernel lacked them (comma-separated names, as in debugfs stats): to see and test what tsa degrades to.");
+
 enum tsa_event {
 	TSA_EV_SWITCH, TSA_EV_WAKEUP, TSA_EV_WAKEUP_NEW, TSA_EV_FORK,
 	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
@@ -910,6 +915,44 @@ static bool tsa_hook_live(const char *name)
 	return false;
 }
 
+/* Is @name in skip_hooks? Unknown names were refused at load. */
+static bool tsa_hook_skipped(const char *name)
+{
+	const char *p = tsa_param_skip_hooks;
+	size_t len = strlen(name);
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static int tsa_skip_hooks_check(void)
+{
+	const char *p = tsa_param_skip_hooks;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		bool known = false;
+		int i;
+
+		for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++)
+			known |= strlen(tsa_hooks[i].name) == n &&
+				 !strncmp(p, tsa_hooks[i].name, n);
+		if (!known) {
+			pr_err("tsa: skip_hooks: no hook named '%.*s'\n",
+			       (int)n, p);
+			return -EINVAL;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 static int tsa_hook_register(struct tsa_hook *h)
 {
 	struct kretprobe *rp;
@@ -960,6 +1003,9 @@ int tsa_hooks_init(void)
 {
 	int i, ret;
 
+	ret = tsa_skip_hooks_check();
+	if (ret)
+		return ret;
 	ret = tsa_late_init();
 	if (ret)
 		return ret;
@@ -975,7 +1021,12 @@ int tsa_hooks_init(void)
 				h->name, h->exit);
 			continue;
 		}
-		ret = tsa_hook_register(h);
+		if (tsa_hook_skipped(h->name)) {
+			pr_info("tsa: not hooking %s: skip_hooks\n", h->name);
+			ret = -ENOENT;
+		} else {
+			ret = tsa_hook_register(h);
+		}
 		if (ret && h->degrades == TSA_ALL) {
 			pr_err("tsa: cannot hook %s (%d): no accounting possible\n",
 			       h->name, ret);

@@ -12,6 +12,8 @@
 #                          dfl tfl with one vCPU online
 #   2. interrupts=1        trp-on degraded allsum
 #   3. faults=0 locks=0 syscalls=0   degraded degraded-work allsum
+#   4. skip_hooks=sys_exit,contention_end (hooks missing, parameters on)
+#                          degraded degraded-work allsum; bad parameters
 # TAP numbering continues across them; the plan comes last. Exit status:
 # non-zero if any test failed or setup broke.
 # TSA_WAIT_SWAP=disk|zram picks the swap device (default disk: see test_apg);
@@ -196,6 +198,31 @@ if [ -n "$(want degraded-work)" ]; then
 	reload faults=0 locks=0 syscalls=0 &&
 	TSA_EXPECT_DEGRADED="SYS TRP TFL DFL KFL APG KLK SCL MINF MAJF" \
 		run $(want degraded degraded-work allsum)
+fi
+
+# --- phase 4: hooks this kernel might lack, their parameters on ---
+# An exit hook missing must keep its entry unhooked (else a thread would
+# stay in SYS or KLK for good), and new user threads must run in USR.
+if [ -n "$(want degraded-missing)" ]; then
+	say "phase 4: skip_hooks=sys_exit,contention_end (as if missing)"
+	reload skip_hooks=sys_exit,contention_end &&
+	TSA_EXPECT_DEGRADED="SYS TRP KLK SCL" run degraded degraded-work allsum
+	# Bad parameters: a clear error, and nothing loaded.
+	setup "rmmod tsa" rmmod tsa
+	for bad in skip_hooks=sched_switch skip_hooks=nosuch late_queue=2000000; do
+		n=$((n + 1))
+		if out=$(insmod "$ko" "$bad" 2>&1); then
+			failed=$((failed + 1))
+			echo "not ok $n - insmod tsa.ko $bad is refused (expected an error, saw it load)"
+			rmmod tsa
+		elif [ -e /proc/tsa ]; then
+			failed=$((failed + 1))
+			echo "not ok $n - insmod tsa.ko $bad is refused (expected no /proc/tsa, saw it)"
+		else
+			echo "ok $n - insmod tsa.ko $bad is refused (expected an error, saw: $(echo "$out" | tr '\n' ' ') / $(dmesg | grep 'tsa:' | tail -1))"
+		fi
+	done
+	setup "insmod tsa.ko" insmod "$ko"
 fi
 
 # --- teardown (guest-run unloads tsa.ko afterwards) ---
