@@ -689,18 +689,14 @@ static void fair_server_restore(char saved[2][32])
 /* The module's late_queue parameter, or -1. */
 static long burst_late_queue(void)
 {
-	char buf[32];
-	ssize_t n;
-	int fd = open("/sys/module/tsa/parameters/late_queue", O_RDONLY);
+	FILE *f = fopen("/sys/module/tsa/parameters/late_queue", "r");
+	long v = -1;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
 }
 
 static void test_burst(void)
