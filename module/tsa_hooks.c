@@ -606,6 +606,7 @@ struct tsa_hook {
 	enum tsa_event ev;	/* its event counter */
 	const char *exit;	/* an entry's exit: hooked only after it */
 	struct tracepoint *tp;
+	bool skip;		/* named in skip_hooks */
 	bool live;
 };
 
@@ -905,49 +906,40 @@ static void tsa_late_exit(void)
 	tsa_late = NULL;
 }
 
-static bool tsa_hook_live(const char *name)
+/* The hook named by the @n bytes at @name, or NULL. */
+static struct tsa_hook *tsa_hook_find(const char *name, size_t n)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++)
-		if (!strcmp(tsa_hooks[i].name, name))
-			return tsa_hooks[i].live;
-	return false;
+		if (strlen(tsa_hooks[i].name) == n &&
+		    !strncmp(tsa_hooks[i].name, name, n))
+			return &tsa_hooks[i];
+	return NULL;
 }
 
-/* Is @name in skip_hooks? Unknown names were refused at load. */
-static bool tsa_hook_skipped(const char *name)
+static bool tsa_hook_live(const char *name)
 {
-	const char *p = tsa_param_skip_hooks;
-	size_t len = strlen(name);
+	const struct tsa_hook *h = tsa_hook_find(name, strlen(name));
 
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-
-		if (n == len && !strncmp(p, name, len))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
+	return h && h->live;
 }
 
-static int tsa_skip_hooks_check(void)
+/* Mark the hooks skip_hooks names; an unknown name fails the load. */
+static int tsa_skip_hooks_parse(void)
 {
 	const char *p = tsa_param_skip_hooks;
 
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
-		bool known = false;
-		int i;
+		struct tsa_hook *h = tsa_hook_find(p, n);
 
-		for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++)
-			known |= strlen(tsa_hooks[i].name) == n &&
-				 !strncmp(p, tsa_hooks[i].name, n);
-		if (!known) {
+		if (!h) {
 			pr_err("tsa: skip_hooks: no hook named '%.*s'\n",
 			       (int)n, p);
 			return -EINVAL;
 		}
+		h->skip = true;
 		p += n + (p[n] == ',');
 	}
 	return 0;
@@ -1003,7 +995,7 @@ int tsa_hooks_init(void)
 {
 	int i, ret;
 
-	ret = tsa_skip_hooks_check();
+	ret = tsa_skip_hooks_parse();
 	if (ret)
 		return ret;
 	ret = tsa_late_init();
@@ -1021,7 +1013,7 @@ int tsa_hooks_init(void)
 				h->name, h->exit);
 			continue;
 		}
-		if (tsa_hook_skipped(h->name)) {
+		if (h->skip) {
 			pr_info("tsa: not hooking %s: skip_hooks\n", h->name);
 			ret = -ENOENT;
 		} else {
