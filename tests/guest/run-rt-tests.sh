@@ -1,8 +1,9 @@
 #!/bin/bash
 # PREEMPT_RT suite: tsa.ko built for Debian's RT kernel and the engine
 # tests (under RT's sleeping spinlocks and threaded interrupts) on that
-# kernel, the fork burst with a short late queue, then the load/unload churn on it (single-threaded TCG: see
-# tests/guest-run --tcg-single).
+# kernel, the fork burst again with a short late queue, then the
+# load/unload churn on it (single-threaded TCG: see tests/guest-run
+# --tcg-single).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TSA_PROG=rt

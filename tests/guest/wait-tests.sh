@@ -6,8 +6,8 @@
 #
 # Disks: /dev/vda ext4 (data file + a copy of tsa-wtest, made on the host),
 # /dev/vdb raw scratch for swap. Sets up the mount, swap, a memory-limited
-# cgroup v2 for APG, then runs tsa-wtest in three module configurations,
-# reloading tsa.ko in between (one boot instead of three):
+# cgroup v2 for APG, then runs tsa-wtest in four module configurations,
+# reloading tsa.ko in between (one boot instead of four):
 #   1. defaults            lck klk iow apg idl sig trp-off degraded allsum;
 #                          dfl tfl with one vCPU online
 #   2. interrupts=1        trp-on degraded allsum
