@@ -175,6 +175,24 @@ static inline bool tsa_task_compat(struct task_struct *p)
 }
 
 /*
+ * The first two arguments of the system call in @regs, as
+ * syscall_get_arguments() reads them on x86, without its six-word copy
+ * (hot: every sleep of a user thread looks at its call).
+ */
+static inline void tsa_syscall_args01(struct task_struct *p,
+				      const struct pt_regs *regs,
+				      unsigned long *a0, unsigned long *a1)
+{
+	if (tsa_task_compat(p)) {
+		*a0 = regs->bx;
+		*a1 = regs->cx;
+	} else {
+		*a0 = regs->di;
+		*a1 = regs->si;
+	}
+}
+
+/*
  * In the cgroup v2 freezer's trap (cgroup.freeze, docker pause): the task
  * sleeps interruptibly in do_freezer_trap() with ->frozen set.
  */

@@ -111,31 +111,47 @@ static inline void tsa_clamped(bool clamped)
 		atomic64_inc(&tsa_clamps);
 }
 
+/* A seeded thread's registers (it is not current): copied, off the hot path. */
+static noinline long tsa_task_syscall_copy(struct task_struct *p,
+					   unsigned long *a0,
+					   unsigned long *a1)
+{
+	struct pt_regs copy;
+
+	if (!tsa_task_user_regs(p, &copy))
+		return -1;
+	tsa_syscall_args01(p, &copy, a0, a1);
+	return syscall_get_nr(p, &copy);
+}
+
 /*
  * What the system call a user thread sleeps in is waiting for. Only the
  * current task's open files can be looked at without locks, so a seeded
  * thread (not current) reading a socket counts as SLP until it wakes.
+ * No pt_regs copy on the stack for current: the kernel zeroes stack
+ * variables (INIT_STACK_ALL_ZERO), and this runs at every sleep.
  */
 static enum tsa_wait tsa_task_wait(struct task_struct *p)
 {
-	struct pt_regs copy, *regs = &copy;
-	unsigned long args[6];
+	unsigned long a0, a1;
 	enum tsa_wait w;
 	long nr;
 
 	if (p->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return TSA_W_NONE;
-	if (p == current)
-		regs = task_pt_regs(p);
-	else if (!tsa_task_user_regs(p, &copy))
-		return TSA_W_NONE;
-	nr = syscall_get_nr(p, regs);
+	if (p == current) {
+		struct pt_regs *regs = task_pt_regs(p);
+
+		nr = syscall_get_nr(p, regs);
+		tsa_syscall_args01(p, regs, &a0, &a1);
+	} else {
+		nr = tsa_task_syscall_copy(p, &a0, &a1);
+	}
 	if (nr < 0)
 		return TSA_W_NONE;
-	syscall_get_arguments(p, regs, args);
-	w = tsa_syscall_wait(nr, tsa_task_compat(p), args[1]);
+	w = tsa_syscall_wait(nr, tsa_task_compat(p), a1);
 	if (w == TSA_W_IDLE_IF_STREAM)
-		w = p == current && tsa_current_fd_is_stream(args[0]) ?
+		w = p == current && tsa_current_fd_is_stream(a0) ?
 			TSA_W_IDLE : TSA_W_NONE;
 	return w;
 }
@@ -161,11 +177,10 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
 	struct tsa_thread *pth, *nth;
-	unsigned long flags, nflags;
 	u64 now;
 
 	tsa_event(TSA_EV_SWITCH);
-	pth = tsa_thread_find(prev);
+	pth = tsa_thread_current();	/* prev is current */
 	if (pth && (prev_state & TASK_DEAD)) {
 		tsa_clamped(tsa_thread_exit(pth));
 		pth = NULL;
@@ -178,9 +193,9 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	 * record would let a reader charge the old state past the stamp.
 	 */
 	if (pth)
-		tsa_thread_write_begin(pth, flags);
+		tsa_thread_write_begin_irqs_off(pth);
 	if (nth)
-		tsa_thread_write_begin_nested(nth, nflags);
+		tsa_thread_write_begin_nested(nth);
 	now = tsa_clock();
 	if (pth) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
@@ -204,14 +219,18 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	if (nth) {
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
-		tsa_thread_write_end(nth, nflags);
+		tsa_thread_write_end_irqs_off(nth);
 	}
 	if (pth)
-		tsa_thread_write_end(pth, flags);
+		tsa_thread_write_end_irqs_off(pth);
 	this_cpu_write(tsa_current, nth);
 }
 TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
 
+/*
+ * IRQs may be on here: try_to_wake_up() wakes current without its locks
+ * (a timer in softirq waking the task it interrupted).
+ */
 static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 {
 	struct tsa_thread *th;

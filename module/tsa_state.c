@@ -55,36 +55,54 @@ static u64 tsa_acct_charge(struct tsa_acct *a, u64 now)
 }
 
 /*
- * The one place a state changes (illumos new_mstate()). A provisional
- * record (seeded at load, racing with its thread) starts counting at the
- * first event that tells for sure what the thread is doing. Returns true
- * when the clock had to be clamped.
+ * A provisional record (seeded at load, racing with its thread) starts
+ * counting at the first event that tells for sure what the thread is
+ * doing. Counters and context seen meanwhile stay.
+ */
+static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
+				     enum tsa_state s)
+{
+	u64 count[TSA_NR_COUNTERS];
+	u8 keep = a->flags & ~TSA_F_PROVISIONAL, ctx = a->ctx;
+	s32 cpu = a->last_cpu;
+
+	memcpy(count, a->count, sizeof(count));
+	tsa_acct_init(a, now, s, keep);
+	memcpy(a->count, count, sizeof(count));
+	a->last_cpu = cpu;
+	a->ctx = ctx;
+}
+
+/*
+ * The one place a state changes (illumos new_mstate()); every event
+ * passes here, so the common case is kept short. Returns true when the
+ * clock had to be clamped.
  */
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 {
-	u64 clamps = a->clamps;
+	bool clamped = false;
+	u64 stay;
 
-	if (a->flags & TSA_F_DEAD)
-		return false;
-	if (a->flags & TSA_F_PROVISIONAL) {
-		u64 count[TSA_NR_COUNTERS];
-		u8 keep = a->flags & ~TSA_F_PROVISIONAL, ctx = a->ctx;
-		s32 cpu = a->last_cpu;
-
-		/* Counters and context seen meanwhile stay. */
-		memcpy(count, a->count, sizeof(count));
-		tsa_acct_init(a, now, s, keep);
-		memcpy(a->count, count, sizeof(count));
-		a->last_cpu = cpu;
-		a->ctx = ctx;
+	if (unlikely(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))) {
+		if (!(a->flags & TSA_F_DEAD))
+			tsa_acct_settle(a, now, s);
 		return false;
 	}
-	tsa_acct_charge(a, now);
+	if (unlikely(now < a->stamp)) {
+		a->clamps++;
+		now = a->stamp;
+		clamped = true;
+	}
+	stay = now - a->stamp;
+	a->ns[a->state] += stay;
+	if (stay > a->longest[a->state])
+		a->longest[a->state] = stay;
+	a->stamp = now;
 	if (a->state != s) {
 		a->state = s;
 		a->entries[s]++;
 	}
-	return a->clamps != clamps;
+	return clamped;
 }
 
 /* On CPU in a syscall, a kernel thread or a page fault: SYS. */
@@ -302,66 +320,65 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
  * work rather than for a resource, and the user-lock calls. Documented
  * in docs/proc-format.md and tsa(4); change them together.
  */
-struct tsa_wait_entry {
-	int nr;
-	u8 wait;
-};
-
-static const struct tsa_wait_entry tsa_wait_table[] = {
+/*
+ * Indexed by system call number (a sleep looks its call up at every
+ * context switch): unlisted numbers are 0, TSA_W_NONE.
+ */
+static const u8 tsa_wait_table[] = {
 #ifdef __NR_poll
-	{ __NR_poll, TSA_W_IDLE },
+	[__NR_poll] = TSA_W_IDLE,
 #endif
 #ifdef __NR_select
-	{ __NR_select, TSA_W_IDLE },
+	[__NR_select] = TSA_W_IDLE,
 #endif
 #ifdef __NR_pause
-	{ __NR_pause, TSA_W_IDLE },
+	[__NR_pause] = TSA_W_IDLE,
 #endif
 #ifdef __NR_epoll_wait
-	{ __NR_epoll_wait, TSA_W_IDLE },
+	[__NR_epoll_wait] = TSA_W_IDLE,
 #endif
-	{ __NR_pselect6, TSA_W_IDLE },
-	{ __NR_ppoll, TSA_W_IDLE },
-	{ __NR_epoll_pwait, TSA_W_IDLE },
-	{ __NR_epoll_pwait2, TSA_W_IDLE },
-	{ __NR_accept, TSA_W_IDLE },
-	{ __NR_accept4, TSA_W_IDLE },
-	{ __NR_rt_sigsuspend, TSA_W_IDLE },
-	{ __NR_rt_sigtimedwait, TSA_W_IDLE },
-	{ __NR_read, TSA_W_IDLE_IF_STREAM },
-	{ __NR_readv, TSA_W_IDLE_IF_STREAM },
-	{ __NR_recvfrom, TSA_W_IDLE_IF_STREAM },
-	{ __NR_recvmsg, TSA_W_IDLE_IF_STREAM },
-	{ __NR_recvmmsg, TSA_W_IDLE_IF_STREAM },
-	{ __NR_futex_waitv, TSA_W_FUTEX },
+	[__NR_pselect6] = TSA_W_IDLE,
+	[__NR_ppoll] = TSA_W_IDLE,
+	[__NR_epoll_pwait] = TSA_W_IDLE,
+	[__NR_epoll_pwait2] = TSA_W_IDLE,
+	[__NR_accept] = TSA_W_IDLE,
+	[__NR_accept4] = TSA_W_IDLE,
+	[__NR_rt_sigsuspend] = TSA_W_IDLE,
+	[__NR_rt_sigtimedwait] = TSA_W_IDLE,
+	[__NR_read] = TSA_W_IDLE_IF_STREAM,
+	[__NR_readv] = TSA_W_IDLE_IF_STREAM,
+	[__NR_recvfrom] = TSA_W_IDLE_IF_STREAM,
+	[__NR_recvmsg] = TSA_W_IDLE_IF_STREAM,
+	[__NR_recvmmsg] = TSA_W_IDLE_IF_STREAM,
+	[__NR_futex_waitv] = TSA_W_FUTEX,
 };
 
 /* 32-bit tasks on a 64-bit kernel use other numbers. */
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>
-static const struct tsa_wait_entry tsa_wait_table_ia32[] = {
-	{ __NR_ia32_poll, TSA_W_IDLE },
-	{ __NR_ia32_select, TSA_W_IDLE },
-	{ __NR_ia32__newselect, TSA_W_IDLE },
-	{ __NR_ia32_pselect6, TSA_W_IDLE },
-	{ __NR_ia32_pselect6_time64, TSA_W_IDLE },
-	{ __NR_ia32_ppoll, TSA_W_IDLE },
-	{ __NR_ia32_ppoll_time64, TSA_W_IDLE },
-	{ __NR_ia32_epoll_wait, TSA_W_IDLE },
-	{ __NR_ia32_epoll_pwait, TSA_W_IDLE },
-	{ __NR_ia32_epoll_pwait2, TSA_W_IDLE },
-	{ __NR_ia32_accept4, TSA_W_IDLE },
-	{ __NR_ia32_pause, TSA_W_IDLE },
-	{ __NR_ia32_rt_sigsuspend, TSA_W_IDLE },
-	{ __NR_ia32_rt_sigtimedwait, TSA_W_IDLE },
-	{ __NR_ia32_rt_sigtimedwait_time64, TSA_W_IDLE },
-	{ __NR_ia32_read, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_readv, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_recvfrom, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_recvmsg, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_recvmmsg, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_recvmmsg_time64, TSA_W_IDLE_IF_STREAM },
-	{ __NR_ia32_futex_waitv, TSA_W_FUTEX },
+static const u8 tsa_wait_table_ia32[] = {
+	[__NR_ia32_poll] = TSA_W_IDLE,
+	[__NR_ia32_select] = TSA_W_IDLE,
+	[__NR_ia32__newselect] = TSA_W_IDLE,
+	[__NR_ia32_pselect6] = TSA_W_IDLE,
+	[__NR_ia32_pselect6_time64] = TSA_W_IDLE,
+	[__NR_ia32_ppoll] = TSA_W_IDLE,
+	[__NR_ia32_ppoll_time64] = TSA_W_IDLE,
+	[__NR_ia32_epoll_wait] = TSA_W_IDLE,
+	[__NR_ia32_epoll_pwait] = TSA_W_IDLE,
+	[__NR_ia32_epoll_pwait2] = TSA_W_IDLE,
+	[__NR_ia32_accept4] = TSA_W_IDLE,
+	[__NR_ia32_pause] = TSA_W_IDLE,
+	[__NR_ia32_rt_sigsuspend] = TSA_W_IDLE,
+	[__NR_ia32_rt_sigtimedwait] = TSA_W_IDLE,
+	[__NR_ia32_rt_sigtimedwait_time64] = TSA_W_IDLE,
+	[__NR_ia32_read] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_readv] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_recvfrom] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_recvmsg] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_recvmmsg] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_recvmmsg_time64] = TSA_W_IDLE_IF_STREAM,
+	[__NR_ia32_futex_waitv] = TSA_W_FUTEX,
 };
 #define TSA_NR_FUTEX_IA32	__NR_ia32_futex
 #define TSA_NR_FUTEX_TIME64_IA32 __NR_ia32_futex_time64
@@ -381,15 +398,9 @@ static bool tsa_futex_waits(unsigned long op)
 	return false;
 }
 
-static enum tsa_wait tsa_wait_lookup(const struct tsa_wait_entry *t, int n,
-				     long nr)
+static enum tsa_wait tsa_wait_lookup(const u8 *t, long n, long nr)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (t[i].nr == nr)
-			return t[i].wait;
-	return TSA_W_NONE;
+	return nr < n ? t[nr] : TSA_W_NONE;
 }
 
 /* @arg1 is the syscall's second argument (the futex op). */

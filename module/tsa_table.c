@@ -4,6 +4,8 @@
  */
 #include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/llist.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
@@ -14,10 +16,17 @@
 #include "tsa_compat.h"
 #include "tsa_table.h"
 
-#define TSA_THREAD_BITS	14
 #define TSA_GROUP_BITS	12
 
-static struct hlist_head tsa_threads[1 << TSA_THREAD_BITS];
+/*
+ * The thread table is sized at load for the threads the machine can hold:
+ * one bucket per 64 KiB of RAM (a thread takes at least a 16 KiB kernel
+ * stack and its task_struct, so chains stay around two records even with
+ * memory full of threads, and each sched_switch walks them), 8 bytes per
+ * 64 KiB in all. Between 4096 and 2^20 buckets (8 MiB).
+ */
+static struct hlist_head *tsa_threads;
+static unsigned int tsa_thread_bits;
 static struct hlist_head tsa_groups[1 << TSA_GROUP_BITS];
 /* Inserts and removals only: fork, load, and task free (softirq). */
 static DEFINE_RAW_SPINLOCK(tsa_table_lock);
@@ -70,7 +79,7 @@ static void tsa_free_unused(void);
 
 static struct hlist_head *tsa_thread_bucket(const struct task_struct *t)
 {
-	return &tsa_threads[hash_ptr(t, TSA_THREAD_BITS)];
+	return &tsa_threads[hash_ptr(t, tsa_thread_bits)];
 }
 
 static struct hlist_head *tsa_group_bucket(const struct signal_struct *s)
@@ -80,11 +89,17 @@ static struct hlist_head *tsa_group_bucket(const struct signal_struct *s)
 
 int tsa_table_init(void)
 {
+	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
+
+	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
+	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
+			       GFP_KERNEL);
 	tsa_thread_cache = KMEM_CACHE(tsa_thread, 0);
 	tsa_group_cache = KMEM_CACHE(tsa_group, 0);
-	if (!tsa_thread_cache || !tsa_group_cache) {
+	if (!tsa_threads || !tsa_thread_cache || !tsa_group_cache) {
 		kmem_cache_destroy(tsa_thread_cache);
 		kmem_cache_destroy(tsa_group_cache);
+		kvfree(tsa_threads);
 		return -ENOMEM;
 	}
 	tsa_pool_live = true;
@@ -111,7 +126,7 @@ void tsa_table_exit(void)
 	}
 	tsa_pool_len = 0;
 
-	for (i = 0; i < ARRAY_SIZE(tsa_threads); i++) {
+	for (i = 0; i < 1 << tsa_thread_bits; i++) {
 		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
 			hlist_del(&th->node);
 			tsa_obj_free(tsa_thread_cache, th);
@@ -131,6 +146,7 @@ void tsa_table_exit(void)
 	     atomic64_read(&tsa_nr_objects));
 	kmem_cache_destroy(tsa_thread_cache);
 	kmem_cache_destroy(tsa_group_cache);
+	kvfree(tsa_threads);
 }
 
 /* Caller holds rcu_read_lock() or runs with IRQs or preemption off. */
@@ -477,8 +493,8 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 	st->objects = atomic64_read(&tsa_nr_objects);
 	st->thread_size = kmem_cache_size(tsa_thread_cache);
 	st->group_size = kmem_cache_size(tsa_group_cache);
-	st->buckets = ARRAY_SIZE(tsa_threads) + ARRAY_SIZE(tsa_groups);
+	st->buckets = (1UL << tsa_thread_bits) + ARRAY_SIZE(tsa_groups);
 	st->bytes = st->threads * st->thread_size +
 		    st->groups * st->group_size +
-		    sizeof(tsa_threads) + sizeof(tsa_groups);
+		    st->buckets * sizeof(struct hlist_head);
 }

@@ -2,8 +2,8 @@
 /*
  * Storage: one struct tsa_thread per tracked task, found by task pointer.
  *
- * task_struct has no field to spare, so records live in a fixed-size hash
- * table keyed by the task pointer (a tid is reused as soon as the task is
+ * task_struct has no field to spare, so records live in a hash table,
+ * sized at load for the machine's memory, keyed by the task pointer (a tid is reused as soon as the task is
  * reaped, a pointer only after the task is freed). Lookups are lockless
  * under RCU, which the scheduler hooks get for free from running with IRQs
  * off. Records are inserted at fork and at load (process context, never
@@ -113,15 +113,23 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 		write_seqcount_begin(&(th)->seq);		\
 	} while (0)
 
+/* The same where IRQs are already off (sched_switch: __schedule()). */
+#define tsa_thread_write_begin_irqs_off(th)			\
+	do {							\
+		lockdep_assert_irqs_disabled();			\
+		raw_spin_lock(&(th)->lock);			\
+		write_seqcount_begin(&(th)->seq);		\
+	} while (0)
+
 /*
  * A second record open at once (sched_switch: next while prev is open).
  * Only a CPU's own switch holds two, prev then next, and no thread is
  * prev on one CPU while next on another: no other order exists.
  */
-#define tsa_thread_write_begin_nested(th, flags)			\
+#define tsa_thread_write_begin_nested(th)				\
 	do {								\
-		raw_spin_lock_irqsave_nested(&(th)->lock, flags,	\
-					     SINGLE_DEPTH_NESTING);	\
+		lockdep_assert_irqs_disabled();				\
+		raw_spin_lock_nested(&(th)->lock, SINGLE_DEPTH_NESTING); \
 		write_seqcount_begin_nested(&(th)->seq,		\
 					    SINGLE_DEPTH_NESTING);	\
 	} while (0)
@@ -130,6 +138,12 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 	do {							\
 		write_seqcount_end(&(th)->seq);			\
 		raw_spin_unlock_irqrestore(&(th)->lock, flags);	\
+	} while (0)
+
+#define tsa_thread_write_end_irqs_off(th)			\
+	do {							\
+		write_seqcount_end(&(th)->seq);			\
+		raw_spin_unlock(&(th)->lock);			\
 	} while (0)
 
 #endif /* TSA_TABLE_H */
