@@ -20,14 +20,17 @@ static struct dentry *tsa_debugfs_dir;
 static int tsa_stats_show(struct seq_file *m, void *v)
 {
 	struct tsa_table_stats st;
-	u64 entries, resyncs, row_bytes;
+	u64 entries, resyncs, row_bytes, entry_bytes;
 
 	tsa_table_get_stats(&st);
-	tsa_proc_stats(&entries, &resyncs, &row_bytes);
+	tsa_proc_stats(&entries, &resyncs, &row_bytes, &entry_bytes);
 	seq_printf(m, "version %s\n", TSA_VERSION);
 	seq_printf(m, "threads %llu\nprocesses %llu\n", st.threads, st.groups);
 	seq_printf(m, "memory_bytes %llu\nthread_record_bytes %llu\n",
-		   st.bytes, st.thread_size);
+		   st.bytes + entries * entry_bytes, st.thread_size);
+	/* A thread: its record and its /proc/tsa entry. */
+	seq_printf(m, "proc_entry_bytes %llu\nthread_bytes %llu\n",
+		   entry_bytes, st.thread_size + entry_bytes);
 	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
 		   st.group_size, st.buckets);
 	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,

@@ -101,6 +101,7 @@ static DEFINE_XARRAY(tsa_entries);	/* tid -> struct proc_dir_entry */
 static pid_t tsa_drain[TSA_RING_SIZE];	/* under tsa_entries_lock */
 static u64 tsa_nr_entries;
 static u64 tsa_nr_resyncs;
+static u64 tsa_entry_bytes;	/* slab size of one /proc/tsa/<tid> entry */
 
 static void tsa_entries_work_fn(struct work_struct *work);
 static DECLARE_WORK(tsa_entries_work, tsa_entries_work_fn);
@@ -157,6 +158,9 @@ static void tsa_entry_sync(pid_t tid)
 			return;
 		}
 		tsa_nr_entries++;
+		/* What one entry takes from proc's slab, for debugfs. */
+		if (!tsa_entry_bytes)
+			tsa_entry_bytes = ksize(pde);
 	} else if (!want && pde) {
 		xa_erase(&tsa_entries, tid);
 		proc_remove(pde);
@@ -240,11 +244,13 @@ struct tsa_all {
 	struct tsa_row rows[];
 };
 
-void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes)
+void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
+		    u64 *entry_bytes)
 {
 	*row_bytes = sizeof(struct tsa_row);
 	mutex_lock(&tsa_entries_lock);
 	*entries = tsa_nr_entries;
+	*entry_bytes = tsa_entry_bytes;
 	*resyncs = tsa_nr_resyncs;
 	mutex_unlock(&tsa_entries_lock);
 }

@@ -9,6 +9,7 @@ int tsa_proc_init(void);
 void tsa_proc_exit(void);
 /* A tid was born, died or changed hands: its /proc entry needs a look. */
 void tsa_proc_tid_changed(pid_t tid);
-void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes);
+void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
+		    u64 *entry_bytes);
 
 #endif /* TSA_PROC_H */
