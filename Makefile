@@ -4,6 +4,7 @@
 # make check      install test dependencies, build, run every test suite
 # make demo       boot a kernel in QEMU with tsa loaded and show it at work
 # make bench      overhead benchmarks (ratios, one guest run)
+# make bench-profile  where tsa's instructions go, by kernel function
 #
 # KDIR selects the kernel build tree: the running kernel's when it has one,
 # else the newest installed Debian generic headers.
@@ -15,7 +16,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Warnings are errors in CI and in `make check`.
 WERROR ?= $(if $(CI),y,)
 
-.PHONY: all module userspace check demo bench deps clean kunit print-kdir
+.PHONY: all module userspace check demo bench bench-profile deps clean kunit print-kdir
 
 all: module userspace
 
@@ -37,6 +38,9 @@ demo:
 
 bench:
 	bash tests/bench.sh
+
+bench-profile:
+	bash tests/bench.sh --profile
 
 kunit:
 	bash tests/kunit.sh

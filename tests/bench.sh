@@ -2,7 +2,17 @@
 # make bench: overhead benchmarks in one guest boot (see tests/guest/bench.sh):
 # time ratios, and guest instructions per operation counted by a QEMU
 # plugin (tests/bench/insn-meter.c) for the same loops.
+#
+#   tests/bench.sh [--profile]
+#
+# --profile (make bench-profile): one round of "off", "floor", "on" and
+# "syscalls=0", with the guest booted nokaslr and the meter counting the
+# instructions of every code address inside the brackets; prints, per
+# loop, the kernel functions whose instructions per operation tsa (or the
+# floor) changes most: where tsa's cost goes.
 set -euo pipefail
+profile=
+[ "${1:-}" = --profile ] && profile=profile
 cd "$(dirname "$0")/.."
 TSA_PROG=bench
 # shellcheck source=tests/lib.sh
@@ -21,14 +31,24 @@ gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/insn-meter.so" tests/bench/
 # The floor module (kbuild writes its products beside the source, as for tsa).
 make -s -C "$KDIR" M="$PWD/tests/bench/floor" modules >"$out/floor.log" 2>&1 ||
 	{ cat "$out/floor.log"; exit 1; }
-echo "bench: kernel $TSA_KERNEL, QEMU TCG single-threaded, tsc=reliable, instruction meter $out/insn-meter.so"
+echo "bench: kernel $TSA_KERNEL, QEMU TCG single-threaded, tsc=reliable, instruction meter $out/insn-meter.so${profile:+ (profile)}"
+plugin="$PWD/$out/insn-meter.so,out=$PWD/$out/meter.txt"
+append=()
+if [ -n "$profile" ]; then
+	plugin="$plugin,profile=$PWD/$out/profile.txt"
+	# Debian's System.map is a stub: the guest writes its kernel's text
+	# symbols (fixed by nokaslr) to this disk.
+	truncate -s 32M "$out/kallsyms.img"
+	append=(--append nokaslr --disk "$out/kallsyms.img")
+fi
 # guest-run boots with tsc=reliable (the TSC clock, as on real machines;
 # tsa reads the clock at every event) and single-threaded TCG, which the
 # bench needs: it loads and unloads modules many times (see tests/guest-run).
-GUEST_RUN_QEMU_ARGS="-plugin $PWD/$out/insn-meter.so,out=$PWD/$out/meter.txt" \
-	tests/guest-run --kernel "$TSA_KERNEL" --tcg-single --timeout 3600 -- \
+GUEST_RUN_QEMU_ARGS="-plugin $plugin" \
+	tests/guest-run --kernel "$TSA_KERNEL" --tcg-single --mem 6G --timeout 3600 "${append[@]}" -- \
 	bash tests/guest/bench.sh "$PWD/tsa.ko" "$PWD/tests/bench/floor/tsa_floor.ko" \
-	"$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat" "$PWD/tests/bench/peer.bt" | tee "$out/guest.txt" | grep -v '^meter '
+	"$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat" "$PWD/tests/bench/peer.bt" \
+	$profile | tee "$out/guest.txt" | grep -v '^meter \|^syms '
 
 # Instructions per operation: the n-th "meter CONFIG TEST N" line of the
 # guest goes with the n-th stop marker (id 2) the plugin saw.
@@ -45,16 +65,20 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 		if (vcpu) print "bench: warning: a bracket ended on another vCPU than 1"
 		print ""
 		print "Guest instructions per operation (least of the rounds; +N: added to the run"
-		print "without a module; xF: tsa'\''s added instructions / the floor'\''s)"
+		print "without a module; xF: tsa'\''s added instructions / the floor'\''s; CONFIG@N:"
+		print "with N idle threads on the machine, +N against off@N)"
 		printf "%-13s", "config"
 		for (j = 1; j <= nt; j++) printf " %24s", ts[j]
 		print ""
 		for (i = 1; i <= nc; i++) {
 			c = cs[i]; printf "%-13s", c
 			for (j = 1; j <= nt; j++) {
-				t = ts[j]; b = best[c "/" t]; o = best["off/" t]
+				t = ts[j]
+				if (!((c "/" t) in best)) { printf " %24s", "-"; continue }
+				b = best[c "/" t]; o = best["off/" t]
+				if (c ~ /@/) { split(c, at, "@"); o = best["off@" at[2] "/" t] }
 				f = best["floor/" t] - o
-				if (c == "off") printf " %24.0f", b
+				if (c == "off" || c ~ /^off@/) printf " %24.0f", b
 				else if (c == "floor" || c == "bpftrace") printf " %10.0f %+8.0f %4s", b, b - o, ""
 				else printf " %10.0f %+8.0f %4.1fx", b, b - o, (f > 0 ? (b - o) / f : 0)
 			}
@@ -71,3 +95,49 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 			}
 		}
 	}'
+
+[ -n "$profile" ] || exit 0
+# The profile: bracket K of profile.txt is the K-th "meter" line. Symbols:
+# the guest kernel's (nokaslr) and the modules' addresses per config.
+# Addresses are 16 hex digits: sorted as strings, one merge maps them.
+tr -d '\0' <"$out/kallsyms.img" | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $1, "S", $3 }' >"$out/kernel.syms"
+[ -s "$out/kernel.syms" ] || tsa_die "the guest wrote no kernel symbols to map the profile with"
+prof=$out/profile.txt
+grep '^meter ' "$out/guest.txt" | awk '{ print NR, $2, $3, $4 }' >"$out/brackets.txt"
+: >"$out/persym.txt"
+while read -r k c t n; do
+	{
+		cat "$out/kernel.syms"
+		echo "ffffffffc0000000 S [other-modules]"
+		awk -v c="$c" '$1 == "syms" && $2 == c { print $3, "S", "[mod]" $4 }' "$out/guest.txt"
+		awk -v k="$k" '$1 == "bracket" { on = ($2 == k); next } on { print $1, "X", $2 }' "$prof"
+	} | LC_ALL=C sort -k1,1 -k2,2 | awk -v c="$c" -v t="$t" -v n="$n" '
+		$2 == "S" { sym = $3; next }
+		{ s = substr($1, 1, 1) == "f" ? (sym == "" ? "[kernel]" : sym) : "[user]"
+		  sum[s] += $3 }
+		END { for (s in sum) printf "%s %s %s %.3f\n", t, c, s, sum[s] / n }' >>"$out/persym.txt"
+done <"$out/brackets.txt"
+echo
+echo "Where the instructions go: per operation, by function (one round; the"
+echo "functions whose count tsa (on) or the floor changes most against off;"
+echo "the kernel's own counts vary by some hundreds from run to run: timer"
+echo "ticks and other work that falls inside the brackets; [mod]: module code)"
+for t in pipe syscall futex fault fork; do
+	awk -v t="$t" '$1 == t { v[$3, $2] = $4; syms[$3] = 1 }
+		END {
+			printf "%12.0f %-36s %10s %10s %10s %10s\n", 1e11, t, "off", "floor", "on", "syscalls=0"
+			for (s in syms) {
+				d = v[s, "on"] - v[s, "off"]; f = v[s, "floor"] - v[s, "off"]
+				to += v[s, "off"]; tf += v[s, "floor"]; tn += v[s, "on"]; tz += v[s, "syscalls=0"]
+				if (s ~ /^\[mod\]/) {
+					mf += v[s, "floor"]; mn += v[s, "on"]; mz += v[s, "syscalls=0"]
+				}
+				if (d >= 5 || d <= -5 || f >= 5 || f <= -5)
+					printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", (d < 0 ? -d : d), s,
+						v[s, "off"], v[s, "floor"], v[s, "on"], v[s, "syscalls=0"]
+			}
+			printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", 1e10, "total", to, tf, tn, tz
+			printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", 1e9, "the module'\''s own code ([mod])", 0, mf, mn, mz
+		}' "$out/persym.txt" | sort -k1,1nr | head -32 | cut -c14-
+	echo
+done

@@ -21,10 +21,18 @@
  * early by an exception is counted whole. Both markers are counted the
  * same way, so a bracket's count is exact up to those block boundaries.
  *
+ * profile=FILE (make bench-profile): also count, inside each bracket,
+ * the instructions of every translated block by its guest address, and
+ * at each stop marker append "bracket K" (K counts stop markers from 1)
+ * and one "VADDR INSNS" line per block address that ran. The host maps
+ * the addresses to symbols (the guest boots with nokaslr). Counting is
+ * per vCPU: a block counts only on the vCPU whose bracket is open.
+ *
  * Debian ships QEMU with plugin support but without its qemu-plugin.h:
  * the few API declarations used are below, as QEMU 7.2 defines them
  * (plugin API version 1; the loader checks qemu_plugin_version).
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +68,7 @@ typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 					       struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
@@ -71,9 +80,12 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags,
 					    void *userdata);
+void qemu_plugin_register_flush_cb(qemu_plugin_id_t id,
+				   qemu_plugin_simple_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
@@ -91,12 +103,86 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
  * under multi-threaded TCG each vCPU still writes only its own slot.
  */
 static uint64_t count[MAX_VCPUS], mark[MAX_VCPUS];
-static FILE *out;
+static bool inside[MAX_VCPUS];
+static unsigned long stops;
+static FILE *out, *prof;
+
+/* One translation of a block (an address may be translated again). */
+struct block {
+	uint64_t vaddr;
+	uint64_t insns;		/* of this block, inside brackets */
+	unsigned int n;
+	struct block *next;
+};
+static struct block *blocks, *flushed;
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void tb_exec(unsigned int vcpu, void *n)
 {
 	if (vcpu < MAX_VCPUS)
 		count[vcpu] += (uintptr_t)n;
+}
+
+static void tb_exec_profile(unsigned int vcpu, void *udata)
+{
+	struct block *b = udata;
+
+	if (vcpu >= MAX_VCPUS)
+		return;
+	count[vcpu] += b->n;
+	if (inside[vcpu])
+		b->insns += b->n;
+}
+
+static void profile_list(struct block *b)
+{
+	for (; b; b = b->next) {
+		if (!b->insns)
+			continue;
+		fprintf(prof, "%016llx %llu\n", (unsigned long long)b->vaddr,
+			(unsigned long long)b->insns);
+		b->insns = 0;
+	}
+}
+
+static void profile_dump(void)
+{
+	struct block *b, *next;
+
+	fprintf(prof, "bracket %lu\n", stops);
+	pthread_mutex_lock(&blocks_lock);
+	profile_list(blocks);
+	profile_list(flushed);
+	for (b = flushed; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	flushed = NULL;
+	pthread_mutex_unlock(&blocks_lock);
+	fflush(prof);
+}
+
+/*
+ * A flush of the translation cache retires every block: keep them until
+ * the next dump (a bracket may be open), so memory stays bounded.
+ */
+static void tb_flush(qemu_plugin_id_t id)
+{
+	struct block *b, *next;
+
+	(void)id;
+	pthread_mutex_lock(&blocks_lock);
+	for (b = blocks; b; b = next) {
+		next = b->next;
+		if (b->insns) {
+			b->next = flushed;
+			flushed = b;
+		} else {
+			free(b);
+		}
+	}
+	blocks = NULL;
+	pthread_mutex_unlock(&blocks_lock);
 }
 
 static void marker_exec(unsigned int vcpu, void *id)
@@ -107,6 +193,12 @@ static void marker_exec(unsigned int vcpu, void *id)
 		(unsigned long long)(count[vcpu] - mark[vcpu]));
 	fflush(out);
 	mark[vcpu] = count[vcpu];
+	inside[vcpu] = (uintptr_t)id == 1;
+	if ((uintptr_t)id == 2) {
+		stops++;
+		if (prof)
+			profile_dump();
+	}
 }
 
 /* The marker's id, or -1: 0f 1f 80 followed by disp32 0x5453xxxx. */
@@ -125,10 +217,26 @@ static long marker_id(struct qemu_plugin_insn *insn)
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	struct block *b;
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)n);
+	if (!prof) {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)n);
+		goto markers;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		abort();
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->n = n;
+	pthread_mutex_lock(&blocks_lock);
+	b->next = blocks;
+	blocks = b;
+	pthread_mutex_unlock(&blocks_lock);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec_profile,
+					     QEMU_PLUGIN_CB_NO_REGS, b);
+markers:
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		long mid = marker_id(insn);
@@ -146,17 +254,22 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	(void)p;
 	if (out)
 		fclose(out);
+	if (prof)
+		fclose(prof);
 }
 
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *ppath = NULL;
 
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		else if (!strncmp(argv[i], "profile=", 8))
+			ppath = argv[i] + 8;
+	}
 	if (!info->system_emulation || !path) {
 		qemu_plugin_outs("insn-meter: needs system emulation and out=FILE\n");
 		return -1;
@@ -166,7 +279,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		qemu_plugin_outs("insn-meter: cannot open the out= file\n");
 		return -1;
 	}
+	if (ppath) {
+		prof = fopen(ppath, "w");
+		if (!prof) {
+			qemu_plugin_outs("insn-meter: cannot open the profile= file\n");
+			return -1;
+		}
+	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_flush_cb(id, tb_flush);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
 }

@@ -11,6 +11,10 @@
  *   tsa-bench fork N        N fork + exit + wait           (task life cycle)
  *   tsa-bench threads N CMD...  start N idle threads, then run CMD five
  *                           times and print its least CPU time in ns
+ *   tsa-bench idle N CMD... start N idle threads, then run CMD once
+ *                           (its output is this command's): the cost
+ *                           of CMD's operations with N threads on the
+ *                           machine
  *
  * The N operations (after a tenth as many to warm up) are bracketed by two
  * markers that tests/bench/insn-meter.c (a QEMU plugin) counts the guest
@@ -199,15 +203,15 @@ static void *idle(void *arg)
 	return NULL;
 }
 
-/* Least CPU time (user + sys) of CMD over five runs, with N threads up. */
-static double bench_threads(long n, char **cmd)
+/* N idle threads with small stacks; returns how many started. */
+static long start_idle(long n)
 {
 	pthread_attr_t attr;
-	double best = -1;
+	long i;
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	for (long i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		pthread_t t;
 
 		if (pthread_create(&t, &attr, idle, NULL)) {
@@ -215,6 +219,36 @@ static double bench_threads(long n, char **cmd)
 			break;
 		}
 	}
+	pthread_attr_destroy(&attr);
+	return i;
+}
+
+/* CMD's exit status, run once with N idle threads up. */
+static int bench_idle(long n, char **cmd)
+{
+	int status;
+	pid_t p;
+
+	if (start_idle(n) < n)
+		return 1;
+	sleep(1);
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+/* Least CPU time (user + sys) of CMD over five runs, with N threads up. */
+static double bench_threads(long n, char **cmd)
+{
+	double best = -1;
+
+	start_idle(n);
 	sleep(1);
 	for (int r = 0; r < 5; r++) {
 		struct rusage ru;
@@ -246,8 +280,10 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	double r;
 
-	if (argc < 3 || n <= 0)
+	if (argc < 3 || n < 0 || (n == 0 && strcmp(argv[1], "idle")))
 		goto usage;
+	if (!strcmp(argv[1], "idle") && argc > 3)
+		return bench_idle(n, argv + 3);
 	if (!strcmp(argv[1], "syscall"))
 		r = bench_syscall(n);
 	else if (!strcmp(argv[1], "fault"))
@@ -267,6 +303,6 @@ int main(int argc, char **argv)
 	printf("%.1f\n", r);
 	return 0;
 usage:
-	fprintf(stderr, "usage: tsa-bench syscall|fault|futex|pipe|fork N | threads N CMD...\n");
+	fprintf(stderr, "usage: tsa-bench syscall|fault|futex|pipe|fork N | threads N CMD... | idle N CMD...\n");
 	return 2;
 }

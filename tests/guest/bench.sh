@@ -9,19 +9,33 @@
 # "bpftrace" is the eBPF peer: tests/bench/peer.bt keeping per-thread
 # USR/SYS/LAT/SLP totals in maps (when bpftrace is installed).
 #
-#   bench.sh TSA_KO FLOOR_KO TSA_BENCH TSA_PRSTAT PEER_BT
+# With "profile" (make bench-profile) it runs each loop once, for "off",
+# "floor", "on" and "syscalls=0" only, writes the kernel's text symbols
+# to /dev/vda and, after each load, prints the modules' ("syms CONFIG
+# ADDRESS NAME") for the host to map the instruction profile with.
+#
+#   bench.sh TSA_KO FLOOR_KO TSA_BENCH TSA_PRSTAT PEER_BT [profile]
 set -u
 ko=$1
 floor=$2
 bench=$3
 prstat=$4
 peer=$5
+profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
 configs=("off" "floor" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
+if [ "$profile" = profile ]; then
+	reps=1
+	configs=("off" "floor" "on" "syscalls=0")
+	# The kernel's text symbols, for the host, on the disk it gave us.
+	grep ' [tTwW] ' /proc/kallsyms | grep -v '\[' >/tmp/kallsyms
+	dd if=/tmp/kallsyms of=/dev/vda bs=1M conv=fsync status=none ||
+		{ echo "bench: cannot write the symbols to /dev/vda"; exit 1; }
+fi
 tests=("pipe" "syscall" "fault" "futex" "fork")
 declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500)
-declare -A best
+declare -A best slab
 
 # Everything on one CPU: a ping-pong across CPUs would mostly measure how
 # fast an emulated idle CPU wakes up, not the cost of a context switch.
@@ -69,6 +83,8 @@ unload() {
 for rep in $(seq 1 $reps); do
 	for c in "${configs[@]}"; do
 		load "$c" || { echo "bench: insmod $c failed"; exit 1; }
+		[ "$profile" = profile ] &&
+			awk -v c="$c" '$4 ~ /^\[tsa(_floor)?\]$/ && $2 ~ /^[tT]$/ { print "syms", c, $1, $3 }' /proc/kallsyms
 		for t in "${tests[@]}"; do
 			v=$(run_one "$c" "$t" 3>&1 >&4) || { echo "bench: $t failed"; exit 1; }
 			k="$c/$t"
@@ -104,6 +120,52 @@ cat <<'TXT'
   floor:   tsa_floor.ko, empty probes on tsa's hooks that read the clock
   bpftrace: tests/bench/peer.bt, per-thread USR/SYS/LAT/SLP in eBPF maps
 TXT
+
+[ "$profile" = profile ] && exit 0
+
+# Scale: the same pipe and futex loops with N idle threads on the machine,
+# without and with tsa (each switch looks the next thread's record up).
+# The meter's rows are "off@N" and "on@N"; the time ratios are not shown.
+# Each command runs with the threads up, once tsa lists them all (its
+# /proc/tsa entries are made by a work item that must not run inside the
+# bracket).
+echo 4194304 >/proc/sys/kernel/pid_max
+echo 4194304 >/proc/sys/kernel/threads-max
+echo 1048576 >/proc/sys/vm/max_map_count
+settled() { # N CMD...: run CMD once tsa (if loaded) lists N more threads
+	bash -c 'n=$1; shift
+		for _ in $(seq 1 3000); do
+			[ ! -d /proc/tsa ] || [ "$(ls /proc/tsa | wc -l)" -gt "$n" ] && break
+			sleep 0.2
+		done
+		exec "$@"' _ "$@"
+}
+slab_kb() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+for c in off on; do
+	load "$c" || { echo "bench: insmod $c failed"; exit 1; }
+	for n in 100 10000 100000; do
+		for t in pipe futex; do
+			echo "meter $c@$n $t ${ops[$t]}"
+			taskset -c 1 "$bench" idle "$n" bash -c "$(declare -f settled); settled \"\$@\"" \
+				_ "$n" "$bench" "$t" "${ops[$t]}" >/dev/null ||
+				{ echo "bench: $t with $n threads failed"; exit 1; }
+		done
+	done
+	# Memory: the kernel's slab grows with 10,000 idle threads; what it
+	# grows by more with tsa is what tsa costs a thread.
+	n=10000
+	s0=$(slab_kb)
+	s1=$(taskset -c 1 "$bench" idle $n bash -c "$(declare -f settled slab_kb); settled $n true; slab_kb
+		[ -d /proc/tsa ] && grep -E '^(threads|memory_bytes|thread_record_bytes|proc_entry_bytes|thread_bytes|hash_buckets) ' \
+			/sys/kernel/debug/tsa/stats >/tmp/bench-stats")
+	slab[$c]=$((s1 - s0))
+	unload "$c"
+done
+echo
+echo "Memory with $n idle threads: the kernel's slab grew by ${slab[off]} kB without tsa, ${slab[on]} kB with it:"
+printf '  tsa adds %.0f bytes of slab a thread (record, process share, /proc/tsa entry)\n' \
+	"$(awk "BEGIN{print (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
+sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
 insmod "$ko"
