@@ -7,7 +7,8 @@
 #   build   tsa.ko builds without a warning in its release's build root
 #   dkms    the tsa-dkms package of `make deb` installs in that root and
 #           DKMS builds tsa.ko for the kernel (vermagic checked)
-#   generic engine, wait-state and tsa-prstat suites (access rule included)
+#   generic engine, wait-state and tsa-prstat suites (access rule included),
+#           and the event-trace replay on nine of its workloads
 #   rt      engine suite (interrupts=1) and the load/unload churn
 #
 # The engine suite's first test says what the module lost at load (a hook
@@ -136,11 +137,11 @@ for series in "${series_list[@]}"; do
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" -- tests/out/tsa-gtest
 			run_suite "$ver" waits bash tests/guest/run-wait-tests.sh
 			run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
-			# The event-trace referee on the newest kernel too (the
-			# known workloads and three of the stressors: time).
-			[ "$series" != 7 ] ||
-				run_suite "$ver" replay bash tests/guest/run-replay-tests.sh \
-					lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem
+			# The event-trace referee on every generic kernel (the
+			# known workloads and three of the stressors: about 3
+			# minutes a kernel).
+			run_suite "$ver" replay bash tests/guest/run-replay-tests.sh \
+				lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem
 			;;
 		rt-amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" \
