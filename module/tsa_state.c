@@ -38,20 +38,22 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->last_cpu = TSA_NO_CPU;
 }
 
-/* Close the current stay at @now; returns the clamped @now. */
-static u64 tsa_acct_charge(struct tsa_acct *a, u64 now)
+/* Close the current stay at @now; true when @now had to be clamped. */
+static bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 {
+	bool clamped = now < a->stamp;
 	u64 stay;
 
-	if (now < a->stamp) {
+	if (unlikely(clamped)) {
 		a->clamps++;
 		now = a->stamp;
 	}
 	stay = now - a->stamp;
 	a->ns[a->state] += stay;
-	a->longest[a->state] = max(a->longest[a->state], stay);
+	if (stay > a->longest[a->state])
+		a->longest[a->state] = stay;
 	a->stamp = now;
-	return now;
+	return clamped;
 }
 
 /*
@@ -80,24 +82,14 @@ static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
  */
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 {
-	bool clamped = false;
-	u64 stay;
+	bool clamped;
 
 	if (unlikely(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))) {
 		if (!(a->flags & TSA_F_DEAD))
 			tsa_acct_settle(a, now, s);
 		return false;
 	}
-	if (unlikely(now < a->stamp)) {
-		a->clamps++;
-		now = a->stamp;
-		clamped = true;
-	}
-	stay = now - a->stamp;
-	a->ns[a->state] += stay;
-	if (stay > a->longest[a->state])
-		a->longest[a->state] = stay;
-	a->stamp = now;
+	clamped = tsa_acct_charge(a, now);
 	if (a->state != s) {
 		a->state = s;
 		a->entries[s]++;
@@ -175,13 +167,11 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now)
  */
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum)
 {
-	u64 clamps = a->clamps;
 	bool clamped;
 
 	if (a->flags & TSA_F_NOT_LIVE)
 		return false;
-	tsa_acct_charge(a, now);
-	clamped = a->clamps != clamps;
+	clamped = tsa_acct_charge(a, now);
 	tsa_acct_add(sum, a);
 	memset(a->ns, 0, sizeof(a->ns));
 	memset(a->longest, 0, sizeof(a->longest));
@@ -196,16 +186,16 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum)
 /* The last switch-out of a dead thread: its numbers freeze. */
 bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 {
-	u64 clamps = a->clamps;
+	bool clamped;
 
 	if (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)) {
 		a->flags |= TSA_F_DEAD;
 		return false;
 	}
 	a->count[TSA_VCX]++;
-	tsa_acct_charge(a, now);
+	clamped = tsa_acct_charge(a, now);
 	a->flags |= TSA_F_DEAD;
-	return a->clamps != clamps;
+	return clamped;
 }
 
 /*
@@ -318,11 +308,9 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
 /*
  * The idle table: system calls in which a sleeping thread is waiting for
  * work rather than for a resource, and the user-lock calls. Documented
- * in docs/proc-format.md and tsa(4); change them together.
- */
-/*
- * Indexed by system call number (a sleep looks its call up at every
- * context switch): unlisted numbers are 0, TSA_W_NONE.
+ * in docs/proc-format.md and tsa(4); change them together. Indexed by
+ * system call number (every sleep looks its call up): unlisted numbers
+ * are 0, TSA_W_NONE.
  */
 static const u8 tsa_wait_table[] = {
 #ifdef __NR_poll

@@ -2,13 +2,13 @@
 /*
  * Storage: one struct tsa_thread per tracked task, found by task pointer.
  *
- * task_struct has no field to spare, so records live in a hash table,
- * sized at load for the machine's memory, keyed by the task pointer (a tid is reused as soon as the task is
- * reaped, a pointer only after the task is freed). Lookups are lockless
- * under RCU, which the scheduler hooks get for free from running with IRQs
- * off. Records are inserted at fork and at load (process context, never
- * under the rq lock), removed when the task is freed, and freed after a
- * grace period.
+ * task_struct has no field to spare, so records live in a hash table
+ * sized at load for the machine's memory, keyed by the task pointer (a
+ * tid is reused as soon as the task is reaped, a pointer only after the
+ * task is freed). Lookups are lockless under RCU, which the scheduler
+ * hooks get for free from running with IRQs off. Records are inserted at
+ * fork and at load (process context, never under the rq lock), removed
+ * when the task is freed, and freed after a grace period.
  *
  * Each record is written by its own thread's events and by wakeups from
  * other CPUs; writers serialise on a raw spinlock (legal under the rq
