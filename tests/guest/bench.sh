@@ -132,13 +132,14 @@ TXT
 echo 4194304 >/proc/sys/kernel/pid_max
 echo 4194304 >/proc/sys/kernel/threads-max
 echo 1048576 >/proc/sys/vm/max_map_count
-settled() { # N CMD...: run CMD once tsa (if loaded) lists N more threads
-	bash -c 'n=$1; shift
-		for _ in $(seq 1 3000); do
-			[ ! -d /proc/tsa ] || [ "$(ls /proc/tsa | wc -l)" -gt "$n" ] && break
-			sleep 0.2
-		done
-		exec "$@"' _ "$@"
+settled() { # N CMD...: run CMD once tsa (if loaded) lists more than N
+	local n=$1
+	shift
+	for _ in $(seq 1 3000); do
+		[ ! -d /proc/tsa ] || [ "$(ls /proc/tsa | wc -l)" -gt "$n" ] && break
+		sleep 0.2
+	done
+	"$@"
 }
 slab_kb() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
 for c in off on; do
