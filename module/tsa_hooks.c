@@ -34,6 +34,11 @@ module_param_named(syscalls, tsa_param_syscalls, bool, 0444);
 MODULE_PARM_DESC(syscalls,
 		 "Split on-CPU time exactly into USR and SYS and count SCL with the syscall tracepoints (costs every syscall the slow path; default 1). Off: user threads' on-CPU time is USR.");
 
+static unsigned int tsa_param_calls = 8;
+module_param_named(calls, tsa_param_calls, uint, 0444);
+MODULE_PARM_DESC(calls,
+		 "Rows of each thread's table of the system calls it spent most time in (default 8, at most 64; 0: no table). Needs syscalls=1.");
+
 static bool tsa_param_faults = true;
 module_param_named(faults, tsa_param_faults, bool, 0444);
 MODULE_PARM_DESC(faults,
@@ -270,8 +275,9 @@ static bool tsa_syscalls_live;
  */
 static u8 tsa_kernel_flag(struct task_struct *p, bool in_kernel)
 {
-	if ((p->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
-	    (in_kernel && READ_ONCE(tsa_syscalls_live)))
+	if (p->flags & (PF_KTHREAD | PF_IO_WORKER))
+		return TSA_F_IN_KERNEL | TSA_F_KTHREAD;
+	if (in_kernel && READ_ONCE(tsa_syscalls_live))
 		return TSA_F_IN_KERNEL;
 	return 0;
 }
@@ -354,20 +360,23 @@ static TSA_PROBE_TASK(tsa_sched_process_free)
 }
 TSA_CHECK_PROBE(sched_process_free, tsa_sched_process_free);
 
-static void tsa_syscall(enum tsa_event ev)
+/* @nr: the call's number, as the task passed it. */
+static void tsa_syscall(enum tsa_event ev, long nr)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	u16 call;
 
 	tsa_event(ev);
 	th = tsa_thread_current();
 	if (!th)
 		return;
+	call = tsa_call_key(nr, tsa_task_compat(current));
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock()));
+		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
 	else
-		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock()));
+		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call));
 	tsa_thread_write_end(th, flags);
 }
 
@@ -375,15 +384,16 @@ static TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 {
 	/* From 6.13 these probes may run preemptible. */
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_ENTER);
+	tsa_syscall(TSA_EV_SYS_ENTER, id);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 
+/* The number names a call entered before the thread was tracked. */
 static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_EXIT);
+	tsa_syscall(TSA_EV_SYS_EXIT, syscall_get_nr(current, regs));
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
@@ -1067,6 +1077,12 @@ void tsa_hooks_exit(void)
 {
 	tsa_unregister();
 	tsa_late_exit();
+}
+
+/* Rows of the calls tables: none without the syscall hooks. */
+unsigned int tsa_hooks_calls_rows(void)
+{
+	return tsa_param_syscalls ? tsa_param_calls : 0;
 }
 
 void tsa_hooks_show(struct seq_file *m)

@@ -20,7 +20,7 @@ static int __init tsa_init(void)
 {
 	int ret;
 
-	ret = tsa_table_init();
+	ret = tsa_table_init(tsa_hooks_calls_rows());
 	if (ret)
 		return ret;
 	ret = tsa_proc_init();

@@ -39,6 +39,7 @@
 
 #define TSA_THREAD_FORMAT	"tsa-thread 1"
 #define TSA_ALL_FORMAT		"tsa-all 1"
+#define TSA_CALLS_FORMAT	"tsa-calls 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
 
@@ -241,8 +242,60 @@ struct tsa_all {
 	u64 now;
 	unsigned int n;
 	unsigned int max;
+	char *calls;		/* a calls table per row, or NULL */
+	size_t calls_size;
 	struct tsa_row rows[];
 };
+
+static struct tsa_calls *tsa_all_calls(const struct tsa_all *all,
+				       unsigned int i)
+{
+	return all->calls ? (void *)(all->calls + i * all->calls_size) : NULL;
+}
+
+/*
+ * Room for @max rows, and a calls table for each when @calls. Charged to
+ * the reader's memory cgroup (TSA_READER_GFP).
+ */
+static struct tsa_all *tsa_all_alloc(unsigned int max, bool calls)
+{
+	unsigned int rows = tsa_table_calls_rows();
+	struct tsa_all *all;
+
+	all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
+	if (!all)
+		return NULL;
+	all->n = 0;
+	all->max = max;
+	all->calls = NULL;
+	all->calls_size = tsa_calls_size(rows);
+	if (calls && rows) {
+		all->calls = kvmalloc_array(max, all->calls_size,
+					    TSA_READER_GFP);
+		if (!all->calls) {
+			kvfree(all);
+			return NULL;
+		}
+	}
+	return all;
+}
+
+static void tsa_all_free(struct tsa_all *all)
+{
+	if (!IS_ERR_OR_NULL(all))
+		kvfree(all->calls);
+	if (!IS_ERR(all))
+		kvfree(all);
+}
+
+/* Row @j takes row @i's place, with its calls table. */
+static void tsa_all_move(struct tsa_all *all, unsigned int j, unsigned int i)
+{
+	all->rows[j] = all->rows[i];
+	if (all->calls)
+		memcpy(tsa_all_calls(all, j), tsa_all_calls(all, i),
+		       all->calls_size);
+}
 
 void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
 		    u64 *entry_bytes)
@@ -295,7 +348,12 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		if (all->n == all->max)
 			return false;
 		r = &all->rows[all->n];
-		r->stay = tsa_thread_read(th, all->now, &r->a);
+		if (all->calls)
+			r->stay = tsa_thread_read_calls(th, all->now, &r->a,
+							tsa_all_calls(all,
+								      all->n));
+		else
+			r->stay = tsa_thread_read(th, all->now, &r->a);
 		if (r->a.flags & TSA_F_NOT_LIVE)
 			continue;
 		/*
@@ -322,17 +380,18 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	if (all->n == all->max)
 		return false;
 	/* The totals go in the next free row; it moves down below. */
-	gen = tsa_group_read(g, all->now, &all->rows[all->n].a, &exited, &at);
+	gen = tsa_group_read(g, all->now, &all->rows[all->n].a,
+			     tsa_all_calls(all, all->n), &exited, &at);
 	for (i = j = start; i < all->n; i++)
 		if (!tsa_thread_handed_over(all->rows[i].th, gen))
-			all->rows[j++] = all->rows[i];
+			tsa_all_move(all, j++, i);
 	if (!exited) {
 		all->n = j;
 		return true;
 	}
 	r = &all->rows[j];
 	if (j != i)
-		r->a = all->rows[i].a;
+		tsa_all_move(all, j, i);
 	all->n = j;
 	/* A hand-over during the copy holds numbers up to its clock. */
 	r->at = at;
@@ -390,6 +449,67 @@ static void tsa_show_acct(struct seq_file *m, const char *prefix,
 			   a->count[i]);
 }
 
+/* A call's name token: "read", "ia32:read", "x32:#17", "#451", "other". */
+static void tsa_seq_call(struct seq_file *m, u16 key)
+{
+	const char *name = tsa_call_name(key);
+
+	if (key == TSA_CALL_OTHER) {
+		seq_puts(m, "other");
+		return;
+	}
+	if (key & TSA_CALL_IA32)
+		seq_puts(m, "ia32:");
+	else if (key & TSA_CALL_X32)
+		seq_puts(m, "x32:");
+	if (name)
+		seq_puts(m, name);
+	else
+		seq_printf(m, "#%u", key & TSA_CALL_NR_MASK);
+}
+
+/* The states a call's time can be in: all but USR. */
+static void tsa_seq_call_states(struct seq_file *m)
+{
+	int s;
+
+	for (s = TSA_SYS; s < TSA_NR_STATES; s++) {
+		seq_putc(m, ' ');
+		seq_puts(m, tsa_state_names[s]);
+	}
+}
+
+static void tsa_seq_call_row(struct seq_file *m, const char *prefix,
+			     const struct tsa_call_row *r, u64 elapsed)
+{
+	u64 pct = tsa_pct100(r->ns, elapsed);
+	int s;
+
+	if (!r->calls && !r->ns)
+		return;
+	seq_printf(m, "%ssyscall ", prefix);
+	tsa_seq_call(m, r->key);
+	seq_printf(m, " %llu %llu %llu.%02llu %llu", r->calls, r->ns,
+		   pct / 100, pct % 100, r->longest);
+	for (s = TSA_SYS; s < TSA_NR_STATES; s++)
+		seq_put_decimal_ull(m, " ", r->state_ns[s]);
+	seq_putc(m, '\n');
+}
+
+/* A calls table (sorted), most time first, then the other row. */
+static void tsa_show_calls(struct seq_file *m, const char *prefix,
+			   const struct tsa_calls *c, u64 elapsed)
+{
+	unsigned int i;
+
+	seq_printf(m, "#%ssyscall name calls ns pct longest", prefix);
+	tsa_seq_call_states(m);
+	seq_putc(m, '\n');
+	for (i = 0; i < c->rows; i++)
+		tsa_seq_call_row(m, prefix, &c->row[i], elapsed);
+	tsa_seq_call_row(m, prefix, &c->other, elapsed);
+}
+
 /*
  * A process leader's file also shows the process: its live threads plus
  * those that exited, summed; elapsed is the sum of the threads' elapsed.
@@ -397,10 +517,11 @@ static void tsa_show_acct(struct seq_file *m, const char *prefix,
 static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 			     u64 now)
 {
+	unsigned int max = 1, i, live = 0, exited = 0;
+	struct tsa_calls *calls = NULL;
 	struct task_struct *t;
 	struct tsa_all *all;
 	struct tsa_acct *sum;
-	unsigned int max = 1, i, live = 0, exited = 0;
 	bool ok;
 
 	rcu_read_lock();
@@ -408,20 +529,24 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 		max++;
 	rcu_read_unlock();
 	max += max / 4 + 8;	/* threads born meanwhile */
-	all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
+	all = tsa_all_alloc(max, true);
 	sum = kzalloc(sizeof(*sum), TSA_READER_GFP);
-	if (!all || !sum)
+	if (all && all->calls)
+		calls = kmalloc(all->calls_size, TSA_READER_GFP);
+	if (!all || !sum || (all->calls && !calls))
 		goto out;
-	all->n = 0;
-	all->max = max;
 	all->now = now;
 	rcu_read_lock();
 	ok = pid_alive(leader) && tsa_all_process(all, leader);
 	rcu_read_unlock();
 	if (!ok)
 		goto out;
+	if (calls)
+		tsa_calls_reset(calls, tsa_table_calls_rows(), false);
 	for (i = 0; i < all->n; i++) {
 		tsa_acct_add(sum, &all->rows[i].a);
+		if (calls)
+			tsa_calls_merge(calls, tsa_all_calls(all, i));
 		if (all->rows[i].flags & TSA_ROW_TOTALS)
 			exited += all->rows[i].nr;
 		else
@@ -430,20 +555,33 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	seq_printf(m, "#process: live threads and those that exited, summed\nprocess-threads %u %u\nprocess-elapsed %llu\n",
 		   live, exited, tsa_acct_elapsed(sum));
 	tsa_show_acct(m, "process-", sum);
+	if (calls) {
+		tsa_calls_sort(calls);
+		tsa_show_calls(m, "process-", calls, tsa_acct_elapsed(sum));
+	}
 out:
+	kfree(calls);
 	kfree(sum);
-	kvfree(all);
+	tsa_all_free(all);
 }
 
 static int tsa_thread_show(struct seq_file *m, void *v)
 {
 	struct task_struct *t = m->private;
+	unsigned int rows = tsa_table_calls_rows();
+	struct tsa_calls *calls = NULL;
 	char comm[TASK_COMM_LEN];
 	struct tsa_thread *th;
 	struct tsa_acct a;
 	u64 now, stay = 0;
 	bool live = false;
 	int ret;
+
+	if (rows) {
+		calls = kmalloc(tsa_calls_size(rows), TSA_READER_GFP);
+		if (!calls)
+			return -ENOMEM;
+	}
 
 	/*
 	 * Checked again at every read, as /proc/<pid>/io does: the thread
@@ -453,7 +591,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	 */
 	ret = down_read_killable(&t->signal->exec_update_lock);
 	if (ret)
-		return ret;
+		goto out_free;
 	if (!tsa_may_read(t)) {
 		ret = -EACCES;
 		goto out;
@@ -462,7 +600,10 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	rcu_read_lock();
 	th = tsa_thread_find(t);
 	if (th) {
-		stay = tsa_thread_read(th, now, &a);
+		if (calls)
+			stay = tsa_thread_read_calls(th, now, &a, calls);
+		else
+			stay = tsa_thread_read(th, now, &a);
 		live = !(a.flags & TSA_F_NOT_LIVE);
 	}
 	rcu_read_unlock();
@@ -481,10 +622,14 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
 	tsa_hooks_show_degraded(m);
 	tsa_show_acct(m, "", &a);
+	if (calls)
+		tsa_show_calls(m, "", calls, tsa_acct_elapsed(&a));
 	if (thread_group_leader(t))
 		tsa_process_show(m, t, now);
 out:
 	up_read(&t->signal->exec_update_lock);
+out_free:
+	kfree(calls);
 	return ret;
 }
 
@@ -558,7 +703,7 @@ static unsigned int tsa_all_rows_wanted(void)
 	return n + n / 8 + 16;
 }
 
-static struct tsa_all *tsa_all_collect(void)
+static struct tsa_all *tsa_all_collect(bool calls)
 {
 	unsigned int max = tsa_all_rows_wanted(), tries;
 	struct task_struct *p;
@@ -566,11 +711,9 @@ static struct tsa_all *tsa_all_collect(void)
 	bool full = false;
 
 	for (tries = 0; tries < 4; tries++, max *= 2) {
-		all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
+		all = tsa_all_alloc(max, calls);
 		if (!all)
 			return ERR_PTR(-ENOMEM);
-		all->n = 0;
-		all->max = max;
 		rcu_read_lock();
 		all->now = tsa_clock();
 		for_each_process(p) {
@@ -581,7 +724,7 @@ static struct tsa_all *tsa_all_collect(void)
 		rcu_read_unlock();
 		if (!full)
 			return all;
-		kvfree(all);
+		tsa_all_free(all);
 		cond_resched();
 	}
 	return ERR_PTR(-EAGAIN);
@@ -666,30 +809,106 @@ static const struct seq_operations tsa_all_seq_ops = {
 	.show = tsa_all_show,
 };
 
-static int tsa_all_open(struct inode *inode, struct file *file)
+/* The snapshot is taken at open, with the calls tables for that file. */
+static int tsa_snapshot_open(struct file *file,
+			     const struct seq_operations *ops, bool calls)
 {
-	struct tsa_all *all = tsa_all_collect();
+	struct tsa_all *all = tsa_all_collect(calls);
 	int ret;
 
 	if (IS_ERR(all))
 		return PTR_ERR(all);
-	ret = seq_open(file, &tsa_all_seq_ops);
+	ret = seq_open(file, ops);
 	if (ret) {
-		kvfree(all);
+		tsa_all_free(all);
 		return ret;
 	}
 	((struct seq_file *)file->private_data)->private = all;
 	return 0;
 }
 
+static int tsa_all_open(struct inode *inode, struct file *file)
+{
+	return tsa_snapshot_open(file, &tsa_all_seq_ops, false);
+}
+
 static int tsa_all_release(struct inode *inode, struct file *file)
 {
-	kvfree(((struct seq_file *)file->private_data)->private);
+	tsa_all_free(((struct seq_file *)file->private_data)->private);
 	return seq_release(inode, file);
 }
 
 static const struct proc_ops tsa_all_ops = {
 	.proc_open = tsa_all_open,
+	.proc_read = seq_read,
+	.proc_write = tsa_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_all_release,
+};
+
+/* --- /proc/tsa/calls --------------------------------------------------- */
+
+/* One line per call row of every row of the snapshot. */
+static int tsa_calls_show(struct seq_file *m, void *v)
+{
+	struct tsa_all *all = m->private;
+	const struct tsa_row *r = v;
+	const struct tsa_calls *c;
+	const struct tsa_call_row *cr;
+	unsigned int i;
+	int s;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, TSA_CALLS_FORMAT "\nnow %llu\nrows %u\nstates",
+			   all->now, tsa_table_calls_rows());
+		tsa_seq_call_states(m);
+		seq_puts(m, "\nfields tid pid uid flags elapsed at call calls ns max");
+		for (s = TSA_SYS; s < TSA_NR_STATES; s++)
+			seq_printf(m, " %c%c%c_ns", tsa_state_names[s][0] | 0x20,
+				   tsa_state_names[s][1] | 0x20,
+				   tsa_state_names[s][2] | 0x20);
+		seq_putc(m, '\n');
+		return 0;
+	}
+	c = tsa_all_calls(all, r - all->rows);
+	if (!c)
+		return 0;
+	for (i = 0; i <= c->rows; i++) {
+		cr = i < c->rows ? &c->row[i] : &c->other;
+		if (!cr->calls && !cr->ns)
+			continue;
+		seq_put_decimal_ll(m, "", r->tid);
+		seq_put_decimal_ll(m, " ", r->pid);
+		seq_put_decimal_ull(m, " ", r->uid);
+		seq_put_decimal_ull(m, " ", r->flags);
+		seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
+		seq_put_decimal_ull(m, " ", r->at);
+		seq_putc(m, ' ');
+		tsa_seq_call(m, cr->key);
+		seq_put_decimal_ull(m, " ", cr->calls);
+		seq_put_decimal_ull(m, " ", cr->ns);
+		seq_put_decimal_ull(m, " ", cr->longest);
+		for (s = TSA_SYS; s < TSA_NR_STATES; s++)
+			seq_put_decimal_ull(m, " ", cr->state_ns[s]);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+static const struct seq_operations tsa_calls_seq_ops = {
+	.start = tsa_all_start,
+	.next = tsa_all_next,
+	.stop = tsa_all_stop,
+	.show = tsa_calls_show,
+};
+
+static int tsa_calls_open(struct inode *inode, struct file *file)
+{
+	return tsa_snapshot_open(file, &tsa_calls_seq_ops, true);
+}
+
+static const struct proc_ops tsa_calls_ops = {
+	.proc_open = tsa_calls_open,
 	.proc_read = seq_read,
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
@@ -703,7 +922,9 @@ int tsa_proc_init(void)
 	tsa_dir = proc_mkdir("tsa", NULL);
 	if (!tsa_dir)
 		return -ENOMEM;
-	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops)) {
+	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops) ||
+	    (tsa_table_calls_rows() &&
+	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops))) {
 		proc_remove(tsa_dir);
 		return -ENOMEM;
 	}

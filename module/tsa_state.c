@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <asm/unistd.h>
 
+#include "tsa_calls.h"
 #include "tsa_state.h"
 
 const char *const tsa_state_names[TSA_NR_STATES] = {
@@ -27,9 +28,19 @@ const char *const tsa_counter_names[TSA_NR_COUNTERS] = {
 	[TSA_MIG] = "MIG",
 };
 
+/*
+ * A record starts counting. Its calls table (kept across) starts empty;
+ * a user thread that starts inside the kernel is inside a call.
+ */
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 {
+	struct tsa_calls *c = a->calls;
+
 	memset(a, 0, sizeof(*a));
+	a->calls = c;
+	if (c)
+		tsa_calls_reset(c, c->max, (flags & TSA_F_IN_KERNEL) &&
+			       !(flags & TSA_F_KTHREAD));
 	a->since = now;
 	a->stamp = now;
 	a->state = s;
@@ -53,6 +64,8 @@ static bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 	if (stay > a->longest[a->state])
 		a->longest[a->state] = stay;
 	a->stamp = now;
+	if (a->calls && tsa_calls_in_call(a->calls))
+		tsa_calls_charge(a->calls, a->state, stay);
 	return clamped;
 }
 
@@ -140,21 +153,31 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
 	return tsa_acct_enter(a, now, TSA_LAT);
 }
 
-bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now)
+/* @call: the call's key (tsa_call_key()), for the calls table. */
+bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 {
+	bool clamped = false;
+
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
-	if (a->state != TSA_USR && !(a->flags & TSA_F_PROVISIONAL))
-		return false;
-	return tsa_acct_enter(a, now, TSA_SYS);
+	if (a->state == TSA_USR || (a->flags & TSA_F_PROVISIONAL))
+		clamped = tsa_acct_enter(a, now, TSA_SYS);
+	if (a->calls)
+		tsa_calls_begin(a->calls, call);
+	return clamped;
 }
 
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now)
+/* @call names the call if it was entered before tracking began. */
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call)
 {
+	bool clamped = false;
+
 	a->flags &= ~TSA_F_IN_KERNEL;
-	if (a->state != TSA_SYS && !(a->flags & TSA_F_PROVISIONAL))
-		return false;
-	return tsa_acct_enter(a, now, TSA_USR);
+	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
+		clamped = tsa_acct_enter(a, now, TSA_USR);
+	if (a->calls)
+		tsa_calls_end(a->calls, call);
+	return clamped;
 }
 
 /*
@@ -165,7 +188,8 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now)
  * tail alone, which its last switch-out adds. A stay that spans the two is
  * counted once, its longest in two parts.
  */
-bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum)
+bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
+			 struct tsa_calls *sum_calls)
 {
 	bool clamped;
 
@@ -173,6 +197,13 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum)
 		return false;
 	clamped = tsa_acct_charge(a, now);
 	tsa_acct_add(sum, a);
+	/* The call it exits in (exit_group) counts here; its tail later. */
+	if (a->calls) {
+		tsa_calls_fold(a->calls, true);
+		if (sum_calls)
+			tsa_calls_merge(sum_calls, a->calls);
+		tsa_calls_clear_rows(a->calls);
+	}
 	memset(a->ns, 0, sizeof(a->ns));
 	memset(a->longest, 0, sizeof(a->longest));
 	memset(a->entries, 0, sizeof(a->entries));
@@ -194,6 +225,8 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 	}
 	a->count[TSA_VCX]++;
 	clamped = tsa_acct_charge(a, now);
+	if (a->calls)
+		tsa_calls_fold(a->calls, !(a->flags & TSA_F_EXITING));
 	a->flags |= TSA_F_DEAD;
 	return clamped;
 }
@@ -276,11 +309,26 @@ bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now)
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 {
 	*out = *a;
+	out->calls = NULL;	/* a copy charges nothing to the record's */
 	if (a->flags & TSA_F_DEAD)
 		return 0;
 	now = max(now, a->stamp);
 	tsa_acct_charge(out, now);
 	return now - a->stamp;
+}
+
+/*
+ * A copy @c of @a's calls table as seen at @now, @a being the copy of the
+ * record taken with it: the call in progress counts, up to @now, as a
+ * call of its own; rows sorted by time.
+ */
+void tsa_acct_calls_snapshot(const struct tsa_acct *a, u64 now,
+			     struct tsa_calls *c)
+{
+	if (!(a->flags & TSA_F_DEAD) && tsa_calls_in_call(c))
+		tsa_calls_charge(c, a->state, max(now, a->stamp) - a->stamp);
+	tsa_calls_fold(c, !(a->flags & TSA_F_EXITING));
+	tsa_calls_sort(c);
 }
 
 u64 tsa_acct_elapsed(const struct tsa_acct *a)

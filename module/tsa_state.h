@@ -64,6 +64,7 @@ enum tsa_counter {
 #define TSA_F_IN_KERNEL		0x04	/* on-CPU time is SYS, not USR */
 #define TSA_F_PROVISIONAL	0x08	/* seeded, state not yet known */
 #define TSA_F_EXITING		0x10	/* in do_exit(): numbers so far handed on */
+#define TSA_F_KTHREAD		0x20	/* kernel thread: never in a system call */
 /* Not a live thread for readers: its numbers are elsewhere or unknown. */
 #define TSA_F_NOT_LIVE		(TSA_F_DEAD | TSA_F_PROVISIONAL | TSA_F_EXITING)
 
@@ -81,7 +82,10 @@ enum tsa_counter {
 
 #define TSA_NO_CPU		(-1)
 
+struct tsa_calls;
+
 struct tsa_acct {
+	struct tsa_calls *calls;	/* its calls table, or NULL (a copy) */
 	u64 since;		/* birth, or when tracking started */
 	u64 stamp;		/* when the current state was entered */
 	u64 ns[TSA_NR_STATES];
@@ -120,9 +124,10 @@ bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
 			 enum tsa_switch_kind kind, enum tsa_state sleep);
 bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
-bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now);
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now);
-bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum);
+bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call);
+bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
+			 struct tsa_calls *sum_calls);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
@@ -133,6 +138,8 @@ bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now);
 
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
+void tsa_acct_calls_snapshot(const struct tsa_acct *a, u64 now,
+			     struct tsa_calls *c);
 u64 tsa_acct_elapsed(const struct tsa_acct *a);
 void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a);
 

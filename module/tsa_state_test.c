@@ -112,9 +112,9 @@ static bool run_event(struct tsa_acct *a, const struct transition_case *c,
 	case EV_WAKE:
 		return tsa_acct_wakeup(a, now);
 	case EV_SYS_ENTER:
-		return tsa_acct_sys_enter(a, now);
+		return tsa_acct_sys_enter(a, now, 0);
 	default:
-		return tsa_acct_sys_exit(a, now);
+		return tsa_acct_sys_exit(a, now, 0);
 	}
 }
 
@@ -145,15 +145,15 @@ static void life_of_a_thread_sums_exactly(struct kunit *test)
 
 	tsa_acct_init(a, 0, TSA_LAT, TSA_F_IN_KERNEL);
 	tsa_acct_switch_in(a, 1 * MS, 0);		/* LAT 1 */
-	tsa_acct_sys_exit(a, 2 * MS);			/* SYS 1 */
-	tsa_acct_sys_enter(a, 5 * MS);			/* USR 3 */
+	tsa_acct_sys_exit(a, 2 * MS, 0);			/* SYS 1 */
+	tsa_acct_sys_enter(a, 5 * MS, 0);			/* USR 3 */
 	tsa_acct_switch_out(a, 6 * MS, TSA_SW_BLOCK, TSA_SLP); /* SYS 1 */
 	tsa_acct_wakeup(a, 106 * MS);			/* SLP 100 */
 	tsa_acct_switch_in(a, 108 * MS, 1);		/* LAT 2 */
-	tsa_acct_sys_exit(a, 109 * MS);		/* SYS 1 */
+	tsa_acct_sys_exit(a, 109 * MS, 0);		/* SYS 1 */
 	tsa_acct_switch_out(a, 119 * MS, TSA_SW_PREEMPT, TSA_SLP); /* USR 10 */
 	tsa_acct_switch_in(a, 120 * MS, 1);		/* LAT 1 */
-	tsa_acct_sys_enter(a, 125 * MS);		/* USR 5 */
+	tsa_acct_sys_enter(a, 125 * MS, 0);		/* USR 5 */
 	tsa_acct_exit(a, 126 * MS);			/* SYS 1 */
 
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 4 * MS);
@@ -246,7 +246,7 @@ static void same_state_is_not_a_new_entry(struct kunit *test)
 	struct tsa_acct *a = acct(test);
 
 	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL);
-	tsa_acct_sys_enter(a, 5);	/* already SYS */
+	tsa_acct_sys_enter(a, 5, 0);	/* already SYS */
 	KUNIT_EXPECT_EQ(test, a->entries[TSA_SYS], 1ULL);
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 0ULL);
 	tsa_acct_enter(a, 9, TSA_SYS);
@@ -316,14 +316,14 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 	sum->flags = TSA_F_DEAD;
 	tsa_acct_init(a, 0, TSA_LAT, 0);
 	tsa_acct_switch_in(a, 2 * MS, 0);
-	tsa_acct_sys_enter(a, 5 * MS);			/* USR 3 */
-	tsa_acct_exit_begin(a, 7 * MS, sum);		/* SYS 2 so far */
+	tsa_acct_sys_enter(a, 5 * MS, 0);			/* USR 3 */
+	tsa_acct_exit_begin(a, 7 * MS, sum, NULL);		/* SYS 2 so far */
 	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_EXITING));
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
 	KUNIT_EXPECT_EQ(test, sum->ns[TSA_SYS], 2 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
 	/* Only once: a second call changes nothing. */
-	tsa_acct_exit_begin(a, 8 * MS, sum);
+	tsa_acct_exit_begin(a, 8 * MS, sum, NULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
 
 	tsa_acct_exit(a, 10 * MS);			/* SYS 3 more */
@@ -523,7 +523,7 @@ static void fault_time_is_sys_and_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 20ULL + 1 + 1 + 1 + 1);
 
 	/* A fault inside a syscall (KFL) returns to SYS, not USR. */
-	tsa_acct_sys_enter(a, 50);
+	tsa_acct_sys_enter(a, 50, 0);
 	tsa_acct_fault_enter(a, 51, tsa_fault_kind(0), &saved);
 	KUNIT_EXPECT_EQ(test, a->ctx, TSA_C_FAULT_KERN);
 	tsa_acct_fault_exit(a, 52, saved, 0, 0);

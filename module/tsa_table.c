@@ -32,6 +32,8 @@ static struct hlist_head tsa_groups[1 << TSA_GROUP_BITS];
 static DEFINE_RAW_SPINLOCK(tsa_table_lock);
 static struct kmem_cache *tsa_thread_cache;
 static struct kmem_cache *tsa_group_cache;
+/* Rows of each record's calls table (0: none), after the record. */
+static unsigned int tsa_calls_rows;
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
@@ -87,15 +89,35 @@ static struct hlist_head *tsa_group_bucket(const struct signal_struct *s)
 	return &tsa_groups[hash_ptr(s, TSA_GROUP_BITS)];
 }
 
-int tsa_table_init(void)
+unsigned int tsa_table_calls_rows(void)
+{
+	return tsa_calls_rows;
+}
+
+/* The calls table, if any, follows each record and group in its object. */
+static struct tsa_calls *tsa_calls_after(void *end)
+{
+	return tsa_calls_rows ? end : NULL;
+}
+
+int tsa_table_init(unsigned int calls_rows)
 {
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
+	size_t extra;
 
+	tsa_calls_rows = min(calls_rows, TSA_CALLS_MAX_ROWS);
+	extra = tsa_calls_rows ? tsa_calls_size(tsa_calls_rows) : 0;
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
 			       GFP_KERNEL);
-	tsa_thread_cache = KMEM_CACHE(tsa_thread, 0);
-	tsa_group_cache = KMEM_CACHE(tsa_group, 0);
+	tsa_thread_cache = kmem_cache_create("tsa_thread",
+					     sizeof(struct tsa_thread) + extra,
+					     __alignof__(struct tsa_thread),
+					     0, NULL);
+	tsa_group_cache = kmem_cache_create("tsa_group",
+					    sizeof(struct tsa_group) + extra,
+					    __alignof__(struct tsa_group),
+					    0, NULL);
 	if (!tsa_threads || !tsa_thread_cache || !tsa_group_cache) {
 		kmem_cache_destroy(tsa_thread_cache);
 		kmem_cache_destroy(tsa_group_cache);
@@ -194,6 +216,10 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 	}
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
+	/* tsa_acct_init() empties it; it needs to know its size. */
+	th->acct.calls = tsa_calls_after(th + 1);
+	if (th->acct.calls)
+		th->acct.calls->max = tsa_calls_rows;
 	return th;
 }
 
@@ -319,6 +345,9 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		raw_spin_lock_init(&g->lock);
 		seqcount_raw_spinlock_init(&g->seq, &g->lock);
 		g->exited.flags = TSA_F_DEAD;
+		g->calls = tsa_calls_after(g + 1);
+		if (g->calls)
+			tsa_calls_reset(g->calls, tsa_calls_rows, false);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		atomic64_inc(&tsa_nr_groups);
 	}
@@ -387,6 +416,22 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
 	return tsa_acct_snapshot(&copy, now, out);
 }
 
+/* The same with a copy of its calls table as of @now, sorted. */
+u64 tsa_thread_read_calls(struct tsa_thread *th, u64 now,
+			  struct tsa_acct *out, struct tsa_calls *calls)
+{
+	struct tsa_acct copy;
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&th->seq);
+		copy = th->acct;
+		memcpy(calls, copy.calls, tsa_calls_size(tsa_calls_rows));
+	} while (read_seqcount_retry(&th->seq, seq));
+	tsa_acct_calls_snapshot(&copy, now, calls);
+	return tsa_acct_snapshot(&copy, now, out);
+}
+
 /* Number a hand-over; never 0, which means "not handed over". */
 static u32 tsa_group_next_exit(struct tsa_group *g)
 {
@@ -402,7 +447,7 @@ static u32 tsa_group_next_exit(struct tsa_group *g)
  * latest hand-over they hold.
  */
 u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
-		   u32 *threads, u64 *at)
+		   struct tsa_calls *calls, u32 *threads, u64 *at)
 {
 	unsigned int seq;
 	u32 gen;
@@ -410,10 +455,14 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 	do {
 		seq = read_seqcount_begin(&g->seq);
 		*sum = g->exited;
+		if (calls)
+			memcpy(calls, g->calls, tsa_calls_size(tsa_calls_rows));
 		*threads = g->exited_threads;
 		*at = max(now, g->at);
 		gen = g->exits;
 	} while (read_seqcount_retry(&g->seq, seq));
+	if (calls)
+		tsa_calls_sort(calls);
 	return gen;
 }
 
@@ -446,7 +495,8 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 		g->exited_threads++;
 		th->exit_gen = tsa_group_next_exit(g);
 	}
-	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited);
+	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited,
+				      g->calls);
 	g->at = max(g->at, th->acct.stamp);
 	tsa_thread_write_end(th, tflags);
 	write_seqcount_end(&g->seq);
@@ -471,6 +521,8 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
 	exiting = th->acct.flags & TSA_F_EXITING;
 	clamped = tsa_acct_exit(&th->acct, tsa_clock());
+	if (counted && g->calls)
+		tsa_calls_merge(g->calls, th->acct.calls);
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa system-call attribution: the table of a thread's calls. See
+ * tsa_calls.h for the model and the eviction rule.
+ */
+#include <linux/bitmap.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "tsa_calls.h"
+
+/*
+ * System call names, by number, from the kernel the module is built for
+ * (Kbuild generates them from its unistd headers).
+ */
+static const char *const tsa_call_names[] = {
+#include "tsa_syscalls_64.inc"
+};
+
+#ifdef CONFIG_IA32_EMULATION
+static const char *const tsa_call_names_ia32[] = {
+#include "tsa_syscalls_ia32.inc"
+};
+#endif
+
+#define TSA_X32_BIT	0x40000000L	/* __X32_SYSCALL_BIT */
+
+/* @nr as the task passed it (x32 calls carry the x32 bit). */
+u16 tsa_call_key(long nr, bool ia32)
+{
+	u16 abi = 0;
+
+	if (!ia32 && nr >= 0 && (nr & TSA_X32_BIT)) {
+		nr &= ~TSA_X32_BIT;
+		abi = TSA_CALL_X32;
+	}
+	if (nr < 0 || nr > TSA_CALL_NR_MASK)
+		return TSA_CALL_OTHER;
+	return (ia32 ? TSA_CALL_IA32 : abi) | nr;
+}
+
+/* The name of a call's number, or NULL if the tables have none. */
+const char *tsa_call_name(u16 key)
+{
+	unsigned int nr = key & TSA_CALL_NR_MASK;
+
+	if (key >= TSA_CALL_OTHER || (key & TSA_CALL_X32))
+		return NULL;
+#ifdef CONFIG_IA32_EMULATION
+	if (key & TSA_CALL_IA32)
+		return nr < ARRAY_SIZE(tsa_call_names_ia32) ?
+			tsa_call_names_ia32[nr] : NULL;
+#else
+	if (key & TSA_CALL_IA32)
+		return NULL;
+#endif
+	return nr < ARRAY_SIZE(tsa_call_names) ? tsa_call_names[nr] : NULL;
+}
+
+static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
+{
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+}
+
+/* Add @from's numbers to @to; the longest call stays the longest. */
+static void tsa_call_row_add(struct tsa_call_row *to,
+			     const struct tsa_call_row *from)
+{
+	int s;
+
+	to->calls += from->calls;
+	to->ns += from->ns;
+	to->longest = max(to->longest, from->longest);
+	for (s = 0; s < TSA_NR_STATES; s++)
+		to->state_ns[s] += from->state_ns[s];
+}
+
+/*
+ * An empty table of @max rows; @in_call when the thread is inside a call
+ * it entered before tsa saw it (its number is known when it returns).
+ */
+void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call)
+{
+	memset(c, 0, tsa_calls_size(max));
+	c->max = max;
+	c->cur_key = in_call ? TSA_CALL_UNKNOWN : TSA_CALL_NONE;
+	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
+}
+
+/*
+ * The row of @key. A call without one takes a free row; when none is
+ * free, the row with the least time (whose numbers move to the other row)
+ * if @take or if that row has less than @ns; else it goes to the other row.
+ */
+static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
+					  u64 ns, bool take)
+{
+	struct tsa_call_row *r, *least;
+	unsigned int i;
+
+	if (key >= TSA_CALL_OTHER)
+		return &c->other;
+	if (c->hint < c->rows && c->row[c->hint].key == key)
+		return &c->row[c->hint];
+	for (i = 0; i < c->rows; i++) {
+		if (c->row[i].key == key) {
+			c->hint = i;
+			return &c->row[i];
+		}
+	}
+	if (c->rows < c->max) {
+		c->hint = c->rows;
+		r = &c->row[c->rows++];
+		tsa_call_row_clear(r, key);
+		return r;
+	}
+	if (!c->rows)
+		return &c->other;
+	least = &c->row[0];
+	for (i = 1; i < c->rows; i++)
+		if (c->row[i].ns < least->ns)
+			least = &c->row[i];
+	if (!take && least->ns >= ns)
+		return &c->other;
+	tsa_call_row_add(&c->other, least);
+	tsa_call_row_clear(least, key);
+	c->hint = least - c->row;
+	return least;
+}
+
+/*
+ * Move the call in progress so far into its row: as a call of its own
+ * when @count, or as more of one already counted (the rest of a call
+ * after an exit's hand-over). The call goes on, with nothing in cur[].
+ */
+void tsa_calls_fold(struct tsa_calls *c, bool count)
+{
+	struct tsa_call_row *r;
+	unsigned long mask = c->mask;
+	u64 total = 0;
+	int s;
+
+	/* Nothing known of a call entered before tracking: no row. */
+	if (!tsa_calls_in_call(c) ||
+	    (c->cur_key == TSA_CALL_UNKNOWN && !c->mask))
+		return;
+	for_each_set_bit(s, &mask, TSA_NR_STATES)
+		total += c->cur[s];
+	r = tsa_calls_row(c, c->cur_key, total, true);
+	r->calls += count;
+	r->ns += total;
+	r->longest = max(r->longest, total);
+	for_each_set_bit(s, &mask, TSA_NR_STATES)
+		r->state_ns[s] += c->cur[s];
+	c->mask = 0;
+}
+
+/* The thread enters call @key (a call still open is closed first). */
+void tsa_calls_begin(struct tsa_calls *c, u16 key)
+{
+	tsa_calls_fold(c, true);
+	c->cur_key = key;
+	c->mask = 0;
+}
+
+/*
+ * The call returns. @key is the number the task returns from, which
+ * names a call entered before tsa saw it.
+ */
+void tsa_calls_end(struct tsa_calls *c, u16 key)
+{
+	if (c->cur_key == TSA_CALL_UNKNOWN)
+		c->cur_key = key;
+	tsa_calls_fold(c, true);
+	c->cur_key = TSA_CALL_NONE;
+}
+
+/* After a hand-over: the rows start again; a call in progress goes on. */
+void tsa_calls_clear_rows(struct tsa_calls *c)
+{
+	c->rows = 0;
+	c->hint = 0;
+	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
+}
+
+/*
+ * Add @from's rows into @to (a thread's table into its process's): a
+ * call with a row in @to adds to it; one without takes a free row, or
+ * the least row if it has more time, else goes to @to's other row.
+ */
+void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < from->rows; i++)
+		tsa_call_row_add(tsa_calls_row(to, from->row[i].key,
+					       from->row[i].ns, false),
+				 &from->row[i]);
+	tsa_call_row_add(&to->other, &from->other);
+}
+
+/* Time inside calls: the rows and the other row. */
+u64 tsa_calls_total(const struct tsa_calls *c)
+{
+	u64 ns = c->other.ns;
+	unsigned int i;
+
+	for (i = 0; i < c->rows; i++)
+		ns += c->row[i].ns;
+	return ns;
+}
+
+static int tsa_call_row_cmp(const void *a, const void *b)
+{
+	const struct tsa_call_row *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Most time first (a reader's copy: it forgets the hint). */
+void tsa_calls_sort(struct tsa_calls *c)
+{
+	sort(c->row, c->rows, sizeof(c->row[0]), tsa_call_row_cmp, NULL);
+	c->hint = 0;
+}

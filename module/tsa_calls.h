@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tsa system-call attribution: in which call a thread spent its time.
+ *
+ * With the calls parameter set, each record has a small table of the
+ * system calls its thread spent the most time in. While the thread is
+ * inside a call, every stay tsa_state.c charges is also added, by state,
+ * to the call in progress (cur[]); when the call returns, that goes to
+ * the call's row: one more call, its time, its longest, and its time per
+ * state (SYS on CPU; LCK, IDL, IOW, SLP, ... asleep; LAT waiting for a
+ * CPU). So the rows, with the other row, hold exactly the time the thread
+ * spent inside system calls, split exactly as the thread's states are.
+ *
+ * The table is bounded. A call that has no row takes a free one; when
+ * none is free, it takes the row with the least time, whose numbers move
+ * to the other row (rows count from when their call took them). A merge
+ * of a table into another (a thread's into its process's at exit) only
+ * takes a row for a call with more time than the least row; otherwise
+ * the call goes to the other row. Nothing is ever lost or counted twice.
+ *
+ * Pure logic, like tsa_state.c: KUnit drives it directly.
+ */
+#ifndef TSA_CALLS_H
+#define TSA_CALLS_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#include "tsa_state.h"
+
+/*
+ * A call's key: its number, and which table the number is from (a 32-bit
+ * task's numbers are not the 64-bit ones). Keys at and above
+ * TSA_CALL_OTHER are not calls.
+ */
+#define TSA_CALL_IA32		0x8000	/* number of the ia32 table */
+#define TSA_CALL_X32		0x4000	/* number of the x32 ABI */
+#define TSA_CALL_NR_MASK	0x3fff
+#define TSA_CALL_OTHER		0xfffd	/* the other row */
+#define TSA_CALL_UNKNOWN	0xfffe	/* in a call entered before tracking */
+#define TSA_CALL_NONE		0xffff	/* not in a call */
+
+#define TSA_CALLS_MAX_ROWS	64
+
+struct tsa_call_row {
+	u16 key;
+	u64 calls;
+	u64 ns;				/* time inside, in all states */
+	u64 longest;			/* the longest single call */
+	u64 state_ns[TSA_NR_STATES];	/* ns split by state (USR is 0) */
+};
+
+struct tsa_calls {
+	u16 cur_key;		/* the call in progress, or TSA_CALL_NONE */
+	u16 mask;		/* states with time in cur[] */
+	u8 rows;		/* rows in use */
+	u8 max;			/* rows the table has */
+	u8 hint;		/* row of the last call: calls repeat */
+	u64 cur[TSA_NR_STATES];	/* the call in progress, by state */
+	struct tsa_call_row other;
+	struct tsa_call_row row[];
+};
+
+static inline size_t tsa_calls_size(unsigned int rows)
+{
+	return sizeof(struct tsa_calls) + rows * sizeof(struct tsa_call_row);
+}
+
+/* tsa_acct_charge() calls this for every stay charged inside a call. */
+static inline void tsa_calls_charge(struct tsa_calls *c, unsigned int state,
+				    u64 stay)
+{
+	if (c->mask & BIT(state)) {
+		c->cur[state] += stay;
+	} else {
+		c->mask |= BIT(state);
+		c->cur[state] = stay;
+	}
+}
+
+static inline bool tsa_calls_in_call(const struct tsa_calls *c)
+{
+	return c->cur_key != TSA_CALL_NONE;
+}
+
+u16 tsa_call_key(long nr, bool ia32);
+void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call);
+void tsa_calls_begin(struct tsa_calls *c, u16 key);
+void tsa_calls_end(struct tsa_calls *c, u16 key);
+void tsa_calls_fold(struct tsa_calls *c, bool count);
+void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from);
+void tsa_calls_clear_rows(struct tsa_calls *c);
+u64 tsa_calls_total(const struct tsa_calls *c);
+void tsa_calls_sort(struct tsa_calls *c);
+const char *tsa_call_name(u16 key);
+
+#endif /* TSA_CALLS_H */

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the system-call table (tsa_calls.c), driven through the
+ * accounting events of tsa_state.c as the hooks drive them.
+ */
+#include <kunit/test.h>
+#include <asm/unistd.h>
+
+#include "tsa_calls.c"
+
+#define NR_A	1	/* any three numbers: keys are only compared */
+#define NR_B	2
+#define NR_C	3
+
+static struct tsa_calls *calls(struct kunit *test, unsigned int rows)
+{
+	struct tsa_calls *c = kunit_kzalloc(test, tsa_calls_size(rows),
+					    GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	tsa_calls_reset(c, rows, false);
+	return c;
+}
+
+/* A user thread with a calls table of @rows, started at @now. */
+static struct tsa_acct *thread(struct kunit *test, unsigned int rows,
+			       u64 now, enum tsa_state s, u8 flags)
+{
+	struct tsa_acct *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->calls = calls(test, rows);
+	tsa_acct_init(a, now, s, flags);
+	return a;
+}
+
+static const struct tsa_call_row *row_of(const struct tsa_calls *c, u16 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->rows; i++)
+		if (c->row[i].key == key)
+			return &c->row[i];
+	return NULL;
+}
+
+/* Every row's states add up to its time; the rows, to the whole. */
+static u64 check_rows(struct kunit *test, const struct tsa_calls *c)
+{
+	u64 total = 0, ns;
+	unsigned int i;
+	int s;
+
+	for (i = 0; i <= c->rows; i++) {
+		const struct tsa_call_row *r = i < c->rows ? &c->row[i] :
+						&c->other;
+
+		for (ns = 0, s = 0; s < TSA_NR_STATES; s++)
+			ns += r->state_ns[s];
+		KUNIT_EXPECT_EQ(test, ns, r->ns);
+		KUNIT_EXPECT_EQ(test, r->state_ns[TSA_USR], 0ULL);
+		total += r->ns;
+	}
+	KUNIT_EXPECT_EQ(test, total, tsa_calls_total(c));
+	return total;
+}
+
+/* read() that waits for a pipe: SYS, asleep (IDL), LAT, SYS again. */
+static void call_time_is_split_by_state(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	const struct tsa_call_row *r;
+
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_IDL);
+	tsa_acct_wakeup(a, 50);
+	tsa_acct_switch_in(a, 53, 0);
+	tsa_acct_sys_exit(a, 55, NR_A);
+	r = row_of(a->calls, NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 45ULL);
+	KUNIT_EXPECT_EQ(test, r->longest, 45ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 4ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 38ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 3ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 4ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, a->calls), 45ULL);
+	/* User time between calls is in no call. */
+	tsa_acct_sys_enter(a, 60, NR_A);
+	tsa_acct_sys_exit(a, 61, NR_A);
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 46ULL);
+	KUNIT_EXPECT_EQ(test, r->longest, 45ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 15ULL);
+}
+
+/* A full table hands its least row to "other": the sum stays exact. */
+static void full_table_evicts_the_least_row(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 2, 0, TSA_USR, 0);
+	const struct tsa_calls *c = a->calls;
+
+	tsa_acct_sys_enter(a, 0, NR_A);
+	tsa_acct_sys_exit(a, 10, NR_A);
+	tsa_acct_sys_enter(a, 10, NR_B);
+	tsa_acct_sys_exit(a, 30, NR_B);
+	tsa_acct_sys_enter(a, 30, NR_C);
+	tsa_acct_sys_exit(a, 35, NR_C);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 2U);
+	KUNIT_EXPECT_NULL(test, row_of(c, NR_A));
+	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_C));
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_C)->ns, 5ULL);
+	KUNIT_EXPECT_EQ(test, c->other.ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, c->other.calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, c), 35ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 35ULL);
+}
+
+/* A merge takes a row only for a call with more time than the least. */
+static void merge_keeps_the_biggest(struct kunit *test)
+{
+	struct tsa_calls *to = calls(test, 1), *from = calls(test, 2);
+
+	to->rows = 1;
+	to->row[0].key = NR_A;
+	to->row[0].ns = to->row[0].state_ns[TSA_SYS] = 100;
+	to->row[0].calls = 1;
+	from->rows = 2;
+	from->row[0].key = NR_B;
+	from->row[0].ns = from->row[0].state_ns[TSA_LCK] = 50;
+	from->row[1].key = NR_C;
+	from->row[1].ns = from->row[1].state_ns[TSA_IOW] = 200;
+	from->other.ns = from->other.state_ns[TSA_SLP] = 7;
+	tsa_calls_merge(to, from);
+	KUNIT_EXPECT_EQ(test, (unsigned int)to->rows, 1U);
+	KUNIT_EXPECT_EQ(test, to->row[0].key, (u16)NR_C);
+	KUNIT_EXPECT_EQ(test, to->other.ns, 157ULL);
+	KUNIT_EXPECT_EQ(test, to->other.state_ns[TSA_SYS], 100ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, to), 357ULL);
+}
+
+/* A thread born or found inside the kernel: the call is named at return. */
+static void call_entered_before_tracking_is_named_at_exit(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_LAT, TSA_F_IN_KERNEL);
+
+	tsa_acct_switch_in(a, 4, 0);
+	tsa_acct_sys_exit(a, 6, NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(a->calls, NR_B));
+	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->ns, 6ULL);
+	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->state_ns[TSA_LAT], 4ULL);
+	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->calls, 1ULL);
+}
+
+static void kernel_thread_is_in_no_call(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_LAT,
+				    TSA_F_IN_KERNEL | TSA_F_KTHREAD);
+
+	tsa_acct_switch_in(a, 4, 0);
+	tsa_acct_switch_out(a, 9, TSA_SW_BLOCK, TSA_IDL);
+	KUNIT_EXPECT_FALSE(test, tsa_calls_in_call(a->calls));
+	KUNIT_EXPECT_EQ(test, tsa_calls_total(a->calls), 0ULL);
+}
+
+/* A reader's copy counts the call in progress; the record is untouched. */
+static void snapshot_counts_the_call_in_progress(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	struct tsa_calls *copy = calls(test, 8);
+
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_LCK);
+	memcpy(copy, a->calls, tsa_calls_size(8));
+	tsa_acct_calls_snapshot(a, 30, copy);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
+	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->state_ns[TSA_LCK], 18ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, copy), 20ULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->calls->rows, 0U);
+}
+
+/* exit_group: counted once, at the hand-over; its tail added at the end. */
+static void exit_inside_a_call_counts_it_once(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	struct tsa_acct *sum = kunit_kzalloc(test, sizeof(*sum), GFP_KERNEL);
+	struct tsa_calls *group = calls(test, 8);
+
+	KUNIT_ASSERT_NOT_NULL(test, sum);
+	tsa_acct_sys_enter(a, 10, NR_C);
+	tsa_acct_exit_begin(a, 15, sum, group);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->calls->rows, 0U);
+	tsa_acct_exit(a, 20);
+	tsa_calls_merge(group, a->calls);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(group, NR_C));
+	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, group), 10ULL);
+}
+
+static void keys_tell_the_tables_apart(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, tsa_call_key(0, false), (u16)0);
+	KUNIT_EXPECT_EQ(test, tsa_call_key(3, true), (u16)(TSA_CALL_IA32 | 3));
+	KUNIT_EXPECT_EQ(test, tsa_call_key(0x40000000L | 17, false),
+			(u16)(TSA_CALL_X32 | 17));
+	KUNIT_EXPECT_EQ(test, tsa_call_key(-1, false), (u16)TSA_CALL_OTHER);
+	KUNIT_EXPECT_EQ(test, tsa_call_key(1L << 20, false),
+			(u16)TSA_CALL_OTHER);
+	KUNIT_EXPECT_STREQ(test, tsa_call_name(tsa_call_key(__NR_read, false)),
+			   "read");
+	KUNIT_EXPECT_STREQ(test, tsa_call_name(tsa_call_key(__NR_futex, false)),
+			   "futex");
+	KUNIT_EXPECT_NULL(test, tsa_call_name(TSA_CALL_OTHER));
+}
+
+static struct kunit_case tsa_calls_cases[] = {
+	KUNIT_CASE(call_time_is_split_by_state),
+	KUNIT_CASE(full_table_evicts_the_least_row),
+	KUNIT_CASE(merge_keeps_the_biggest),
+	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),
+	KUNIT_CASE(kernel_thread_is_in_no_call),
+	KUNIT_CASE(snapshot_counts_the_call_in_progress),
+	KUNIT_CASE(exit_inside_a_call_counts_it_once),
+	KUNIT_CASE(keys_tell_the_tables_apart),
+	{}
+};
+
+static struct kunit_suite tsa_calls_suite = {
+	.name = "tsa_calls",
+	.test_cases = tsa_calls_cases,
+};
+
+kunit_test_suites(&tsa_calls_suite);
