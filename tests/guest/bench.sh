@@ -23,7 +23,7 @@ prstat=$4
 peer=$5
 profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
-configs=("off" "floor" "on" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
+configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
 if [ "$profile" = profile ]; then
 	reps=1

@@ -30,6 +30,7 @@ for r in $(seq 1 "$rounds"); do
 	# Readers racing with births, deaths and the unload.
 	for _ in 1 2 3; do
 		cat /proc/tsa/all >/dev/null
+		cat /proc/tsa/calls >/dev/null 2>&1
 		cat /proc/tsa/[0-9]* >/dev/null 2>&1
 	done
 	# A new file each round: truncating one on the guest's overlay root
@@ -51,6 +52,23 @@ for r in $(seq 1 "$rounds"); do
 		END { print n + 0, b + 0 }' /proc/tsa/all)"
 	tap $([ "$lines" -gt 20 ] && [ "$bad" -eq 0 ] && echo 0 || echo 1) \
 		"round $r: every line of /proc/tsa/all sums to elapsed under churn ($bad of $lines bad)"
+	# Each call row's states add up to its ns (calls=0: no file).
+	if [ -e /proc/tsa/calls ]; then
+		read -r lines bad <<<"$(awk '
+			$1 == "fields" { for (i = 2; i <= NF; i++) col[$i] = i - 1; hdr = 1; next }
+			hdr {
+				s = 0
+				for (f in col)
+					if (f ~ /_ns$/) s += $col[f]
+				if (s != $col["ns"]) b++
+				n++
+			}
+			END { print n + 0, b + 0 }' /proc/tsa/calls)"
+		tap $([ "$lines" -gt 20 ] && [ "$bad" -eq 0 ] && echo 0 || echo 1) \
+			"round $r: every line of /proc/tsa/calls adds up under churn ($bad of $lines bad)"
+	else
+		tap 0 "round $r: no /proc/tsa/calls (loaded with calls=0 or syscalls=0)"
+	fi
 	sleep 1
 	rmmod tsa
 	tap $? "round $r: rmmod while threads churn"

@@ -998,14 +998,14 @@ static void test_process(void)
 
 static void test_write(void)
 {
-	const char *files[] = { "/proc/tsa/all", NULL };
+	const char *files[] = { "/proc/tsa/all", "/proc/tsa/calls", NULL };
 	char self[64];
 	struct tsa_thread before, after;
 
 	snprintf(self, sizeof(self), "/proc/tsa/%d", gettid_());
-	files[1] = self;
+	files[2] = self;
 	tsa_read_thread(gettid_(), &before);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		int fd = open(files[i], O_WRONLY);
 		ssize_t n = fd < 0 ? -1 : write(fd, "0\n", 2);
 		int e = fd < 0 ? errno : (n < 0 ? errno : 0);

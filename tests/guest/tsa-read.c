@@ -116,7 +116,7 @@ int tsa_parse_thread(const char *text, struct tsa_thread *t)
 
 int tsa_pread_thread(int fd, struct tsa_thread *t)
 {
-	char buf[8192];
+	char buf[16384];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
 	if (n < 0)
@@ -139,6 +139,96 @@ int tsa_read_thread(pid_t tid, struct tsa_thread *t)
 	close(fd);
 	errno = e;
 	return ret;
+}
+
+/*
+ * "#syscall name calls ns pct longest SYS TRP ..." names the state
+ * columns; each "syscall NAME ..." row follows it.
+ */
+int tsa_parse_calls(const char *text, struct tsa_calls *c)
+{
+	const char *line = text;
+	int col[TSA_NSTATES], ncol = -1;
+
+	c->n = 0;
+	while (line && *line) {
+		const char *p;
+		int off;
+
+		if (!strncmp(line, "#syscall ", 9)) {
+			char word[16];
+
+			ncol = 0;
+			p = line + 9;
+			for (int k = 0; sscanf(p, "%15s%n", word, &off) == 1 &&
+			     *word != '#'; k++, p += off) {
+				if (k >= 5 && ncol < TSA_NSTATES)
+					col[ncol++] = tsa_state_index(word);
+				if (p[off] == '\n')
+					break;
+			}
+		} else if (!strncmp(line, "syscall ", 8)) {
+			struct tsa_callrow *r = &c->row[c->n];
+			unsigned long long a, b, d, v;
+			int i;
+
+			if (ncol <= 0 || c->n == TSA_MAXCALLS ||
+			    sscanf(line, "syscall %47s %llu %llu %*s %llu%n",
+				   r->name, &a, &b, &d, &off) != 4)
+				goto bad;
+			memset(r->state_ns, 0, sizeof(r->state_ns));
+			r->calls = a;
+			r->ns = b;
+			r->longest = d;
+			p = line + off;
+			for (i = 0; i < ncol; i++, p += off) {
+				if (sscanf(p, " %llu%n", &v, &off) != 1 ||
+				    col[i] < 0)
+					goto bad;
+				r->state_ns[col[i]] = v;
+			}
+			c->n++;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
+bad:
+	errno = EPROTO;
+	return -1;
+}
+
+int tsa_read_thread_calls(pid_t tid, struct tsa_thread *t,
+			  struct tsa_calls *c)
+{
+	char path[64], buf[16384];
+	ssize_t n;
+	int fd, e;
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	e = errno;
+	close(fd);
+	errno = e;
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	if (tsa_parse_thread(buf, t))
+		return -1;
+	return tsa_parse_calls(buf, c);
+}
+
+const struct tsa_callrow *tsa_call_find(const struct tsa_calls *c,
+					const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->row[i].name, name))
+			return &c->row[i];
+	return NULL;
 }
 
 static char *slurp(const char *path, size_t *len)

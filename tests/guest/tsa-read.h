@@ -31,6 +31,19 @@ struct tsa_thread {
 	uint32_t degraded;		/* /proc/tsa/<tid> only: see below */
 };
 
+/* The "syscall" rows of a /proc/tsa/<tid> file (not the process's). */
+#define TSA_MAXCALLS 80
+struct tsa_callrow {
+	char name[48];
+	uint64_t calls, ns, longest;
+	uint64_t state_ns[TSA_NSTATES];
+};
+
+struct tsa_calls {
+	size_t n;
+	struct tsa_callrow row[TSA_MAXCALLS];
+};
+
 struct tsa_all {
 	uint64_t now;
 	size_t n;
@@ -53,6 +66,13 @@ uint64_t tsa_sum(const struct tsa_thread *t);
 int tsa_read_thread(pid_t tid, struct tsa_thread *t);
 int tsa_pread_thread(int fd, struct tsa_thread *t);
 int tsa_parse_thread(const char *text, struct tsa_thread *t);
+/* A thread and its calls from one read; -1 with errno (EPROTO: format). */
+int tsa_read_thread_calls(pid_t tid, struct tsa_thread *t,
+			  struct tsa_calls *c);
+int tsa_parse_calls(const char *text, struct tsa_calls *c);
+/* The row of @name, or NULL. */
+const struct tsa_callrow *tsa_call_find(const struct tsa_calls *c,
+					const char *name);
 int tsa_read_all(struct tsa_all *all);
 int tsa_read_all_file(const char *path, struct tsa_all *all);
 void tsa_free_all(struct tsa_all *all);

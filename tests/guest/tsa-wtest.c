@@ -1574,6 +1574,256 @@ static void test_allsum(void)
 	    n, bad);
 }
 
+/* --- calls: in which system call the time went ---------------------- */
+
+/*
+ * One worker, parked in select() while it is read (so that no call the
+ * test counts is in progress at a read), waits in turn: in read() on an
+ * empty pipe (IDL), in futex() on a mutex the main thread holds (LCK), in
+ * clock_nanosleep() (SLP) and, with the test disk, in O_DIRECT pwrite64()
+ * and fsync() (IOW). Each call's row must show the calls made and the
+ * sleep in its state; and every sleep of the window happened inside a
+ * call, so the rows' sleep states add up to the thread's, exactly.
+ */
+#define CALLS_WAIT_MS	300
+#define CALLS_WRITES	8
+
+static struct {
+	int go[2][2], data[2], done[2];
+	pthread_mutex_t m;
+	pid_t tid;
+	int disk, err;
+	char path[256];
+} cw = { .m = PTHREAD_MUTEX_INITIALIZER };
+
+/* Only select(): the byte that ends the park is never read. */
+static void calls_park(int k)
+{
+	fd_set rd;
+
+	FD_ZERO(&rd);
+	FD_SET(cw.go[k][0], &rd);
+	if (select(cw.go[k][0] + 1, &rd, NULL, NULL, NULL) != 1)
+		cw.err = errno ? errno : EIO;
+}
+
+static void *calls_worker(void *arg __attribute__((unused)))
+{
+	struct timespec ts = { 0, CALLS_WAIT_MS * 1000000L };
+	char c, *buf = NULL;
+	int fd = -1, bfd = -1;
+
+	cw.tid = gettid_();
+	if (cw.disk) {
+		fd = open(cw.path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT,
+			  0600);
+		bfd = open(cw.path, O_WRONLY);
+		if (fd < 0 || bfd < 0 || posix_memalign((void **)&buf, 4096,
+							CALLS_WRITES * 4096))
+			cw.err = errno;
+		else
+			memset(buf, 'x', CALLS_WRITES * 4096);
+	}
+	calls_park(0);
+	if (read(cw.data[0], &c, 1) != 1)
+		cw.err = errno ? errno : EIO;
+	pthread_mutex_lock(&cw.m);
+	pthread_mutex_unlock(&cw.m);
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	if (cw.disk && !cw.err) {
+		for (int i = 0; i < CALLS_WRITES; i++)
+			if (pwrite(fd, buf, 4096, i * 4096L) != 4096)
+				cw.err = errno ? errno : EIO;
+		/* Buffered data of its own, for fsync to write and wait on. */
+		if (pwrite(bfd, buf, CALLS_WRITES * 4096,
+			   CALLS_WRITES * 4096L) != CALLS_WRITES * 4096)
+			cw.err = errno ? errno : EIO;
+		if (fsync(bfd))
+			cw.err = errno;
+	}
+	if (write(cw.done[1], "d", 1) != 1)
+		cw.err = errno ? errno : EIO;
+	calls_park(1);
+	if (fd >= 0)
+		close(fd);
+	if (bfd >= 0)
+		close(bfd);
+	free(buf);
+	return NULL;
+}
+
+/* Wait until the worker sleeps ('S' in /proc/<tid>/stat). */
+static int calls_wait_asleep(void)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", cw.tid);
+	for (int i = 0; i < 500; i++) {
+		FILE *f = fopen(path, "r");
+
+		p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return 0;
+		sleep_ms(10);
+	}
+	return -1;
+}
+
+/* A row's change over the window (a row absent at the start is 0). */
+static void calls_delta(const struct tsa_calls *a, const struct tsa_calls *b,
+			const char *name, struct tsa_callrow *d)
+{
+	const struct tsa_callrow *ra = tsa_call_find(a, name);
+	const struct tsa_callrow *rb = tsa_call_find(b, name);
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (!rb)
+		return;
+	*d = *rb;
+	if (!ra)
+		return;
+	d->calls -= ra->calls;
+	d->ns -= ra->ns;
+	for (int s = 0; s < TSA_NSTATES; s++)
+		d->state_ns[s] -= ra->state_ns[s];
+}
+
+static void calls_check(const struct tsa_calls *a, const struct tsa_calls *b,
+			const char *name, uint64_t want_calls, int exact,
+			int state, double min_ms, double min_pct)
+{
+	struct tsa_callrow d;
+
+	calls_delta(a, b, name, &d);
+	tap((exact ? d.calls == want_calls : d.calls >= want_calls) &&
+	    d.state_ns[state] / 1e6 >= min_ms &&
+	    pct(d.state_ns[state], d.ns) >= min_pct,
+	    "calls: %s: %s%llu call(s), %s >= %.0f ms and >= %.0f%% of its time (saw %llu calls, %.1f ms inside, %s %.1f ms = %.1f%%, SYS %.1f ms, LAT %.1f ms)",
+	    name, exact ? "" : ">= ", (unsigned long long)want_calls,
+	    tsa_state_name(state), min_ms, min_pct,
+	    (unsigned long long)d.calls, d.ns / 1e6, tsa_state_name(state),
+	    d.state_ns[state] / 1e6, pct(d.state_ns[state], d.ns),
+	    d.state_ns[TSA_SYS] / 1e6, d.state_ns[TSA_LAT] / 1e6);
+}
+
+static void test_calls(void)
+{
+	static struct tsa_calls ca, cb;
+	struct tsa_thread ta, tb;
+	uint64_t rows[TSA_NSTATES] = { 0 }, bad = 0, calls = 0, faults;
+	struct win w;
+	pthread_t th;
+	char c;
+
+	if (access("/proc/tsa/calls", R_OK)) {
+		tap(0, "calls: /proc/tsa/calls: %s (tsa.ko loaded with calls=0?)",
+		    strerror(errno));
+		return;
+	}
+	snprintf(cw.path, sizeof(cw.path), "%s/calls-test",
+		 env_or("TSA_WAIT_DIR", "/mnt/tsa-wait"));
+	cw.disk = !strcmp(env_or("TSA_CALLS_DISK", "1"), "1");
+	if (pipe(cw.go[0]) || pipe(cw.go[1]) || pipe(cw.data) ||
+	    pipe(cw.done)) {
+		tap(0, "calls: pipe: %s", strerror(errno));
+		return;
+	}
+	pthread_mutex_lock(&cw.m);
+	pthread_create(&th, NULL, calls_worker, NULL);
+	while (!__atomic_load_n(&cw.tid, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	if (calls_wait_asleep() || tsa_read_thread_calls(cw.tid, &ta, &ca)) {
+		tap(0, "calls: worker %d not parked or unreadable: %s", cw.tid,
+		    strerror(errno));
+		pthread_mutex_unlock(&cw.m);
+		return;
+	}
+	if (write(cw.go[0][1], "g", 1) != 1)
+		cw.err = errno;
+	sleep_ms(CALLS_WAIT_MS);
+	if (write(cw.data[1], "d", 1) != 1)
+		cw.err = errno;
+	sleep_ms(CALLS_WAIT_MS);
+	pthread_mutex_unlock(&cw.m);
+	if (read(cw.done[0], &c, 1) != 1 || calls_wait_asleep() ||
+	    tsa_read_thread_calls(cw.tid, &tb, &cb))
+		cw.err = errno ? errno : EIO;
+	if (write(cw.go[1][1], "g", 1) != 1)
+		cw.err = errno;
+	pthread_join(th, NULL);
+	if (cw.err) {
+		tap(0, "calls: worker: %s", strerror(cw.err));
+		return;
+	}
+	win_of(&ta, &tb, &w);
+	printf("# calls: worker window %s\n", win_str(&w));
+	calls_check(&ca, &cb, "read", 1, 1, TSA_IDL, CALLS_WAIT_MS * 0.8, 50);
+	calls_check(&ca, &cb, "futex", 1, 0, TSA_LCK, CALLS_WAIT_MS * 0.5, 50);
+	calls_check(&ca, &cb, "clock_nanosleep", 1, 1, TSA_SLP,
+		    CALLS_WAIT_MS * 0.95, 50);
+	/*
+	 * Each O_DIRECT write waits for the device, which dm-delay holds
+	 * for TSA_DISK_DELAY_MS; fsync waits for its writeback and flush
+	 * (and for the journal commit, which the kernel does not count as
+	 * I/O wait: SLP).
+	 */
+	if (cw.disk) {
+		double ms = atof(env_or("TSA_DISK_DELAY_MS", "1"));
+
+		calls_check(&ca, &cb, "pwrite64", CALLS_WRITES + 1, 1, TSA_IOW,
+			    CALLS_WRITES * ms, 0);
+		calls_check(&ca, &cb, "fsync", 1, 1, TSA_IOW, ms, 0);
+	}
+	/* Every row's states add up to its time; the rows to the thread's. */
+	for (size_t i = 0; i < cb.n; i++) {
+		struct tsa_callrow d;
+		uint64_t sum = 0;
+
+		calls_delta(&ca, &cb, cb.row[i].name, &d);
+		for (int s = 0; s < TSA_NSTATES; s++) {
+			sum += d.state_ns[s];
+			rows[s] += d.state_ns[s];
+		}
+		bad += sum != d.ns;
+		calls += d.calls;
+	}
+	/* A row evicted to "other" meanwhile left; "other" holds it now. */
+	for (size_t i = 0; i < ca.n; i++) {
+		if (tsa_call_find(&cb, ca.row[i].name))
+			continue;
+		for (int s = 0; s < TSA_NSTATES; s++)
+			rows[s] -= ca.row[i].state_ns[s];
+		calls -= ca.row[i].calls;
+	}
+	tap(bad == 0, "calls: each row's states add up to its time (expected 0 rows off, saw %llu)",
+	    (unsigned long long)bad);
+	faults = w.counters[TSA_MINF] + w.counters[TSA_MAJF];
+	for (int s = 0; s < TSA_NSTATES; s++) {
+		/* Outside calls: user time, user faults' SYS, preemption. */
+		int outside = s == TSA_USR || s == TSA_LAT || s == TSA_TRP ||
+			      (s == TSA_SYS && faults) || s == TSA_TFL ||
+			      s == TSA_DFL;
+
+		tap(outside ? rows[s] <= w.ns[s] : rows[s] == w.ns[s],
+		    "calls: %s inside calls %s the thread's %s (expected %s%llu ns, saw %llu ns; %llu faults in the window)",
+		    tsa_state_name(s), outside ? "within" : "equals",
+		    tsa_state_name(s), outside ? "<= " : "",
+		    (unsigned long long)w.ns[s], (unsigned long long)rows[s],
+		    (unsigned long long)faults);
+	}
+	/*
+	 * A call in progress at a read counts: select() at both. So the
+	 * calls the rows gained are the calls entered in the window.
+	 */
+	tap(calls == w.counters[TSA_SCL],
+	    "calls: the rows gained one call per system call made (expected SCL %llu, saw %llu)",
+	    (unsigned long long)w.counters[TSA_SCL],
+	    (unsigned long long)calls);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1591,6 +1841,7 @@ static const struct {
 	{ "degraded", test_degraded_list },
 	{ "degraded-work", test_degraded_work },
 	{ "allsum", test_allsum },
+	{ "calls", test_calls },
 };
 
 int main(int argc, char **argv)

@@ -8,7 +8,8 @@
 # /dev/vdb raw scratch for swap. Sets up the mount, swap, a memory-limited
 # cgroup v2 for APG, then runs tsa-wtest in four module configurations,
 # reloading tsa.ko in between (one boot instead of four):
-#   1. defaults            lck klk iow apg idl sig trp-off degraded allsum;
+#   1. defaults            lck klk iow apg idl sig trp-off degraded allsum
+#                          calls;
 #                          dfl tfl with one vCPU online
 #   2. interrupts=1        trp-on degraded allsum
 #   3. faults=0 locks=0 syscalls=0   degraded degraded-work allsum
@@ -156,7 +157,8 @@ fi
 p1=(lck klk idl sig)
 [ $disk_ok = 1 ] && p1+=(iow)
 [ $apg_ok = 1 ] && p1+=(apg)
-p1+=(trp-off degraded allsum)
+p1+=(trp-off degraded allsum calls)
+export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED=TRP run $(want "${p1[@]}")
 # dfl and tfl compare each page-in wait with delay accounting's, which
