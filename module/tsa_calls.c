@@ -3,7 +3,7 @@
  * tsa system-call attribution: the table of a thread's calls. See
  * tsa_calls.h for the model and the eviction rule.
  */
-#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/sort.h>
@@ -27,8 +27,8 @@ static const char *const tsa_call_names_ia32[] = {
 
 #define TSA_X32_BIT	0x40000000L	/* __X32_SYSCALL_BIT */
 
-/* @nr as the task passed it (x32 calls carry the x32 bit). */
-u16 tsa_call_key(long nr, bool ia32)
+/* tsa_call_key() for what is not a plain 64-bit number. */
+u16 tsa_call_key_slow(long nr, bool ia32)
 {
 	u16 abi = 0;
 
@@ -139,43 +139,24 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 void tsa_calls_fold(struct tsa_calls *c, bool count)
 {
 	struct tsa_call_row *r;
-	unsigned long mask = c->mask;
+	unsigned int mask = c->mask, s;
 	u64 total = 0;
-	int s;
 
 	/* Nothing known of a call entered before tracking: no row. */
 	if (!tsa_calls_in_call(c) ||
-	    (c->cur_key == TSA_CALL_UNKNOWN && !c->mask))
+	    (c->cur_key == TSA_CALL_UNKNOWN && !mask))
 		return;
-	for_each_set_bit(s, &mask, TSA_NR_STATES)
+	r = tsa_calls_row(c, c->cur_key, 0, true);
+	/* Most calls were only on CPU: one bit, one pass. */
+	for (; mask; mask &= mask - 1) {
+		s = __ffs(mask);
+		r->state_ns[s] += c->cur[s];
 		total += c->cur[s];
-	r = tsa_calls_row(c, c->cur_key, total, true);
+	}
 	r->calls += count;
 	r->ns += total;
 	r->longest = max(r->longest, total);
-	for_each_set_bit(s, &mask, TSA_NR_STATES)
-		r->state_ns[s] += c->cur[s];
 	c->mask = 0;
-}
-
-/* The thread enters call @key (a call still open is closed first). */
-void tsa_calls_begin(struct tsa_calls *c, u16 key)
-{
-	tsa_calls_fold(c, true);
-	c->cur_key = key;
-	c->mask = 0;
-}
-
-/*
- * The call returns. @key is the number the task returns from, which
- * names a call entered before tsa saw it.
- */
-void tsa_calls_end(struct tsa_calls *c, u16 key)
-{
-	if (c->cur_key == TSA_CALL_UNKNOWN)
-		c->cur_key = key;
-	tsa_calls_fold(c, true);
-	c->cur_key = TSA_CALL_NONE;
 }
 
 /* After a hand-over: the rows start again; a call in progress goes on. */

@@ -83,11 +83,57 @@ static inline bool tsa_calls_in_call(const struct tsa_calls *c)
 	return c->cur_key != TSA_CALL_NONE;
 }
 
-u16 tsa_call_key(long nr, bool ia32);
+u16 tsa_call_key_slow(long nr, bool ia32);
+
+/* @nr as the task passed it (x32 calls carry the x32 bit). */
+static inline u16 tsa_call_key(long nr, bool ia32)
+{
+	if (likely(!ia32 && (unsigned long)nr <= TSA_CALL_NR_MASK))
+		return nr;
+	return tsa_call_key_slow(nr, ia32);
+}
+
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call);
-void tsa_calls_begin(struct tsa_calls *c, u16 key);
-void tsa_calls_end(struct tsa_calls *c, u16 key);
 void tsa_calls_fold(struct tsa_calls *c, bool count);
+
+/* The thread enters call @key (a call still open is closed first). */
+static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
+{
+	if (unlikely(tsa_calls_in_call(c)))
+		tsa_calls_fold(c, true);
+	c->cur_key = key;
+	c->mask = 0;
+}
+
+/*
+ * The call returns. @key is the number the task returns from, which
+ * names a call entered before tsa saw it.
+ */
+static inline void tsa_calls_end(struct tsa_calls *c, u16 key)
+{
+	struct tsa_call_row *r = &c->row[c->hint];
+	u64 ns = c->cur[TSA_SYS];
+
+	/*
+	 * Most calls repeat the last one and never leave the CPU: add
+	 * their SYS time to the hinted row without the general fold.
+	 */
+	if (likely(c->mask == BIT(TSA_SYS) && c->hint < c->rows &&
+		   r->key == c->cur_key)) {
+		r->calls++;
+		r->ns += ns;
+		r->state_ns[TSA_SYS] += ns;
+		if (ns > r->longest)
+			r->longest = ns;
+	} else {
+		if (unlikely(c->cur_key == TSA_CALL_UNKNOWN))
+			c->cur_key = key;
+		tsa_calls_fold(c, true);
+	}
+	c->mask = 0;
+	c->cur_key = TSA_CALL_NONE;
+}
+
 void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from);
 void tsa_calls_clear_rows(struct tsa_calls *c);
 u64 tsa_calls_total(const struct tsa_calls *c);

@@ -371,7 +371,7 @@ static void tsa_syscall(enum tsa_event ev, long nr)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	call = tsa_call_key(nr, tsa_task_compat(current));
+	call = th->acct.calls ? tsa_call_key(nr, tsa_task_compat(current)) : 0;
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));

@@ -49,8 +49,11 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->last_cpu = TSA_NO_CPU;
 }
 
-/* Close the current stay at @now; true when @now had to be clamped. */
-static bool tsa_acct_charge(struct tsa_acct *a, u64 now)
+/*
+ * Close the current stay at @now; true when @now had to be clamped.
+ * Every event passes here: inline.
+ */
+static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 {
 	bool clamped = now < a->stamp;
 	u64 stay;
@@ -93,7 +96,8 @@ static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
  * passes here, so the common case is kept short. Returns true when the
  * clock had to be clamped.
  */
-bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
+static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
+					     enum tsa_state s)
 {
 	bool clamped;
 
@@ -108,6 +112,11 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 		a->entries[s]++;
 	}
 	return clamped;
+}
+
+bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
+{
+	return __tsa_acct_enter(a, now, s);
 }
 
 /* On CPU in a syscall, a kernel thread or a page fault: SYS. */
@@ -160,8 +169,9 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
+	/* The hottest path of all: the state change inlined. */
 	if (a->state == TSA_USR || (a->flags & TSA_F_PROVISIONAL))
-		clamped = tsa_acct_enter(a, now, TSA_SYS);
+		clamped = __tsa_acct_enter(a, now, TSA_SYS);
 	if (a->calls)
 		tsa_calls_begin(a->calls, call);
 	return clamped;
@@ -174,7 +184,7 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call)
 
 	a->flags &= ~TSA_F_IN_KERNEL;
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
-		clamped = tsa_acct_enter(a, now, TSA_USR);
+		clamped = __tsa_acct_enter(a, now, TSA_USR);
 	if (a->calls)
 		tsa_calls_end(a->calls, call);
 	return clamped;
