@@ -1079,9 +1079,14 @@ void tsa_hooks_exit(void)
 	tsa_late_exit();
 }
 
-/* Rows of the calls tables: none without the syscall hooks. */
-unsigned int tsa_hooks_calls_rows(void)
+/* Rows of the calls tables (none without the syscall hooks), or -EINVAL. */
+int tsa_hooks_calls_rows(void)
 {
+	if (tsa_param_calls > TSA_CALLS_MAX_ROWS) {
+		pr_err("tsa: calls=%u is more than %u\n", tsa_param_calls,
+		       TSA_CALLS_MAX_ROWS);
+		return -EINVAL;
+	}
 	return tsa_param_syscalls ? tsa_param_calls : 0;
 }
 

@@ -12,7 +12,7 @@
 int tsa_hooks_init(void);
 void tsa_hooks_exit(void);
 void tsa_hooks_show(struct seq_file *m);
-unsigned int tsa_hooks_calls_rows(void);
+int tsa_hooks_calls_rows(void);
 void tsa_hooks_show_degraded(struct seq_file *m);
 
 #endif /* TSA_HOOKS_H */

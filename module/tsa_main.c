@@ -20,7 +20,10 @@ static int __init tsa_init(void)
 {
 	int ret;
 
-	ret = tsa_table_init(tsa_hooks_calls_rows());
+	ret = tsa_hooks_calls_rows();
+	if (ret < 0)
+		return ret;
+	ret = tsa_table_init(ret);
 	if (ret)
 		return ret;
 	ret = tsa_proc_init();

@@ -200,6 +200,14 @@ if [ -n "$(want degraded-work)" ]; then
 	reload faults=0 locks=0 syscalls=0 &&
 	TSA_EXPECT_DEGRADED="SYS TRP TFL DFL KFL APG KLK SCL MINF MAJF" \
 		run $(want degraded degraded-work allsum)
+	# No syscall hooks, no calls table (calls=8 is the default).
+	n=$((n + 1))
+	if [ -e /proc/tsa/calls ] || grep -q '^syscall ' /proc/tsa/$$; then
+		failed=$((failed + 1))
+		echo "not ok $n - syscalls=0: no /proc/tsa/calls and no syscall rows (saw them)"
+	else
+		echo "ok $n - syscalls=0: no /proc/tsa/calls and no syscall rows (calls=$(cat /sys/module/tsa/parameters/calls))"
+	fi
 fi
 
 # --- phase 4: hooks this kernel might lack, their parameters on ---
@@ -211,7 +219,7 @@ if [ -n "$(want degraded-missing)" ]; then
 	TSA_EXPECT_DEGRADED="SYS TRP KLK SCL" run degraded degraded-work allsum
 	# Bad parameters: a clear error, and nothing loaded.
 	setup "rmmod tsa" rmmod tsa
-	for bad in skip_hooks=sched_switch skip_hooks=nosuch late_queue=2000000; do
+	for bad in skip_hooks=sched_switch skip_hooks=nosuch late_queue=2000000 calls=65; do
 		n=$((n + 1))
 		if out=$(insmod "$ko" "$bad" 2>&1); then
 			failed=$((failed + 1))
