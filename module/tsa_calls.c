@@ -59,6 +59,19 @@ const char *tsa_call_name(u16 key)
 	return nr < ARRAY_SIZE(tsa_call_names) ? tsa_call_names[nr] : NULL;
 }
 
+/* The kernel's names of the softirq vectors (softirq_to_name[]). */
+static const char *const tsa_softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+/* A traps-table key's softirq name, or NULL (a hard interrupt). */
+const char *tsa_softirq_name(u16 key)
+{
+	return key < ARRAY_SIZE(tsa_softirq_names) ?
+		tsa_softirq_names[key] : NULL;
+}
+
 static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
 {
 	memset(r, 0, sizeof(*r));

@@ -42,6 +42,20 @@
 
 #define TSA_CALLS_MAX_ROWS	64
 
+/*
+ * The traps table (interrupts=1) uses the same rows, keyed by source: a
+ * softirq vector, or TSA_TRAP_IRQ | the hard interrupt's number.
+ */
+#define TSA_TRAP_IRQ		0x2000
+#define TSA_TRAP_ROWS		6
+
+static inline u16 tsa_trap_key(bool hard, unsigned int nr)
+{
+	if (nr >= TSA_TRAP_IRQ)
+		return TSA_CALL_OTHER;
+	return hard ? TSA_TRAP_IRQ | nr : nr;
+}
+
 struct tsa_call_row {
 	u16 key;
 	u64 calls;
@@ -139,5 +153,6 @@ void tsa_calls_clear_rows(struct tsa_calls *c);
 u64 tsa_calls_total(const struct tsa_calls *c);
 void tsa_calls_sort(struct tsa_calls *c);
 const char *tsa_call_name(u16 key);
+const char *tsa_softirq_name(u16 key);
 
 #endif /* TSA_CALLS_H */

@@ -29,7 +29,7 @@ static struct tsa_acct *thread(struct kunit *test, unsigned int rows,
 	struct tsa_acct *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	a->calls = calls(test, rows);
+	a->tab[TSA_T_CALLS] = calls(test, rows);
 	tsa_acct_init(a, now, s, flags);
 	return a;
 }
@@ -76,7 +76,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	tsa_acct_wakeup(a, 50);
 	tsa_acct_switch_in(a, 53, 0);
 	tsa_acct_sys_exit(a, 55, NR_A);
-	r = row_of(a->calls, NR_A);
+	r = row_of(a->tab[TSA_T_CALLS], NR_A);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 45ULL);
@@ -85,7 +85,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 38ULL);
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 3ULL);
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 4ULL);
-	KUNIT_EXPECT_EQ(test, check_rows(test, a->calls), 45ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 45ULL);
 	/* User time between calls is in no call. */
 	tsa_acct_sys_enter(a, 60, NR_A);
 	tsa_acct_sys_exit(a, 61, NR_A);
@@ -99,7 +99,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 static void full_table_evicts_the_least_row(struct kunit *test)
 {
 	struct tsa_acct *a = thread(test, 2, 0, TSA_USR, 0);
-	const struct tsa_calls *c = a->calls;
+	const struct tsa_calls *c = a->tab[TSA_T_CALLS];
 
 	tsa_acct_sys_enter(a, 0, NR_A);
 	tsa_acct_sys_exit(a, 10, NR_A);
@@ -147,10 +147,10 @@ static void call_entered_before_tracking_is_named_at_exit(struct kunit *test)
 
 	tsa_acct_switch_in(a, 4, 0);
 	tsa_acct_sys_exit(a, 6, NR_B);
-	KUNIT_ASSERT_NOT_NULL(test, row_of(a->calls, NR_B));
-	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->ns, 6ULL);
-	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->state_ns[TSA_LAT], 4ULL);
-	KUNIT_EXPECT_EQ(test, row_of(a->calls, NR_B)->calls, 1ULL);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(a->tab[TSA_T_CALLS], NR_B));
+	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->ns, 6ULL);
+	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->state_ns[TSA_LAT], 4ULL);
+	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->calls, 1ULL);
 }
 
 static void kernel_thread_is_in_no_call(struct kunit *test)
@@ -160,8 +160,8 @@ static void kernel_thread_is_in_no_call(struct kunit *test)
 
 	tsa_acct_switch_in(a, 4, 0);
 	tsa_acct_switch_out(a, 9, TSA_SW_BLOCK, TSA_IDL);
-	KUNIT_EXPECT_FALSE(test, tsa_calls_in_call(a->calls));
-	KUNIT_EXPECT_EQ(test, tsa_calls_total(a->calls), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tsa_calls_in_call(a->tab[TSA_T_CALLS]));
+	KUNIT_EXPECT_EQ(test, tsa_calls_total(a->tab[TSA_T_CALLS]), 0ULL);
 }
 
 /* A reader's copy counts the call in progress; the record is untouched. */
@@ -172,13 +172,13 @@ static void snapshot_counts_the_call_in_progress(struct kunit *test)
 
 	tsa_acct_sys_enter(a, 10, NR_A);
 	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_LCK);
-	memcpy(copy, a->calls, tsa_calls_size(8));
-	tsa_acct_calls_snapshot(a, 30, copy);
+	memcpy(copy, a->tab[TSA_T_CALLS], tsa_calls_size(8));
+	tsa_acct_table_snapshot(a, 30, copy);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
 	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->state_ns[TSA_LCK], 18ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, copy), 20ULL);
-	KUNIT_EXPECT_EQ(test, (unsigned int)a->calls->rows, 0U);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->tab[TSA_T_CALLS]->rows, 0U);
 }
 
 /* exit_group: counted once, at the hand-over; its tail added at the end. */
@@ -187,17 +187,58 @@ static void exit_inside_a_call_counts_it_once(struct kunit *test)
 	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
 	struct tsa_acct *sum = kunit_kzalloc(test, sizeof(*sum), GFP_KERNEL);
 	struct tsa_calls *group = calls(test, 8);
+	struct tsa_calls *tabs[TSA_NR_TABLES] = { [TSA_T_CALLS] = group };
 
 	KUNIT_ASSERT_NOT_NULL(test, sum);
 	tsa_acct_sys_enter(a, 10, NR_C);
-	tsa_acct_exit_begin(a, 15, sum, group);
-	KUNIT_EXPECT_EQ(test, (unsigned int)a->calls->rows, 0U);
+	tsa_acct_exit_begin(a, 15, sum, tabs);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->tab[TSA_T_CALLS]->rows, 0U);
 	tsa_acct_exit(a, 20);
-	tsa_calls_merge(group, a->calls);
+	tsa_calls_merge(group, a->tab[TSA_T_CALLS]);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(group, NR_C));
 	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->ns, 10ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, group), 10ULL);
+}
+
+/*
+ * Traps: a hard interrupt inside a softirq inside a system call. The
+ * thread's TRP is one stay; the sources split it, each counted once; the
+ * call's row has it as TRP.
+ */
+static void nested_traps_split_trp_by_source(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	u16 net = tsa_trap_key(false, 3), irq = tsa_trap_key(true, 24);
+	const struct tsa_call_row *r;
+	struct tsa_calls *t;
+
+	a->tab[TSA_T_TRAPS] = calls(test, TSA_TRAP_ROWS);
+	t = a->tab[TSA_T_TRAPS];
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_trap_enter(a, 12, net);		/* SYS 2 */
+	tsa_acct_trap_nest(a, 15, irq, false);		/* NET_RX 3 */
+	tsa_acct_trap_nest(a, 16, net, true);		/* irq 1 */
+	tsa_acct_trap_exit(a, 20);			/* NET_RX 4 more */
+	tsa_acct_sys_exit(a, 25, NR_A);			/* SYS 5 */
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 8ULL);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 7ULL);
+	r = row_of(t, net);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 7ULL);
+	r = row_of(t, irq);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 1ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, t), 8ULL);
+	r = row_of(a->tab[TSA_T_CALLS], NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_TRP], 8ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 7ULL);
+	KUNIT_EXPECT_STREQ(test, tsa_softirq_name(net), "NET_RX");
+	KUNIT_EXPECT_NULL(test, tsa_softirq_name(irq));
 }
 
 static void keys_tell_the_tables_apart(struct kunit *test)
@@ -224,6 +265,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(kernel_thread_is_in_no_call),
 	KUNIT_CASE(snapshot_counts_the_call_in_progress),
 	KUNIT_CASE(exit_inside_a_call_counts_it_once),
+	KUNIT_CASE(nested_traps_split_trp_by_source),
 	KUNIT_CASE(keys_tell_the_tables_apart),
 	{}
 };

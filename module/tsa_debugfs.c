@@ -33,6 +33,9 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   entry_bytes, st.thread_size + entry_bytes);
 	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
 		   st.group_size, st.buckets);
+	/* Rows of the tables each record carries (calls, interrupts). */
+	seq_printf(m, "calls_rows %u\ntrap_rows %u\n",
+		   tsa_table_rows(TSA_T_CALLS), tsa_table_rows(TSA_T_TRAPS));
 	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,
 		   st.objects);
 	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,

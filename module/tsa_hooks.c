@@ -371,7 +371,8 @@ static void tsa_syscall(enum tsa_event ev, long nr)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	call = th->acct.calls ? tsa_call_key(nr, tsa_task_compat(current)) : 0;
+	call = th->acct.tab[TSA_T_CALLS] ?
+		tsa_call_key(nr, tsa_task_compat(current)) : 0;
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
@@ -552,29 +553,47 @@ TSA_CHECK_PROBE(contention_end, tsa_contention_end);
  * Interrupts are charged to the thread they interrupt. Hard and soft
  * interrupts nest on a CPU; only the outermost changes the state.
  */
-static void tsa_trap(bool enter, enum tsa_event ev)
+/*
+ * The source of each trap a CPU is in, outermost first: a hard interrupt
+ * can come during a softirq, and its time is its own.
+ */
+#define TSA_TRAP_NEST	4
+static DEFINE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
+
+static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
 	int depth;
+	bool nest;
 
 	tsa_event(ev);
 	if (enter) {
-		if (this_cpu_inc_return(tsa_trap_depth) != 1)
-			return;
+		depth = this_cpu_inc_return(tsa_trap_depth);
+		if (depth <= TSA_TRAP_NEST)
+			this_cpu_write(tsa_trap_source[depth - 1], source);
+		nest = depth != 1;
 	} else {
 		depth = this_cpu_dec_return(tsa_trap_depth);
 		if (depth < 0)		/* began before the hook was live */
 			this_cpu_write(tsa_trap_depth, 0);
-		if (depth)
-			return;
+		nest = depth > 0;
+		/* Back to the outer trap's source. */
+		if (nest)
+			source = depth <= TSA_TRAP_NEST ?
+				this_cpu_read(tsa_trap_source[depth - 1]) :
+				TSA_CALL_OTHER;
 	}
 	th = tsa_thread_current();
-	if (!th)
+	if (!th || (nest && !th->acct.tab[TSA_T_TRAPS]))
 		return;
 	tsa_thread_write_begin(th, flags);
-	if (enter)
-		tsa_clamped(tsa_acct_trap_enter(&th->acct, tsa_clock()));
+	if (nest)
+		tsa_clamped(tsa_acct_trap_nest(&th->acct, tsa_clock(), source,
+					       !enter));
+	else if (enter)
+		tsa_clamped(tsa_acct_trap_enter(&th->acct, tsa_clock(),
+						source));
 	else
 		tsa_clamped(tsa_acct_trap_exit(&th->acct, tsa_clock()));
 	tsa_thread_write_end(th, flags);
@@ -582,25 +601,25 @@ static void tsa_trap(bool enter, enum tsa_event ev)
 
 static TSA_PROBE_IRQ_ENTRY(tsa_irq_entry)
 {
-	tsa_trap(true, TSA_EV_IRQ);
+	tsa_trap(true, TSA_EV_IRQ, tsa_trap_key(true, irq));
 }
 TSA_CHECK_PROBE(irq_handler_entry, tsa_irq_entry);
 
 static TSA_PROBE_IRQ_EXIT(tsa_irq_exit)
 {
-	tsa_trap(false, TSA_EV_IRQ_EXIT);
+	tsa_trap(false, TSA_EV_IRQ_EXIT, 0);
 }
 TSA_CHECK_PROBE(irq_handler_exit, tsa_irq_exit);
 
 static TSA_PROBE_SOFTIRQ(tsa_softirq_entry)
 {
-	tsa_trap(true, TSA_EV_SOFTIRQ);
+	tsa_trap(true, TSA_EV_SOFTIRQ, tsa_trap_key(false, vec_nr));
 }
 TSA_CHECK_PROBE(softirq_entry, tsa_softirq_entry);
 
 static TSA_PROBE_SOFTIRQ(tsa_softirq_exit)
 {
-	tsa_trap(false, TSA_EV_SOFTIRQ_EXIT);
+	tsa_trap(false, TSA_EV_SOFTIRQ_EXIT, 0);
 }
 TSA_CHECK_PROBE(softirq_exit, tsa_softirq_exit);
 
@@ -1088,6 +1107,12 @@ int tsa_hooks_calls_rows(void)
 		return -EINVAL;
 	}
 	return tsa_param_syscalls ? tsa_param_calls : 0;
+}
+
+/* Rows of the traps tables: only with the interrupt hooks. */
+unsigned int tsa_hooks_trap_rows(void)
+{
+	return tsa_param_interrupts ? TSA_TRAP_ROWS : 0;
 }
 
 void tsa_hooks_show(struct seq_file *m)

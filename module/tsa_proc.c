@@ -242,24 +242,22 @@ struct tsa_all {
 	u64 now;
 	unsigned int n;
 	unsigned int max;
-	char *calls;		/* a calls table per row, or NULL */
-	size_t calls_size;
+	char *tables;		/* the tables of each row, or NULL */
+	size_t tables_size;
 	struct tsa_row rows[];
 };
 
-static struct tsa_calls *tsa_all_calls(const struct tsa_all *all,
-				       unsigned int i)
+static void *tsa_all_tables(const struct tsa_all *all, unsigned int i)
 {
-	return all->calls ? (void *)(all->calls + i * all->calls_size) : NULL;
+	return all->tables ? all->tables + i * all->tables_size : NULL;
 }
 
 /*
- * Room for @max rows, and a calls table for each when @calls. Charged to
- * the reader's memory cgroup (TSA_READER_GFP).
+ * Room for @max rows, and their tables when @tables. Charged to the
+ * reader's memory cgroup (TSA_READER_GFP).
  */
-static struct tsa_all *tsa_all_alloc(unsigned int max, bool calls)
+static struct tsa_all *tsa_all_alloc(unsigned int max, bool tables)
 {
-	unsigned int rows = tsa_table_calls_rows();
 	struct tsa_all *all;
 
 	all = kvmalloc(struct_size(all, rows, max), TSA_READER_GFP);
@@ -267,12 +265,12 @@ static struct tsa_all *tsa_all_alloc(unsigned int max, bool calls)
 		return NULL;
 	all->n = 0;
 	all->max = max;
-	all->calls = NULL;
-	all->calls_size = tsa_calls_size(rows);
-	if (calls && rows) {
-		all->calls = kvmalloc_array(max, all->calls_size,
-					    TSA_READER_GFP);
-		if (!all->calls) {
+	all->tables = NULL;
+	all->tables_size = tsa_table_size();
+	if (tables && all->tables_size) {
+		all->tables = kvmalloc_array(max, all->tables_size,
+					     TSA_READER_GFP);
+		if (!all->tables) {
 			kvfree(all);
 			return NULL;
 		}
@@ -283,18 +281,18 @@ static struct tsa_all *tsa_all_alloc(unsigned int max, bool calls)
 static void tsa_all_free(struct tsa_all *all)
 {
 	if (!IS_ERR_OR_NULL(all))
-		kvfree(all->calls);
+		kvfree(all->tables);
 	if (!IS_ERR(all))
 		kvfree(all);
 }
 
-/* Row @j takes row @i's place, with its calls table. */
+/* Row @j takes row @i's place, with its tables. */
 static void tsa_all_move(struct tsa_all *all, unsigned int j, unsigned int i)
 {
 	all->rows[j] = all->rows[i];
-	if (all->calls)
-		memcpy(tsa_all_calls(all, j), tsa_all_calls(all, i),
-		       all->calls_size);
+	if (all->tables)
+		memcpy(tsa_all_tables(all, j), tsa_all_tables(all, i),
+		       all->tables_size);
 }
 
 void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
@@ -348,10 +346,10 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		if (all->n == all->max)
 			return false;
 		r = &all->rows[all->n];
-		if (all->calls)
-			r->stay = tsa_thread_read_calls(th, all->now, &r->a,
-							tsa_all_calls(all,
-								      all->n));
+		if (all->tables)
+			r->stay = tsa_thread_read_tables(th, all->now, &r->a,
+							 tsa_all_tables(all,
+									all->n));
 		else
 			r->stay = tsa_thread_read(th, all->now, &r->a);
 		if (r->a.flags & TSA_F_NOT_LIVE)
@@ -381,7 +379,7 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		return false;
 	/* The totals go in the next free row; it moves down below. */
 	gen = tsa_group_read(g, all->now, &all->rows[all->n].a,
-			     tsa_all_calls(all, all->n), &exited, &at);
+			     tsa_all_tables(all, all->n), &exited, &at);
 	for (i = j = start; i < all->n; i++)
 		if (!tsa_thread_handed_over(all->rows[i].th, gen))
 			tsa_all_move(all, j++, i);
@@ -449,15 +447,32 @@ static void tsa_show_acct(struct seq_file *m, const char *prefix,
 			   a->count[i]);
 }
 
-/* A call's name token: "read", "ia32:read", "x32:#17", "#451", "other". */
-static void tsa_seq_call(struct seq_file *m, u16 key)
+/* The kind of a table's lines, in the thread file and in /proc/tsa/calls. */
+static const char *const tsa_table_kind[TSA_NR_TABLES] = {
+	[TSA_T_CALLS] = "syscall", [TSA_T_TRAPS] = "trap",
+};
+
+/*
+ * A row's name token. Calls: "read", "ia32:read", "x32:#17", "#451".
+ * Traps: "softirq:NET_RX", "irq:24". Both: "other".
+ */
+static void tsa_seq_row_name(struct seq_file *m, int k, u16 key)
 {
-	const char *name = tsa_call_name(key);
+	const char *name;
 
 	if (key == TSA_CALL_OTHER) {
 		seq_puts(m, "other");
 		return;
 	}
+	if (k == TSA_T_TRAPS) {
+		name = tsa_softirq_name(key);
+		if (name)
+			seq_printf(m, "softirq:%s", name);
+		else
+			seq_printf(m, "irq:%u", key & ~TSA_TRAP_IRQ);
+		return;
+	}
+	name = tsa_call_name(key);
 	if (key & TSA_CALL_IA32)
 		seq_puts(m, "ia32:");
 	else if (key & TSA_CALL_X32)
@@ -479,35 +494,51 @@ static void tsa_seq_call_states(struct seq_file *m)
 	}
 }
 
-static void tsa_seq_call_row(struct seq_file *m, const char *prefix,
-			     const struct tsa_call_row *r, u64 elapsed)
+/* A trap's time is all TRP: its rows have no state columns. */
+static void tsa_seq_table_row(struct seq_file *m, const char *prefix, int k,
+			      const struct tsa_call_row *r, u64 elapsed)
 {
 	u64 pct = tsa_pct100(r->ns, elapsed);
 	int s;
 
 	if (!r->calls && !r->ns)
 		return;
-	seq_printf(m, "%ssyscall ", prefix);
-	tsa_seq_call(m, r->key);
+	seq_printf(m, "%s%s ", prefix, tsa_table_kind[k]);
+	tsa_seq_row_name(m, k, r->key);
 	seq_printf(m, " %llu %llu %llu.%02llu %llu", r->calls, r->ns,
 		   pct / 100, pct % 100, r->longest);
-	for (s = TSA_SYS; s < TSA_NR_STATES; s++)
+	for (s = TSA_SYS; k == TSA_T_CALLS && s < TSA_NR_STATES; s++)
 		seq_put_decimal_ull(m, " ", r->state_ns[s]);
 	seq_putc(m, '\n');
 }
 
-/* A calls table (sorted), most time first, then the other row. */
-static void tsa_show_calls(struct seq_file *m, const char *prefix,
+/* A table (sorted), most time first, then the other row. */
+static void tsa_show_table(struct seq_file *m, const char *prefix, int k,
 			   const struct tsa_calls *c, u64 elapsed)
 {
 	unsigned int i;
 
-	seq_printf(m, "#%ssyscall name calls ns pct longest", prefix);
-	tsa_seq_call_states(m);
-	seq_putc(m, '\n');
+	if (k == TSA_T_CALLS) {
+		seq_printf(m, "#%ssyscall name calls ns pct longest", prefix);
+		tsa_seq_call_states(m);
+		seq_putc(m, '\n');
+	} else {
+		seq_printf(m, "#%strap name count ns pct longest\n", prefix);
+	}
 	for (i = 0; i < c->rows; i++)
-		tsa_seq_call_row(m, prefix, &c->row[i], elapsed);
-	tsa_seq_call_row(m, prefix, &c->other, elapsed);
+		tsa_seq_table_row(m, prefix, k, &c->row[i], elapsed);
+	tsa_seq_table_row(m, prefix, k, &c->other, elapsed);
+}
+
+static void tsa_show_tables(struct seq_file *m, const char *prefix,
+			    void *tables, u64 elapsed)
+{
+	int k;
+
+	for (k = 0; tables && k < TSA_NR_TABLES; k++)
+		if (tsa_table_rows(k))
+			tsa_show_table(m, prefix, k, tsa_table_in(tables, k),
+				       elapsed);
 }
 
 /*
@@ -518,11 +549,12 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 			     u64 now)
 {
 	unsigned int max = 1, i, live = 0, exited = 0;
-	struct tsa_calls *calls = NULL;
 	struct task_struct *t;
 	struct tsa_all *all;
 	struct tsa_acct *sum;
+	void *tables = NULL;
 	bool ok;
+	int k;
 
 	rcu_read_lock();
 	for_each_thread(leader, t)
@@ -531,9 +563,9 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	max += max / 4 + 8;	/* threads born meanwhile */
 	all = tsa_all_alloc(max, true);
 	sum = kzalloc(sizeof(*sum), TSA_READER_GFP);
-	if (all && all->calls)
-		calls = kmalloc(all->calls_size, TSA_READER_GFP);
-	if (!all || !sum || (all->calls && !calls))
+	if (all && all->tables)
+		tables = kmalloc(all->tables_size, TSA_READER_GFP);
+	if (!all || !sum || (all->tables && !tables))
 		goto out;
 	all->now = now;
 	rcu_read_lock();
@@ -541,12 +573,17 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	rcu_read_unlock();
 	if (!ok)
 		goto out;
-	if (calls)
-		tsa_calls_reset(calls, tsa_table_calls_rows(), false);
+	for (k = 0; tables && k < TSA_NR_TABLES; k++)
+		if (tsa_table_rows(k))
+			tsa_calls_reset(tsa_table_in(tables, k),
+					tsa_table_rows(k), false);
 	for (i = 0; i < all->n; i++) {
 		tsa_acct_add(sum, &all->rows[i].a);
-		if (calls)
-			tsa_calls_merge(calls, tsa_all_calls(all, i));
+		for (k = 0; tables && k < TSA_NR_TABLES; k++)
+			if (tsa_table_rows(k))
+				tsa_calls_merge(tsa_table_in(tables, k),
+						tsa_table_in(tsa_all_tables(all, i),
+							     k));
 		if (all->rows[i].flags & TSA_ROW_TOTALS)
 			exited += all->rows[i].nr;
 		else
@@ -555,12 +592,12 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	seq_printf(m, "#process: live threads and those that exited, summed\nprocess-threads %u %u\nprocess-elapsed %llu\n",
 		   live, exited, tsa_acct_elapsed(sum));
 	tsa_show_acct(m, "process-", sum);
-	if (calls) {
-		tsa_calls_sort(calls);
-		tsa_show_calls(m, "process-", calls, tsa_acct_elapsed(sum));
-	}
+	for (k = 0; tables && k < TSA_NR_TABLES; k++)
+		if (tsa_table_rows(k))
+			tsa_calls_sort(tsa_table_in(tables, k));
+	tsa_show_tables(m, "process-", tables, tsa_acct_elapsed(sum));
 out:
-	kfree(calls);
+	kfree(tables);
 	kfree(sum);
 	tsa_all_free(all);
 }
@@ -568,18 +605,18 @@ out:
 static int tsa_thread_show(struct seq_file *m, void *v)
 {
 	struct task_struct *t = m->private;
-	unsigned int rows = tsa_table_calls_rows();
-	struct tsa_calls *calls = NULL;
+	size_t size = tsa_table_size();
 	char comm[TASK_COMM_LEN];
+	void *tables = NULL;
 	struct tsa_thread *th;
 	struct tsa_acct a;
 	u64 now, stay = 0;
 	bool live = false;
 	int ret;
 
-	if (rows) {
-		calls = kmalloc(tsa_calls_size(rows), TSA_READER_GFP);
-		if (!calls)
+	if (size) {
+		tables = kmalloc(size, TSA_READER_GFP);
+		if (!tables)
 			return -ENOMEM;
 	}
 
@@ -600,8 +637,8 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	rcu_read_lock();
 	th = tsa_thread_find(t);
 	if (th) {
-		if (calls)
-			stay = tsa_thread_read_calls(th, now, &a, calls);
+		if (tables)
+			stay = tsa_thread_read_tables(th, now, &a, tables);
 		else
 			stay = tsa_thread_read(th, now, &a);
 		live = !(a.flags & TSA_F_NOT_LIVE);
@@ -622,14 +659,13 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
 	tsa_hooks_show_degraded(m);
 	tsa_show_acct(m, "", &a);
-	if (calls)
-		tsa_show_calls(m, "", calls, tsa_acct_elapsed(&a));
+	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));
 	if (thread_group_leader(t))
 		tsa_process_show(m, t, now);
 out:
 	up_read(&t->signal->exec_update_lock);
 out_free:
-	kfree(calls);
+	kfree(tables);
 	return ret;
 }
 
@@ -703,7 +739,7 @@ static unsigned int tsa_all_rows_wanted(void)
 	return n + n / 8 + 16;
 }
 
-static struct tsa_all *tsa_all_collect(bool calls)
+static struct tsa_all *tsa_all_collect(bool tables)
 {
 	unsigned int max = tsa_all_rows_wanted(), tries;
 	struct task_struct *p;
@@ -711,7 +747,7 @@ static struct tsa_all *tsa_all_collect(bool calls)
 	bool full = false;
 
 	for (tries = 0; tries < 4; tries++, max *= 2) {
-		all = tsa_all_alloc(max, calls);
+		all = tsa_all_alloc(max, tables);
 		if (!all)
 			return ERR_PTR(-ENOMEM);
 		rcu_read_lock();
@@ -809,11 +845,11 @@ static const struct seq_operations tsa_all_seq_ops = {
 	.show = tsa_all_show,
 };
 
-/* The snapshot is taken at open, with the calls tables for that file. */
+/* The snapshot is taken at open, with the tables for that file. */
 static int tsa_snapshot_open(struct file *file,
-			     const struct seq_operations *ops, bool calls)
+			     const struct seq_operations *ops, bool tables)
 {
-	struct tsa_all *all = tsa_all_collect(calls);
+	struct tsa_all *all = tsa_all_collect(tables);
 	int ret;
 
 	if (IS_ERR(all))
@@ -848,21 +884,26 @@ static const struct proc_ops tsa_all_ops = {
 
 /* --- /proc/tsa/calls --------------------------------------------------- */
 
-/* One line per call row of every row of the snapshot. */
+/*
+ * One line per table row of every thread of the snapshot: its system
+ * calls, then (interrupts=1) the sources of its TRP time, whose line has
+ * all its time in trp_ns.
+ */
 static int tsa_calls_show(struct seq_file *m, void *v)
 {
 	struct tsa_all *all = m->private;
 	const struct tsa_row *r = v;
-	const struct tsa_calls *c;
 	const struct tsa_call_row *cr;
+	const struct tsa_calls *c;
 	unsigned int i;
-	int s;
+	int k, s;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, TSA_CALLS_FORMAT "\nnow %llu\nrows %u\nstates",
-			   all->now, tsa_table_calls_rows());
+		seq_printf(m, TSA_CALLS_FORMAT "\nnow %llu\nrows %u %u\nstates",
+			   all->now, tsa_table_rows(TSA_T_CALLS),
+			   tsa_table_rows(TSA_T_TRAPS));
 		tsa_seq_call_states(m);
-		seq_puts(m, "\nfields tid pid uid flags elapsed at call calls ns max");
+		seq_puts(m, "\nfields tid pid uid flags elapsed at kind name calls ns max");
 		for (s = TSA_SYS; s < TSA_NR_STATES; s++)
 			seq_printf(m, " %c%c%c_ns", tsa_state_names[s][0] | 0x20,
 				   tsa_state_names[s][1] | 0x20,
@@ -870,27 +911,29 @@ static int tsa_calls_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		return 0;
 	}
-	c = tsa_all_calls(all, r - all->rows);
-	if (!c)
-		return 0;
-	for (i = 0; i <= c->rows; i++) {
-		cr = i < c->rows ? &c->row[i] : &c->other;
-		if (!cr->calls && !cr->ns)
+	for (k = 0; k < TSA_NR_TABLES; k++) {
+		if (!all->tables || !tsa_table_rows(k))
 			continue;
-		seq_put_decimal_ll(m, "", r->tid);
-		seq_put_decimal_ll(m, " ", r->pid);
-		seq_put_decimal_ull(m, " ", r->uid);
-		seq_put_decimal_ull(m, " ", r->flags);
-		seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
-		seq_put_decimal_ull(m, " ", r->at);
-		seq_putc(m, ' ');
-		tsa_seq_call(m, cr->key);
-		seq_put_decimal_ull(m, " ", cr->calls);
-		seq_put_decimal_ull(m, " ", cr->ns);
-		seq_put_decimal_ull(m, " ", cr->longest);
-		for (s = TSA_SYS; s < TSA_NR_STATES; s++)
-			seq_put_decimal_ull(m, " ", cr->state_ns[s]);
-		seq_putc(m, '\n');
+		c = tsa_table_in(tsa_all_tables(all, r - all->rows), k);
+		for (i = 0; i <= c->rows; i++) {
+			cr = i < c->rows ? &c->row[i] : &c->other;
+			if (!cr->calls && !cr->ns)
+				continue;
+			seq_put_decimal_ll(m, "", r->tid);
+			seq_put_decimal_ll(m, " ", r->pid);
+			seq_put_decimal_ull(m, " ", r->uid);
+			seq_put_decimal_ull(m, " ", r->flags);
+			seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
+			seq_put_decimal_ull(m, " ", r->at);
+			seq_printf(m, " %s ", tsa_table_kind[k]);
+			tsa_seq_row_name(m, k, cr->key);
+			seq_put_decimal_ull(m, " ", cr->calls);
+			seq_put_decimal_ull(m, " ", cr->ns);
+			seq_put_decimal_ull(m, " ", cr->longest);
+			for (s = TSA_SYS; s < TSA_NR_STATES; s++)
+				seq_put_decimal_ull(m, " ", cr->state_ns[s]);
+			seq_putc(m, '\n');
+		}
 	}
 	return 0;
 }
@@ -923,7 +966,7 @@ int tsa_proc_init(void)
 	if (!tsa_dir)
 		return -ENOMEM;
 	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops) ||
-	    (tsa_table_calls_rows() &&
+	    (tsa_table_size() &&
 	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops))) {
 		proc_remove(tsa_dir);
 		return -ENOMEM;

@@ -34,13 +34,16 @@ const char *const tsa_counter_names[TSA_NR_COUNTERS] = {
  */
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 {
-	struct tsa_calls *c = a->calls;
+	struct tsa_calls *c = a->tab[TSA_T_CALLS], *t = a->tab[TSA_T_TRAPS];
 
 	memset(a, 0, sizeof(*a));
-	a->calls = c;
+	a->tab[TSA_T_CALLS] = c;
+	a->tab[TSA_T_TRAPS] = t;
 	if (c)
 		tsa_calls_reset(c, c->max, (flags & TSA_F_IN_KERNEL) &&
 			       !(flags & TSA_F_KTHREAD));
+	if (t)
+		tsa_calls_reset(t, t->max, false);
 	a->since = now;
 	a->stamp = now;
 	a->state = s;
@@ -67,8 +70,11 @@ static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 	if (stay > a->longest[a->state])
 		a->longest[a->state] = stay;
 	a->stamp = now;
-	if (a->calls && tsa_calls_in_call(a->calls))
-		tsa_calls_charge(a->calls, a->state, stay);
+	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
+		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
+	if (unlikely(a->tab[TSA_T_TRAPS]) &&
+	    tsa_calls_in_call(a->tab[TSA_T_TRAPS]))
+		tsa_calls_charge(a->tab[TSA_T_TRAPS], a->state, stay);
 	return clamped;
 }
 
@@ -172,8 +178,8 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 	/* The hottest path of all: the state change inlined. */
 	if (a->state == TSA_USR || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, TSA_SYS);
-	if (a->calls)
-		tsa_calls_begin(a->calls, call);
+	if (a->tab[TSA_T_CALLS])
+		tsa_calls_begin(a->tab[TSA_T_CALLS], call);
 	return clamped;
 }
 
@@ -185,8 +191,8 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call)
 	a->flags &= ~TSA_F_IN_KERNEL;
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, TSA_USR);
-	if (a->calls)
-		tsa_calls_end(a->calls, call);
+	if (a->tab[TSA_T_CALLS])
+		tsa_calls_end(a->tab[TSA_T_CALLS], call);
 	return clamped;
 }
 
@@ -199,20 +205,23 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call)
  * counted once, its longest in two parts.
  */
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
-			 struct tsa_calls *sum_calls)
+			 struct tsa_calls *const *sum_tab)
 {
 	bool clamped;
+	int k;
 
 	if (a->flags & TSA_F_NOT_LIVE)
 		return false;
 	clamped = tsa_acct_charge(a, now);
 	tsa_acct_add(sum, a);
 	/* The call it exits in (exit_group) counts here; its tail later. */
-	if (a->calls) {
-		tsa_calls_fold(a->calls, true);
-		if (sum_calls)
-			tsa_calls_merge(sum_calls, a->calls);
-		tsa_calls_clear_rows(a->calls);
+	for (k = 0; k < TSA_NR_TABLES; k++) {
+		if (!a->tab[k])
+			continue;
+		tsa_calls_fold(a->tab[k], true);
+		if (sum_tab && sum_tab[k])
+			tsa_calls_merge(sum_tab[k], a->tab[k]);
+		tsa_calls_clear_rows(a->tab[k]);
 	}
 	memset(a->ns, 0, sizeof(a->ns));
 	memset(a->longest, 0, sizeof(a->longest));
@@ -228,6 +237,7 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 {
 	bool clamped;
+	int k;
 
 	if (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)) {
 		a->flags |= TSA_F_DEAD;
@@ -235,8 +245,9 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 	}
 	a->count[TSA_VCX]++;
 	clamped = tsa_acct_charge(a, now);
-	if (a->calls)
-		tsa_calls_fold(a->calls, !(a->flags & TSA_F_EXITING));
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (a->tab[k])
+			tsa_calls_fold(a->tab[k], !(a->flags & TSA_F_EXITING));
 	a->flags |= TSA_F_DEAD;
 	return clamped;
 }
@@ -293,20 +304,49 @@ bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
  * Interrupts (hard and soft) that arrive while the thread is on CPU are
  * TRP; the state they interrupted resumes when they end.
  */
-bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now)
+bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now, u16 source)
 {
+	bool clamped;
+
 	if (!tsa_state_on_cpu(a->state) || a->state == TSA_TRP ||
 	    (a->flags & TSA_F_PROVISIONAL))
 		return false;
 	a->trp_from = a->state;
-	return tsa_acct_enter(a, now, TSA_TRP);
+	clamped = tsa_acct_enter(a, now, TSA_TRP);
+	if (a->tab[TSA_T_TRAPS])
+		tsa_calls_begin(a->tab[TSA_T_TRAPS], source);
+	return clamped;
 }
 
 bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now)
 {
+	bool clamped;
+
 	if (a->state != TSA_TRP)
 		return false;
-	return tsa_acct_enter(a, now, a->trp_from);
+	clamped = tsa_acct_enter(a, now, a->trp_from);
+	if (a->tab[TSA_T_TRAPS])
+		tsa_calls_end(a->tab[TSA_T_TRAPS], TSA_CALL_OTHER);
+	return clamped;
+}
+
+/*
+ * A trap inside a trap (a hard interrupt in a softirq), or back to the
+ * outer one: the TRP time so far goes to the source that had it (as a
+ * trap of its own when @count: the inner one ended), then @source has it.
+ * The state stays TRP: one stay for the thread, split for the sources.
+ */
+bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count)
+{
+	struct tsa_calls *t = a->tab[TSA_T_TRAPS];
+	bool clamped;
+
+	if (a->state != TSA_TRP || !t || !tsa_calls_in_call(t))
+		return false;
+	clamped = tsa_acct_charge(a, now);
+	tsa_calls_fold(t, count);
+	t->cur_key = source;
+	return clamped;
 }
 
 /*
@@ -319,7 +359,8 @@ bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now)
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 {
 	*out = *a;
-	out->calls = NULL;	/* a copy charges nothing to the record's */
+	/* A copy charges nothing to the record's tables. */
+	memset(out->tab, 0, sizeof(out->tab));
 	if (a->flags & TSA_F_DEAD)
 		return 0;
 	now = max(now, a->stamp);
@@ -328,11 +369,11 @@ u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 }
 
 /*
- * A copy @c of @a's calls table as seen at @now, @a being the copy of the
+ * A copy @c of one of @a's tables as seen at @now, @a being the copy of the
  * record taken with it: the call in progress counts, up to @now, as a
  * call of its own; rows sorted by time.
  */
-void tsa_acct_calls_snapshot(const struct tsa_acct *a, u64 now,
+void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 			     struct tsa_calls *c)
 {
 	if (!(a->flags & TSA_F_DEAD) && tsa_calls_in_call(c))

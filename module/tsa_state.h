@@ -84,8 +84,15 @@ enum tsa_counter {
 
 struct tsa_calls;
 
+/* The tables a record may have (tsa_calls.h): in which call, which trap. */
+enum tsa_table {
+	TSA_T_CALLS,		/* system calls */
+	TSA_T_TRAPS,		/* interrupt sources of TRP time */
+	TSA_NR_TABLES
+};
+
 struct tsa_acct {
-	struct tsa_calls *calls;	/* its calls table, or NULL (a copy) */
+	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 	u64 since;		/* birth, or when tracking started */
 	u64 stamp;		/* when the current state was entered */
 	u64 ns[TSA_NR_STATES];
@@ -127,18 +134,19 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
-			 struct tsa_calls *sum_calls);
+			 struct tsa_calls *const *sum_tab);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 			 unsigned int fault_flags, unsigned int ret);
 u8 tsa_fault_kind(unsigned int fault_flags);
-bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now);
+bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now, u16 source);
 bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now);
+bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count);
 
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
-void tsa_acct_calls_snapshot(const struct tsa_acct *a, u64 now,
+void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 			     struct tsa_calls *c);
 u64 tsa_acct_elapsed(const struct tsa_acct *a);
 void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a);

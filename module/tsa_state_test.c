@@ -553,16 +553,16 @@ static void interrupt_time_is_trp_and_resumes(struct kunit *test)
 	struct tsa_acct *a = acct(test);
 
 	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL);
-	tsa_acct_trap_enter(a, 10);
+	tsa_acct_trap_enter(a, 10, 0);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_TRP);
-	tsa_acct_trap_enter(a, 11);		/* nested: no change */
+	tsa_acct_trap_enter(a, 11, 0);		/* nested: no change */
 	tsa_acct_trap_exit(a, 15);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 5ULL);
 	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
 	/* An interrupt cannot make a sleeping thread TRP. */
 	tsa_acct_switch_out(a, 20, TSA_SW_BLOCK, TSA_SLP);
-	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_enter(a, 21));
+	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_enter(a, 21, 0));
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);
 	tsa_acct_trap_exit(a, 22);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);

@@ -32,8 +32,11 @@ static struct hlist_head tsa_groups[1 << TSA_GROUP_BITS];
 static DEFINE_RAW_SPINLOCK(tsa_table_lock);
 static struct kmem_cache *tsa_thread_cache;
 static struct kmem_cache *tsa_group_cache;
-/* Rows of each record's calls table (0: none), after the record. */
-static unsigned int tsa_calls_rows;
+/*
+ * Rows of each record's tables (0: none): they follow the record, and
+ * each group, in its slab object, one after the other.
+ */
+static unsigned int tsa_rows[TSA_NR_TABLES];
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
@@ -89,24 +92,57 @@ static struct hlist_head *tsa_group_bucket(const struct signal_struct *s)
 	return &tsa_groups[hash_ptr(s, TSA_GROUP_BITS)];
 }
 
-unsigned int tsa_table_calls_rows(void)
+unsigned int tsa_table_rows(enum tsa_table k)
 {
-	return tsa_calls_rows;
+	return tsa_rows[k];
 }
 
-/* The calls table, if any, follows each record and group in its object. */
-static struct tsa_calls *tsa_calls_after(void *end)
+/* The bytes of all tables of one record (0: none). */
+size_t tsa_table_size(void)
 {
-	return tsa_calls_rows ? end : NULL;
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			n += tsa_calls_size(tsa_rows[k]);
+	return n;
 }
 
-int tsa_table_init(unsigned int calls_rows)
+/* Table @k in a block of tables laid out as after each record. */
+struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
+{
+	char *p = tables;
+	int i;
+
+	if (!tsa_rows[k])
+		return NULL;
+	for (i = 0; i < k; i++)
+		if (tsa_rows[i])
+			p += tsa_calls_size(tsa_rows[i]);
+	return (struct tsa_calls *)p;
+}
+
+/* Point @tab at the tables after an object and say their size. */
+static void tsa_tables_attach(struct tsa_calls **tab, void *end)
+{
+	int k;
+
+	for (k = 0; k < TSA_NR_TABLES; k++) {
+		tab[k] = tsa_table_in(end, k);
+		if (tab[k])
+			tab[k]->max = tsa_rows[k];
+	}
+}
+
+int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows)
 {
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
 	size_t extra;
 
-	tsa_calls_rows = min(calls_rows, TSA_CALLS_MAX_ROWS);
-	extra = tsa_calls_rows ? tsa_calls_size(tsa_calls_rows) : 0;
+	tsa_rows[TSA_T_CALLS] = min(calls_rows, TSA_CALLS_MAX_ROWS);
+	tsa_rows[TSA_T_TRAPS] = min(trap_rows, TSA_CALLS_MAX_ROWS);
+	extra = tsa_table_size();
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
 			       GFP_KERNEL);
@@ -216,10 +252,8 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 	}
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
-	/* tsa_acct_init() empties it; it needs to know its size. */
-	th->acct.calls = tsa_calls_after(th + 1);
-	if (th->acct.calls)
-		th->acct.calls->max = tsa_calls_rows;
+	/* tsa_acct_init() empties them; they need to know their size. */
+	tsa_tables_attach(th->acct.tab, th + 1);
 	return th;
 }
 
@@ -324,6 +358,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	struct tsa_group *g, *unused = NULL;
 	struct tsa_thread *old;
 	unsigned long flags;
+	int k;
 
 	raw_spin_lock_irqsave(&tsa_table_lock, flags);
 	old = tsa_thread_find(t);
@@ -345,9 +380,10 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		raw_spin_lock_init(&g->lock);
 		seqcount_raw_spinlock_init(&g->seq, &g->lock);
 		g->exited.flags = TSA_F_DEAD;
-		g->calls = tsa_calls_after(g + 1);
-		if (g->calls)
-			tsa_calls_reset(g->calls, tsa_calls_rows, false);
+		tsa_tables_attach(g->tab, g + 1);
+		for (k = 0; k < TSA_NR_TABLES; k++)
+			if (g->tab[k])
+				tsa_calls_reset(g->tab[k], tsa_rows[k], false);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		atomic64_inc(&tsa_nr_groups);
 	}
@@ -416,19 +452,26 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
 	return tsa_acct_snapshot(&copy, now, out);
 }
 
-/* The same with a copy of its calls table as of @now, sorted. */
-u64 tsa_thread_read_calls(struct tsa_thread *th, u64 now,
-			  struct tsa_acct *out, struct tsa_calls *calls)
+/*
+ * The same with a copy of its tables as of @now, sorted, into @tables
+ * (tsa_table_size() bytes, laid out as after the record).
+ */
+u64 tsa_thread_read_tables(struct tsa_thread *th, u64 now,
+			   struct tsa_acct *out, void *tables)
 {
 	struct tsa_acct copy;
 	unsigned int seq;
+	int k;
 
 	do {
 		seq = read_seqcount_begin(&th->seq);
 		copy = th->acct;
-		memcpy(calls, copy.calls, tsa_calls_size(tsa_calls_rows));
+		memcpy(tables, th + 1, tsa_table_size());
 	} while (read_seqcount_retry(&th->seq, seq));
-	tsa_acct_calls_snapshot(&copy, now, calls);
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			tsa_acct_table_snapshot(&copy, now,
+						tsa_table_in(tables, k));
 	return tsa_acct_snapshot(&copy, now, out);
 }
 
@@ -447,22 +490,24 @@ static u32 tsa_group_next_exit(struct tsa_group *g)
  * latest hand-over they hold.
  */
 u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
-		   struct tsa_calls *calls, u32 *threads, u64 *at)
+		   void *tables, u32 *threads, u64 *at)
 {
 	unsigned int seq;
 	u32 gen;
+	int k;
 
 	do {
 		seq = read_seqcount_begin(&g->seq);
 		*sum = g->exited;
-		if (calls)
-			memcpy(calls, g->calls, tsa_calls_size(tsa_calls_rows));
+		if (tables)
+			memcpy(tables, g + 1, tsa_table_size());
 		*threads = g->exited_threads;
 		*at = max(now, g->at);
 		gen = g->exits;
 	} while (read_seqcount_retry(&g->seq, seq));
-	if (calls)
-		tsa_calls_sort(calls);
+	for (k = 0; tables && k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			tsa_calls_sort(tsa_table_in(tables, k));
 	return gen;
 }
 
@@ -496,7 +541,7 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 		th->exit_gen = tsa_group_next_exit(g);
 	}
 	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited,
-				      g->calls);
+				      g->tab);
 	g->at = max(g->at, th->acct.stamp);
 	tsa_thread_write_end(th, tflags);
 	write_seqcount_end(&g->seq);
@@ -514,6 +559,7 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	struct tsa_group *g = th->group;
 	unsigned long flags, tflags;
 	bool clamped, counted, exiting;
+	int k;
 
 	raw_spin_lock_irqsave(&g->lock, flags);
 	write_seqcount_begin(&g->seq);
@@ -521,8 +567,9 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
 	exiting = th->acct.flags & TSA_F_EXITING;
 	clamped = tsa_acct_exit(&th->acct, tsa_clock());
-	if (counted && g->calls)
-		tsa_calls_merge(g->calls, th->acct.calls);
+	for (k = 0; counted && k < TSA_NR_TABLES; k++)
+		if (g->tab[k])
+			tsa_calls_merge(g->tab[k], th->acct.tab[k]);
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
 		tsa_acct_add(&g->exited, &th->acct);

@@ -54,7 +54,7 @@ struct tsa_group {
 	u32 exits;		/* hand-overs so far: numbers them */
 	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
-	struct tsa_calls *calls;	/* their calls, or NULL (calls=0) */
+	struct tsa_calls *tab[TSA_NR_TABLES];	/* their tables, or NULL */
 	union {
 		struct rcu_head rcu;
 		struct llist_node unused;	/* a spare to free later */
@@ -89,8 +89,9 @@ struct tsa_table_stats {
 	u64 buckets;
 };
 
-int tsa_table_init(unsigned int calls_rows);
-unsigned int tsa_table_calls_rows(void);
+int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows);
+unsigned int tsa_table_rows(enum tsa_table k);
+size_t tsa_table_size(void);
 void tsa_table_exit(void);
 
 struct tsa_thread *tsa_thread_find(const struct task_struct *t);
@@ -102,12 +103,13 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
-u64 tsa_thread_read_calls(struct tsa_thread *th, u64 now,
-			  struct tsa_acct *out, struct tsa_calls *calls);
+u64 tsa_thread_read_tables(struct tsa_thread *th, u64 now,
+			   struct tsa_acct *out, void *tables);
+struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k);
 bool tsa_thread_exit_begin(struct tsa_thread *th);
 bool tsa_thread_exit(struct tsa_thread *th);
 u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
-		   struct tsa_calls *calls, u32 *threads, u64 *at);
+		   void *tables, u32 *threads, u64 *at);
 bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 

@@ -5,12 +5,13 @@
 #
 #   prstat-tests.sh TSA_PRSTAT TSA_PTEST [SECTION...]
 #
-# SECTIONs (default all): workloads exits access errors signals unload
+# SECTIONs (default all): workloads exits access errors signals calls unload
 # 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
 # 2. process totals while threads exit                 (tsa-ptest exits, storm)
 # 3. access: nobody vs root, non-dumpable              (here)
 # 4. error paths: names with a newline, stale fd, writes, -p 999999, exit 3, module gone
 # 5. SIGINT / SIGTERM end tsa-prstat with exit 0
+# 6. tsa-prstat -y on the real /proc/tsa/calls: a sleep and a pipe reader
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
 set -u
@@ -328,6 +329,51 @@ done
 
 fi
 
+# --- 6. system calls ---
+if want calls; then
+say "6. tsa-prstat -y: the calls the time went to"
+if [ -r /proc/tsa/calls ]; then
+	sleep 60 &
+	sl=$!
+	pids+=("$sl")
+	sleep 60 | cat >/dev/null &
+	rd=$!
+	pids+=("$rd")
+	sleep 1
+	# The second report: a second in which both were in one call all
+	# through, which began before it (0 calls, AVG -).
+	"$prstat" -yL -c -p "$sl,$rd" 1 2 >"$tmp/y.out" 2>"$tmp/y.err"
+	st=$?
+	y2=$(awk '/^ +PID SYSCALL/ { r++ } r == 2 && $1 ~ /^[0-9]+$/' "$tmp/y.out")
+	# (no /dev/fd in the guest: no process substitution)
+	read -r _ c_s p_s n_s a_s _ _ _ _ _ _ _ _ _ slp_s _ <<<"$(grep " clock_nanosleep .* sleep/$sl\$" <<<"$y2")"
+	read -r _ c_r p_r n_r a_r _ _ _ _ _ _ _ _ idl_r _ <<<"$(grep " read .* cat/$rd\$" <<<"$y2")"
+	[ $st -eq 0 ] && [ ! -s "$tmp/y.err" ] && [ "${c_s:-}" = clock_nanosleep ] &&
+		[ "${p_s:-}" = 100 ] && [ "$n_s" = 0 ] && [ "$a_s" = - ] &&
+		[ "$slp_s" = 100 ] && [ "${c_r:-}" = read ] && [ "${p_r:-}" = 100 ] &&
+		[ "$n_r" = 0 ] && [ "$a_r" = - ] && [ "$idl_r" = 100 ]
+	t $? "calls: tsa-prstat -yL over a second: sleep's clock_nanosleep (PCT ${p_s:-?}, ${n_s:-?} calls, SLP ${slp_s:-?}) and cat's read of a pipe (PCT ${p_r:-?}, IDL ${idl_r:-?}); exit $st $(head -c 200 "$tmp/y.err")"
+	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/y.out"
+	"$prstat" -y --json -p "$sl" 0.5 2 >"$tmp/yj.out" 2>"$tmp/y.err"
+	st=$?
+	last=$(tail -n1 "$tmp/yj.out")
+	[ $st -eq 0 ] && [[ $last == *'"pid":'"$sl"',"nlwp":1,'*'"call":"clock_nanosleep","other":false,"calls":0,'* ]] &&
+		[[ $last == *'"pct":100.000,"avg_ns":null,'* ]] &&
+		[[ $last =~ \"SLP\":\{\"ns\":[0-9]+,\"pct\":100\.000\} ]]
+	t $? "calls: tsa-prstat -y --json: the same call of the process, 100 % of the interval, all SLP (exit $st: $(head -c 300 <<<"$last"))"
+	# Every thread of the guest, three reads: the reader takes the
+	# module's file as it is (ia32:, #NR, other, evictions, exits).
+	"$prstat" -yL -c 0.3 3 >"$tmp/ya.out" 2>"$tmp/y.err"
+	st=$?
+	lines=$(grep -c '^ *[0-9]' "$tmp/ya.out")
+	[ $st -eq 0 ] && [ ! -s "$tmp/y.err" ] && [ "$(grep -c '^Total:' "$tmp/ya.out")" -eq 3 ] && [ "$lines" -gt 0 ]
+	t $? "calls: tsa-prstat -yL over every thread, three reports: exit $st, $lines call lines $(head -c 200 "$tmp/y.err")"
+	kill "$sl" "$rd" 2>/dev/null
+else
+	n=$((n + 1)); echo "ok $n - # SKIP calls: no /proc/tsa/calls (calls=0 or syscalls=0)"
+fi
+fi
+
 # --- 4b. the module goes away ---
 # Evidence for clock problems: is sched_clock stable here, what tsa saw.
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -354,6 +400,10 @@ st=$?
 want="tsa-prstat: /proc/tsa/all: not found; is the tsa module loaded? (sudo modprobe tsa)"
 [ $st -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ] && [ ! -e /proc/tsa ]
 t $? "unload: tsa-prstat without the module exits 2 with the one-line message (saw $st: $(cat "$tmp/err"))"
+"$prstat" -yL 1 1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ]
+t $? "unload: tsa-prstat -y without the module: the same (saw $st: $(cat "$tmp/err"))"
 
 fi
 

@@ -150,7 +150,7 @@ int tsa_parse_calls(const char *text, struct tsa_calls *c)
 	const char *line = text;
 	int col[TSA_NSTATES], ncol = -1;
 
-	c->n = 0;
+	c->n = c->ntraps = 0;
 	while (line && *line) {
 		const char *p;
 		int off;
@@ -167,6 +167,19 @@ int tsa_parse_calls(const char *text, struct tsa_calls *c)
 				if (p[off] == '\n')
 					break;
 			}
+		} else if (!strncmp(line, "trap ", 5)) {
+			struct tsa_callrow *r = &c->trap[c->ntraps];
+			unsigned long long a, b, d;
+
+			if (c->ntraps == TSA_MAXCALLS ||
+			    sscanf(line, "trap %47s %llu %llu %*s %llu",
+				   r->name, &a, &b, &d) != 4)
+				goto bad;
+			memset(r->state_ns, 0, sizeof(r->state_ns));
+			r->calls = a;
+			r->ns = r->state_ns[TSA_TRP] = b;
+			r->longest = d;
+			c->ntraps++;
 		} else if (!strncmp(line, "syscall ", 8)) {
 			struct tsa_callrow *r = &c->row[c->n];
 			unsigned long long a, b, d, v;

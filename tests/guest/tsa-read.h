@@ -31,7 +31,10 @@ struct tsa_thread {
 	uint32_t degraded;		/* /proc/tsa/<tid> only: see below */
 };
 
-/* The "syscall" rows of a /proc/tsa/<tid> file (not the process's). */
+/*
+ * The "syscall" rows of a /proc/tsa/<tid> file (not the process's), and
+ * its "trap" rows (interrupts=1).
+ */
 #define TSA_MAXCALLS 80
 struct tsa_callrow {
 	char name[48];
@@ -40,8 +43,9 @@ struct tsa_callrow {
 };
 
 struct tsa_calls {
-	size_t n;
+	size_t n, ntraps;
 	struct tsa_callrow row[TSA_MAXCALLS];
+	struct tsa_callrow trap[TSA_MAXCALLS];	/* "trap" rows: all TRP */
 };
 
 struct tsa_all {

@@ -1362,6 +1362,73 @@ static void test_trp_on(void)
 	check_hook("trp-on", "softirq_exit", 1, 1);
 }
 
+/*
+ * traps (interrupts=1): a thread that spins in user mode on CPU 0 for a
+ * second takes that CPU's softirqs and device interrupts as TRP; its
+ * "trap" rows split that TRP by source, exactly, and the tick's softirqs
+ * are among them.
+ */
+static atomic_int traps_stop;
+static pid_t traps_tid;
+
+static void *traps_spinner(void *arg __attribute__((unused)))
+{
+	pin(0);
+	traps_tid = gettid_();
+	while (!atomic_load(&traps_stop))
+		;
+	return NULL;
+}
+
+static void test_traps(void)
+{
+	static struct tsa_calls ca, cb;
+	struct tsa_thread ta, tb;
+	uint64_t ns = 0, n = 0, soft = 0;
+	char seen[400] = "";
+	pthread_t th;
+	int ok;
+
+	atomic_store(&traps_stop, 0);
+	pthread_create(&th, NULL, traps_spinner, NULL);
+	while (!__atomic_load_n(&traps_tid, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	sleep_ms(100);
+	ok = !tsa_read_thread_calls(traps_tid, &ta, &ca);
+	sleep_ms(1000);
+	ok = ok && !tsa_read_thread_calls(traps_tid, &tb, &cb);
+	atomic_store(&traps_stop, 1);
+	pthread_join(th, NULL);
+	if (!ok) {
+		tap(0, "traps: read /proc/tsa/%d: %s", traps_tid,
+		    strerror(errno));
+		return;
+	}
+	/* Rows of a at b (a row evicted meanwhile is in "other"). */
+	for (size_t i = 0; i < cb.ntraps; i++) {
+		ns += cb.trap[i].ns;
+		n += cb.trap[i].calls;
+		if (!strncmp(cb.trap[i].name, "softirq:", 8))
+			soft += cb.trap[i].calls;
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+			 "%s%s %llu in %llu", i ? ", " : "", cb.trap[i].name,
+			 (unsigned long long)cb.trap[i].ns,
+			 (unsigned long long)cb.trap[i].calls);
+	}
+	for (size_t i = 0; i < ca.ntraps; i++) {
+		ns -= ca.trap[i].ns;
+		n -= ca.trap[i].calls;
+	}
+	tap(ns == tb.ns[TSA_TRP] - ta.ns[TSA_TRP] && ns > 0,
+	    "traps: the trap rows split the spinner's TRP exactly (expected %llu ns, saw %llu ns: %s)",
+	    (unsigned long long)(tb.ns[TSA_TRP] - ta.ns[TSA_TRP]),
+	    (unsigned long long)ns, seen);
+	tap(n >= tb.entries[TSA_TRP] - ta.entries[TSA_TRP] && soft > 0,
+	    "traps: one trap counted per interrupt, softirqs among them (expected >= %llu traps and softirqs > 0, saw %llu traps, %llu softirqs since birth)",
+	    (unsigned long long)(tb.entries[TSA_TRP] - ta.entries[TSA_TRP]),
+	    (unsigned long long)n, (unsigned long long)soft);
+}
+
 /* --- 9. SIG: exactly N signals, one at a time ------------------------- */
 
 #define SIG_N 1000
@@ -1842,6 +1909,7 @@ static const struct {
 	{ "degraded-work", test_degraded_work },
 	{ "allsum", test_allsum },
 	{ "calls", test_calls },
+	{ "traps", test_traps },
 };
 
 int main(int argc, char **argv)

@@ -11,7 +11,7 @@
 #   1. defaults            lck klk iow apg idl sig trp-off degraded allsum
 #                          calls;
 #                          dfl tfl with one vCPU online
-#   2. interrupts=1        trp-on degraded allsum
+#   2. interrupts=1        trp-on traps degraded allsum
 #   3. faults=0 locks=0 syscalls=0   degraded degraded-work allsum
 #   4. skip_hooks=sys_exit,contention_end (hooks missing, parameters on)
 #                          degraded degraded-work allsum; bad parameters
@@ -191,7 +191,7 @@ fi
 if [ -n "$(want trp-on)" ]; then
 	say "phase 2: interrupts=1"
 	reload interrupts=1 &&
-	TSA_EXPECT_DEGRADED=- run $(want trp-on degraded allsum)
+	TSA_EXPECT_DEGRADED=- run $(want trp-on traps degraded allsum)
 fi
 
 # --- phase 3: the optional hooks off ---
