@@ -21,6 +21,22 @@
  * per thread and absent.  "pct" is of the line's own elapsed time over
  * the interval, like the table; "delta" is the raw increment (lifetime
  * value when "first" is true, never scaled).
+ *
+ * The system-call view (-y) has one object per call of a thread or
+ * process, in the report's order; "ts" and "now" are those of the
+ * /proc/tsa/calls read, "at" the latest clock of the line's threads:
+ *
+ *   {"ts":..,"now":..,"at":..,"pid":1,"tid":1,"uid":0,"user":"root",
+ *    "comm":"init","first":false,"elapsed_ns":..,"call":"futex",
+ *    "other":false,"calls":..,"ns":..,"pct":..,"avg_ns":..,"max_ns":..,
+ *    "total_calls":..,"total_ns":..,
+ *    "states":{"SYS":{"ns":..,"pct":..},..},"split":{"SYS":pct,..}}
+ *
+ * "pct" is of "elapsed_ns" (the line's elapsed time over the interval,
+ * as of the /proc/tsa/calls reads, the table's divisor);
+ * each state's "pct" and "split" are of the call's "ns".  "avg_ns" is
+ * null when no call began in the interval.  "unknown_ns", when present,
+ * is time in states this version does not know.
  */
 #include <string.h>
 
@@ -137,4 +153,68 @@ void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
 
 	for (i = 0; i < n; i++)
 		one(f, o, cur, &d[i]);
+}
+
+static void one_call(FILE *f, const struct options *o,
+		     const struct tsa_calls_snap *cur,
+		     const struct tsa_call_line *l)
+{
+	const struct tsa_delta *d = l->who;
+	uint64_t split[CALL_NCOLS];
+	int i, first = 1;
+
+	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
+		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
+		(unsigned long long)cur->now, (unsigned long long)l->at,
+		(unsigned long long)d->pid);
+	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
+		(unsigned long long)d->id);
+	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);
+	json_string(f, user_name((uid_t)d->uid));
+	fputs(",\"comm\":", f);
+	json_string(f, d->comm);
+	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,\"call\":",
+		d->first ? "true" : "false", (unsigned long long)l->elapsed);
+	json_string(f, l->name);
+	fprintf(f, ",\"other\":%s,\"calls\":%llu,\"ns\":%llu,\"pct\":%.3f,",
+		l->other ? "true" : "false", (unsigned long long)l->d.calls,
+		(unsigned long long)l->d.ns, pct_of(l->d.ns, l->elapsed));
+	if (l->d.calls)
+		fprintf(f, "\"avg_ns\":%llu,",
+			(unsigned long long)(l->d.ns / l->d.calls));
+	else
+		fputs("\"avg_ns\":null,", f);
+	fprintf(f, "\"max_ns\":%llu,\"total_calls\":%llu,\"total_ns\":%llu,",
+		(unsigned long long)l->d.max,
+		(unsigned long long)l->total_calls,
+		(unsigned long long)l->total_ns);
+	if (l->d.rest)
+		fprintf(f, "\"unknown_ns\":%llu,",
+			(unsigned long long)l->d.rest);
+	fputs("\"states\":{", f);
+	for (i = 0; i < TSA_NSTATES; i++) {
+		if (i == S_USR && !l->d.st[i])
+			continue;	/* a thread in a call is not in USR */
+		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f}",
+			first ? "" : ",", tsa_state_name[i],
+			(unsigned long long)l->d.st[i],
+			pct_of(l->d.st[i], l->d.ns));
+		first = 0;
+	}
+	call_cols(&l->d, split);
+	fputs("},\"split\":{", f);
+	for (i = 0; i < CALL_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", call_col_name[i],
+			pct_of(split[i], l->d.ns));
+	fputs("}}\n", f);
+}
+
+void json_print_calls(FILE *f, const struct options *o,
+		      const struct tsa_calls_snap *cur,
+		      const struct tsa_call_line *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		one_call(f, o, cur, &l[i]);
 }

@@ -9,9 +9,15 @@
 
 #include "prstat.h"
 #include "tsaall.h"
+#include "tsacalls.h"
 
 void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d, size_t n);
+
+/* The system-call view (-y): one object per line of the report. */
+void json_print_calls(FILE *f, const struct options *o,
+		      const struct tsa_calls_snap *cur,
+		      const struct tsa_call_line *l, size_t n);
 
 /* Write @s as a JSON string (quotes included); invalid UTF-8 -> U+FFFD. */
 void json_string(FILE *f, const char *s);

@@ -9,6 +9,14 @@
  * a key too (lower case), and in the TSA view "wait" = RUN + LCK + APG,
  * the states in which a thread wants to run and is held back; it is
  * that view's default.
+ *
+ * The system-call view sorts its lines (a call of a thread or process)
+ * by "pct" (the call's time, percent of the line's elapsed time; the
+ * default), "calls", "avg" (time per call; a line without a new call
+ * counts as one), "max" (the longest as shown), or a column of its
+ * state split, as the time in that state, percent of the line's
+ * elapsed time (not of the call's, so that "-s lck" puts the most lock
+ * time first, not a short call that was all lock).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +26,14 @@
 #include "prsort.h"
 #include "prtable.h"
 
-enum kind { K_CPU, K_TIME, K_SOL, K_TSA, K_CNT, K_WAIT };
+enum kind {
+	K_CPU, K_TIME, K_SOL, K_TSA, K_CNT, K_WAIT,
+	K_CPCT, K_CCALLS, K_CAVG, K_CMAX, K_CSPLIT,
+};
 
 #define V_SOL	1
 #define V_TSA	2
+#define V_CALLS	4
 #define V_ALL	(V_SOL | V_TSA)
 
 static const struct key {
@@ -52,18 +64,42 @@ static const struct key {
 	{ "idl",  V_TSA, K_TSA,  TSA_IDL },
 	{ "stp",  V_TSA, K_TSA,  TSA_STP },
 	{ "wait", V_TSA, K_WAIT, 0 },
+	{ "pct",   V_CALLS, K_CPCT,   0 },
+	{ "calls", V_CALLS, K_CCALLS, 0 },
+	{ "avg",   V_CALLS, K_CAVG,   0 },
+	{ "max",   V_CALLS, K_CMAX,   0 },
+	{ "sys",   V_CALLS, K_CSPLIT, CALL_SYS },
+	{ "lat",   V_CALLS, K_CSPLIT, CALL_LAT },
+	{ "flt",   V_CALLS, K_CSPLIT, CALL_FLT },
+	{ "apg",   V_CALLS, K_CSPLIT, CALL_APG },
+	{ "lck",   V_CALLS, K_CSPLIT, CALL_LCK },
+	{ "klk",   V_CALLS, K_CSPLIT, CALL_KLK },
+	{ "iow",   V_CALLS, K_CSPLIT, CALL_IOW },
+	{ "idl",   V_CALLS, K_CSPLIT, CALL_IDL },
+	{ "slp",   V_CALLS, K_CSPLIT, CALL_SLP },
 };
+
+static int view_bit(enum view v)
+{
+	return v == VIEW_CALLS ? V_CALLS : v == VIEW_TSA ? V_TSA : V_SOL;
+}
+
+static const char *view_name(enum view v)
+{
+	return v == VIEW_CALLS ? "syscalls" : v == VIEW_TSA ? "TSA" : "-m";
+}
 
 #define NKEYS	((int)(sizeof(keys) / sizeof(keys[0])))
 
 int sort_default_key(enum view v)
 {
-	return sort_key_lookup(v == VIEW_TSA ? "wait" : "cpu", v, NULL, 0);
+	return sort_key_lookup(v == VIEW_CALLS ? "pct" :
+			       v == VIEW_TSA ? "wait" : "cpu", v, NULL, 0);
 }
 
 int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
 {
-	int want = v == VIEW_TSA ? V_TSA : V_SOL, i, other = 0;
+	int want = view_bit(v), i, other = 0;
 
 	for (i = 0; i < NKEYS; i++) {
 		if (strcasecmp(keys[i].name, name))
@@ -80,7 +116,7 @@ int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
 			 "(tsa-prstat shows microstates only)", name);
 	else if (other)
 		snprintf(why, whylen, "sort key %s is not a column of the %s "
-			 "view", name, v == VIEW_TSA ? "TSA" : "-m");
+			 "view", name, view_name(v));
 	else
 		snprintf(why, whylen, "invalid sort key -- %s", name);
 	return -1;
@@ -116,6 +152,31 @@ double sort_key_value(int key, const struct tsa_delta *d)
 		tsa_cols(d, tsa);
 		return pct_of(tsa[TSA_RUN] + tsa[TSA_LCK] + tsa[TSA_APG],
 			      d->elapsed);
+	default:	/* the system-call view's: call_key_value() */
+		break;
+	}
+	return 0;
+}
+
+double call_key_value(int key, const struct tsa_call_line *l)
+{
+	const struct key *k = &keys[key];
+	uint64_t ns[CALL_NCOLS];
+
+	switch (k->kind) {
+	case K_CPCT:
+		return pct_of(l->d.ns, l->elapsed);
+	case K_CCALLS:
+		return (double)l->d.calls;
+	case K_CAVG:
+		return (double)l->d.ns / (double)(l->d.calls ? l->d.calls : 1);
+	case K_CMAX:
+		return (double)l->d.max;
+	case K_CSPLIT:
+		call_cols(&l->d, ns);
+		return pct_of(ns[k->col], l->elapsed);
+	default:
+		break;
 	}
 	return 0;
 }
@@ -143,4 +204,29 @@ void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
 		d[i].key = sort_key_value(key, &d[i]);
 	sort_order = order;
 	qsort(d, n, sizeof(*d), cmp);
+}
+
+static int call_cmp(const void *a, const void *b)
+{
+	const struct tsa_call_line *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (x->key < y->key ? -1 : 1) * sort_order;
+	if (x->who->pid != y->who->pid)
+		return x->who->pid < y->who->pid ? -1 : 1;
+	if (x->who->id != y->who->id)
+		return x->who->id < y->who->id ? -1 : 1;
+	if (x->other != y->other)
+		return x->other - y->other;
+	return strcmp(x->name, y->name);
+}
+
+void sort_call_lines(struct tsa_call_line *l, size_t n, int key, int order)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		l[i].key = call_key_value(key, &l[i]);
+	sort_order = order;
+	qsort(l, n, sizeof(*l), call_cmp);
 }

@@ -9,8 +9,10 @@
 
 #include "prstat.h"
 #include "tsaall.h"
+#include "tsacalls.h"
 
-/* Default keys: cpu in the Solaris view, wait in the TSA view. */
+/* Default keys: cpu in the Solaris view, wait in the TSA view, pct in
+ * the system-call view. */
 int sort_default_key(enum view v);
 
 /*
@@ -30,5 +32,10 @@ double sort_key_value(int key, const struct tsa_delta *d);
  * ties by pid, then thread id, ascending.
  */
 void sort_lines(struct tsa_delta *d, size_t n, int key, int order);
+
+/* The same for the system-call view's lines; ties by pid, thread id,
+ * then call name ("other" after the names). */
+double call_key_value(int key, const struct tsa_call_line *l);
+void sort_call_lines(struct tsa_call_line *l, size_t n, int key, int order);
 
 #endif /* PRSORT_H */

@@ -4,9 +4,12 @@
  *
  * Every interval: one read of /proc/tsa/all (tsaall.c), deltas against
  * the previous read, sort (prsort.c), then a table (prtable.c) or JSON
- * lines (prjson.c).  On a terminal, without -c, each report redraws the
- * screen and is cut to its height, as prstat does; otherwise reports
- * follow one another and contain no escape sequences.
+ * lines (prjson.c).  The system-call view (-y) also reads
+ * /proc/tsa/calls (tsacalls.c) right after, and shows the calls of the
+ * threads or processes the first read found.  On a terminal, without
+ * -c, each report redraws the screen and is cut to its height, as
+ * prstat does; otherwise reports follow one another and contain no
+ * escape sequences.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +29,7 @@
 #include "prtable.h"
 #include "prutil.h"
 #include "tsaall.h"
+#include "tsacalls.h"
 
 #ifndef TSA_PRSTAT_VERSION
 #define TSA_PRSTAT_VERSION "unknown"
@@ -36,12 +40,16 @@ static volatile sig_atomic_t stop;
 static void usage(FILE *f, int code)
 {
 	fprintf(f,
-"Usage:\ttsa-prstat [-cLmvAW] [--tsa] [--json] [-p pidlist]\n"
+"Usage:\ttsa-prstat [-cLmvAWy] [--tsa] [--syscalls] [--json] [-p pidlist]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
 "  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
 "  -A, --tsa   TSA view: EXEC RUN APG SLP LCK IDL STP\n"
+"  -y, --syscalls\n"
+"              system-call view: the calls the time went to, with\n"
+"              PCT CALLS AVG MAX and their SYS LAT FLT APG LCK KLK IOW\n"
+"              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -49,16 +57,20 @@ static void usage(FILE *f, int code)
 "              ignored)\n"
 "  -s key      sort descending by key; -S key: ascending.  Keys: cpu\n"
 "              time vcx icx scl sig, -m: usr sys trp tfl dfl lck slp lat,\n"
-"              TSA: exec run apg slp lck idl stp wait\n"
-"  -W          truncate long user names (always, on a terminal)\n"
+"              TSA: exec run apg slp lck idl stp wait; -y has its own:\n"
+"              pct calls avg max sys lat flt apg lck klk iow idl slp\n"
+"  -W          truncate long user names, and call names with -y\n"
+"              (always, on a terminal)\n"
 "  --json      one JSON object per line and interval\n"
 "\n"
 "Examples:\n"
 "  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
 "  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
+"  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
 "\n"
-"Reads $TSA_PROC_DIR/all (default /proc/tsa/all).  See tsa-prstat(8).\n");
+"Reads $TSA_PROC_DIR/all (default /proc/tsa/all), and with -y calls.\n"
+"See tsa-prstat(8).\n");
 	exit(code);
 }
 
@@ -120,12 +132,14 @@ static void parse_args(struct options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tsa", no_argument, NULL, 'A' },
+		{ "syscalls", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL;
+	int tsa = 0, calls = 0;
 	char why[128];
 	char *end;
 	int c;
@@ -139,7 +153,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 		o->proc_dir = "/proc/tsa";
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcLmvWhp:n:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcLmvWyhp:n:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256;
@@ -157,6 +171,11 @@ static void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'A':
 			o->view = VIEW_TSA;
+			tsa = 1;
+			break;
+		case 'y':
+			o->view = VIEW_CALLS;
+			calls = 1;
 			break;
 		case 'c':
 			o->no_clear = 1;
@@ -207,6 +226,9 @@ static void parse_args(struct options *o, int argc, char **argv)
 				      "invalid counter value '%s'");
 	if (optind < argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (tsa && calls)
+		bad_usage("%s", "-A (--tsa) and -y (--syscalls) are two views; "
+			  "choose one");
 
 	if (sortk) {
 		o->sort_key = sort_key_lookup(sortk, o->view, why, sizeof(why));
@@ -276,6 +298,21 @@ static void fail_read(int rc, const char *path, const char *msg)
 	}
 }
 
+/*
+ * /proc/tsa/calls: absent unless the module counts calls (or traps:
+ * then it says "rows 0 ...").
+ */
+static void fail_read_calls(int rc, const char *path, const char *msg)
+{
+	if (rc == TSA_ENOENT || rc == TSA_ENOCALLS)
+		die(EXIT_NOMODULE, "%s: %s; the tsa module must be loaded "
+		    "with calls=N (N > 0) and syscalls=1 for -y "
+		    "(sudo modprobe -r tsa; sudo modprobe tsa calls=8 "
+		    "syscalls=1)", path, rc == TSA_ENOENT ? "not found" :
+		    "no system-call rows");
+	fail_read(rc, path, msg);
+}
+
 /* With -p: complain about pids that are not there; exit if none is. */
 static void check_pids(const struct options *o, const struct tsa_snap *s)
 {
@@ -319,25 +356,44 @@ static void sleep_until(struct timespec *deadline, double interval)
 		;
 }
 
+/* At most the -n lines, or on a redrawn terminal its height. */
+static size_t lines_shown(const struct options *o, size_t n, int redraw)
+{
+	if (o->ntop && (size_t)o->ntop < n)
+		n = (size_t)o->ntop;
+	if (redraw && !o->ntop) {
+		long rows = screen_lines();
+
+		if (rows > 0 && (size_t)rows < n)
+			n = (size_t)rows;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct tsa_calls_snap csnaps[2], *cprev = NULL, *ccur = &csnaps[0];
 	struct tsa_select sel;
 	struct tsa_delta *lines = NULL;
+	struct tsa_call_line *clines = NULL;
 	struct tsa_totals tot;
 	struct options o;
 	struct timespec deadline;
-	size_t cap = 0, n, show;
-	char path[PATH_MAX], msg[256];
+	size_t cap = 0, ccap = 0, n, show;
+	char path[PATH_MAX], cpath[PATH_MAX], msg[256];
 	double la[3];
-	int tty, redraw, rc;
+	int tty, redraw, rc, calls;
 	long done;
 
 	parse_args(&o, argc, argv);
+	calls = o.view == VIEW_CALLS;
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
+	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
 	tty = isatty(STDOUT_FILENO);
 	redraw = tty && !o.no_clear && !o.json;
 	memset(snaps, 0, sizeof(snaps));
+	memset(csnaps, 0, sizeof(csnaps));
 	sel.lwps = o.lwps;
 	sel.interval = o.interval;
 	sel.pids = o.pids;
@@ -353,40 +409,57 @@ int main(int argc, char **argv)
 		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read(rc, path, msg);
+		if (calls) {
+			rc = tsa_calls_read(ccur, cpath, msg, sizeof(msg));
+			if (rc != TSA_OK)
+				fail_read_calls(rc, cpath, msg);
+		}
 		if (!prev && o.npids)
 			check_pids(&o, cur);
 
 		n = tsa_delta_compute(prev, cur, &sel, &lines, &cap, &tot);
-		sort_lines(lines, n, o.sort_key, o.sort_order);
-		show = n;
-		if (o.ntop && (size_t)o.ntop < show)
-			show = (size_t)o.ntop;
-		if (redraw && !o.ntop) {
-			long rows = screen_lines();
-
-			if (rows > 0 && (size_t)rows < show)
-				show = (size_t)rows;
+		if (calls) {
+			/* Call lines point at the (unsorted) lines. */
+			n = tsa_calls_compute(prev, cur, cprev, ccur, &sel,
+					      lines, n, &clines, &ccap);
+			sort_call_lines(clines, n, o.sort_key, o.sort_order);
+		} else {
+			sort_lines(lines, n, o.sort_key, o.sort_order);
 		}
+		show = lines_shown(&o, n, redraw);
 
 		if (o.json) {
-			json_print(stdout, &o, cur, lines, show);
+			if (calls)
+				json_print_calls(stdout, &o, ccur, clines,
+						 show);
+			else
+				json_print(stdout, &o, cur, lines, show);
 		} else {
 			read_loadavg(la);
 			if (redraw)
 				fputs("\033[H\033[J", stdout);
-			table_print(stdout, &o, lines, show, &tot, la,
-				    o.trunc || redraw);
+			if (calls)
+				calls_table_print(stdout, &o, clines, show,
+						  &tot, la, o.trunc || redraw);
+			else
+				table_print(stdout, &o, lines, show, &tot, la,
+					    o.trunc || redraw);
 		}
 		if (fflush(stdout) == EOF || ferror(stdout))
 			die(EXIT_BADDATA, "write error: %s", strerror(errno));
 
 		prev = cur;
 		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+		cprev = ccur;
+		ccur = ccur == &csnaps[0] ? &csnaps[1] : &csnaps[0];
 	}
 	fflush(stdout);
 	tsa_snap_free(&snaps[0]);
 	tsa_snap_free(&snaps[1]);
+	tsa_calls_free(&csnaps[0]);
+	tsa_calls_free(&csnaps[1]);
 	free(lines);
+	free(clines);
 	free(o.pids);
 	return 0;
 }

@@ -12,6 +12,7 @@
 enum view {
 	VIEW_SOLARIS,	/* -m: USR SYS TRP TFL DFL LCK SLP LAT ... */
 	VIEW_TSA,	/* -A / --tsa: EXEC RUN APG SLP LCK IDL STP */
+	VIEW_CALLS,	/* -y / --syscalls: time by system call */
 };
 
 struct options {

@@ -19,6 +19,19 @@
  * Line layouts follow illumos prstat's USAGE_LINE: "%6d %-8s" then
  * three-character fields, then the process name cut to 12 characters,
  * a slash and the thread id (-L) or the number of threads.
+ *
+ * The system-call view (-y, --syscalls) has one line per call of a
+ * thread or process: its time as a percentage of the line's elapsed
+ * time, calls, average, longest, and where the call's time went, as
+ * percentages of it, in nine columns that add up to 100:
+ *
+ *   SYS = SYS + TRP (on CPU)        KLK = KLK
+ *   LAT = LAT                       IOW = IOW
+ *   FLT = TFL + DFL + KFL           IDL = IDL
+ *   APG = APG                       SLP = SLP + STP, and states this
+ *   LCK = LCK                             reader does not know
+ *
+ * No USERNAME column: the lines are wide enough without it.
  */
 #include <string.h>
 
@@ -31,6 +44,10 @@ const char *const sol_col_name[SOL_NCOLS] = {
 
 const char *const tsa_col_name[TSA_NCOLS] = {
 	"EXEC", "RUN", "APG", "SLP", "LCK", "IDL", "STP",
+};
+
+const char *const call_col_name[CALL_NCOLS] = {
+	"SYS", "LAT", "FLT", "APG", "LCK", "KLK", "IOW", "IDL", "SLP",
 };
 
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS])
@@ -60,6 +77,21 @@ void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS])
 	ns[TSA_STP] = s[S_STP];
 }
 
+void call_cols(const struct tsa_cvec *v, uint64_t ns[CALL_NCOLS])
+{
+	const uint64_t *s = v->st;
+
+	ns[CALL_SYS] = s[S_SYS] + s[S_TRP];
+	ns[CALL_LAT] = s[S_LAT];
+	ns[CALL_FLT] = s[S_TFL] + s[S_DFL] + s[S_KFL];
+	ns[CALL_APG] = s[S_APG];
+	ns[CALL_LCK] = s[S_LCK];
+	ns[CALL_KLK] = s[S_KLK];
+	ns[CALL_IOW] = s[S_IOW];
+	ns[CALL_IDL] = s[S_IDL];
+	ns[CALL_SLP] = s[S_SLP] + s[S_STP] + s[S_USR] + v->rest;
+}
+
 double pct_of(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part * 100.0 / (double)whole : 0.0;
@@ -67,6 +99,8 @@ double pct_of(uint64_t part, uint64_t whole)
 
 const char *table_header(const struct options *o)
 {
+	if (o->view == VIEW_CALLS)
+		return o->lwps ? HDR_CALLS_LWP : HDR_CALLS_PROC;
 	if (o->view == VIEW_TSA)
 		return o->lwps ? HDR_TSA_LWP : HDR_TSA_PROC;
 	return o->lwps ? HDR_SOL_LWP : HDR_SOL_PROC;
@@ -107,6 +141,14 @@ static void print_line(FILE *f, const struct options *o,
 		n[0], n[1], n[2], n[3], comm, (int)d->id);
 }
 
+static void print_total(FILE *f, const struct tsa_totals *tot,
+			const double loadavg[3])
+{
+	fprintf(f, "Total: %lu processes, %lu lwps, load averages: "
+		"%3.2f, %3.2f, %3.2f\n", tot->nprocs, tot->nlwps,
+		loadavg[0], loadavg[1], loadavg[2]);
+}
+
 void table_print(FILE *f, const struct options *o,
 		 const struct tsa_delta *d, size_t n,
 		 const struct tsa_totals *tot, const double loadavg[3],
@@ -118,7 +160,46 @@ void table_print(FILE *f, const struct options *o,
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
 		print_line(f, o, &d[i], trunc_names);
-	fprintf(f, "Total: %lu processes, %lu lwps, load averages: "
-		"%3.2f, %3.2f, %3.2f\n", tot->nprocs, tot->nlwps,
-		loadavg[0], loadavg[1], loadavg[2]);
+	print_total(f, tot, loadavg);
+}
+
+static void print_call_line(FILE *f, const struct tsa_call_line *l,
+			    int trunc_names)
+{
+	char name[64], comm[64], pct[4], c[CALL_NCOLS][4];
+	char calls[24], avg[24], max[24];
+	uint64_t ns[CALL_NCOLS];
+	int i;
+
+	format_cut(name, sizeof(name), l->name, 16, trunc_names);
+	strip_comm(comm, sizeof(comm), l->who->comm);
+	format_pct(pct, (float)pct_of(l->d.ns, l->elapsed));
+	format_count(calls, l->d.calls);
+	if (l->d.calls)
+		format_dur(avg, l->d.ns / l->d.calls);
+	else
+		snprintf(avg, sizeof(avg), "-");
+	format_dur(max, l->d.max);
+	call_cols(&l->d, ns);
+	for (i = 0; i < CALL_NCOLS; i++)
+		format_pct(c[i], (float)pct_of(ns[i], l->d.ns));
+	fprintf(f, "%6d %-16s %3.3s %5s %6s %6s %3.3s %3.3s %3.3s %3.3s "
+		"%3.3s %3.3s %3.3s %3.3s %3.3s %-.12s/%d\n", (int)l->who->pid,
+		name, pct, calls, avg, max, c[CALL_SYS], c[CALL_LAT],
+		c[CALL_FLT], c[CALL_APG], c[CALL_LCK], c[CALL_KLK], c[CALL_IOW],
+		c[CALL_IDL], c[CALL_SLP], comm, (int)l->who->id);
+}
+
+void calls_table_print(FILE *f, const struct options *o,
+		       const struct tsa_call_line *l, size_t n,
+		       const struct tsa_totals *tot, const double loadavg[3],
+		       int trunc_names)
+{
+	size_t i;
+
+	fputs(table_header(o), f);
+	fputc('\n', f);
+	for (i = 0; i < n; i++)
+		print_call_line(f, &l[i], trunc_names);
+	print_total(f, tot, loadavg);
 }

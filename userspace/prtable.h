@@ -10,6 +10,7 @@
 
 #include "prstat.h"
 #include "tsaall.h"
+#include "tsacalls.h"
 
 /* The Solaris view (-m): LMS_* states as prstat -m shows them. */
 enum sol_col {
@@ -23,8 +24,16 @@ enum tsa_col {
 	TSA_NCOLS
 };
 
+/* The system-call view (-y, --syscalls): where a call's time went. */
+enum call_col {
+	CALL_SYS, CALL_LAT, CALL_FLT, CALL_APG, CALL_LCK, CALL_KLK, CALL_IOW,
+	CALL_IDL, CALL_SLP,
+	CALL_NCOLS
+};
+
 extern const char *const sol_col_name[SOL_NCOLS];
 extern const char *const tsa_col_name[TSA_NCOLS];
+extern const char *const call_col_name[CALL_NCOLS];
 
 #define HDR_SOL_LWP \
 "   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
@@ -35,9 +44,17 @@ extern const char *const tsa_col_name[TSA_NCOLS];
 #define HDR_TSA_PROC \
 "   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/NLWP  "
 
+#define HDR_CALLS_LWP \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/LWPID "
+#define HDR_CALLS_PROC \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/NLWP  "
+
 /* Fold a line's interval ns into the columns of each view. */
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS]);
 void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS]);
+void call_cols(const struct tsa_cvec *v, uint64_t ns[CALL_NCOLS]);
 
 /* @part of @whole as a percentage; 0 when @whole is 0. */
 double pct_of(uint64_t part, uint64_t whole);
@@ -49,5 +66,11 @@ void table_print(FILE *f, const struct options *o,
 		 const struct tsa_delta *d, size_t n,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names);
+
+/* One report of the system-call view: header, @n lines, Total line. */
+void calls_table_print(FILE *f, const struct options *o,
+		       const struct tsa_call_line *l, size_t n,
+		       const struct tsa_totals *tot, const double loadavg[3],
+		       int trunc_names);
 
 #endif /* PRTABLE_H */

@@ -77,6 +77,46 @@ void format_num(char out[4], uint64_t num)
 	out[3] = '\0';
 }
 
+void format_count(char out[24], uint64_t num)
+{
+	static const char unit[] = "KMGTPE";
+	int u = -1;
+
+	if (num >= 100000) {
+		do {
+			num /= 1000;
+			u++;
+		} while (num >= 10000 && u < 5);
+	}
+	if (u < 0)
+		snprintf(out, 24, "%llu", (unsigned long long)num);
+	else
+		snprintf(out, 24, "%llu%c", (unsigned long long)num, unit[u]);
+}
+
+void format_dur(char out[24], uint64_t ns)
+{
+	static const struct { uint64_t div; const char *name; } unit[] = {
+		{ 1, "ns" }, { 1000, "us" }, { 1000000, "ms" },
+		{ 1000000000, "s" },
+	};
+	unsigned long long whole, frac;
+	int u = 0;
+
+	while (u < 3 && ns >= unit[u + 1].div)
+		u++;
+	whole = ns / unit[u].div;
+	frac = ns % unit[u].div;
+	if (u == 0 || whole >= 100)
+		snprintf(out, 24, "%llu%s", whole, unit[u].name);
+	else if (whole >= 10)
+		snprintf(out, 24, "%llu.%01llu%s", whole,
+			 frac * 10 / unit[u].div, unit[u].name);
+	else
+		snprintf(out, 24, "%llu.%02llu%s", whole,
+			 frac * 100 / unit[u].div, unit[u].name);
+}
+
 /* ---- user names: a small open-addressing cache ------------------------ */
 
 struct uent {
@@ -136,12 +176,18 @@ const char *user_name(uid_t uid)
 	return ucache[i].name;
 }
 
-void format_user(char *out, size_t len, const char *name, int trunc)
+void format_cut(char *out, size_t len, const char *name, size_t width,
+		int trunc)
 {
-	if (trunc && strlen(name) > 8)
-		snprintf(out, len, "%.7s*", name);
+	if (trunc && width > 1 && strlen(name) > width)
+		snprintf(out, len, "%.*s*", (int)(width - 1), name);
 	else
 		snprintf(out, len, "%s", name);
+}
+
+void format_user(char *out, size_t len, const char *name, int trunc)
+{
+	format_cut(out, len, name, 8, trunc);
 }
 
 void strip_comm(char *out, size_t len, const char *comm)

@@ -41,6 +41,21 @@ void format_pct(char out[4], float val);
  */
 void format_num(char out[4], uint64_t num);
 
+/*
+ * A count in at most five characters: the number below 100000, else
+ * in thousands, millions, ... below 10000 of them, with a K, M, G, T,
+ * P or E (truncated: 123456 is "123K", 12345678 is "12M").  @out must
+ * hold 24 bytes.
+ */
+void format_count(char out[24], uint64_t num);
+
+/*
+ * A duration in nanoseconds in at most six characters, three digits
+ * and a unit, truncated: "999ns", "1.50us", "12.3ms", "450ms", "2.00s";
+ * from 1000 s on, whole seconds ("3600s").  @out must hold 24 bytes.
+ */
+void format_dur(char out[24], uint64_t ns);
+
 /* User name for @uid, cached; the number when there is no name. */
 const char *user_name(uid_t uid);
 
@@ -50,6 +65,10 @@ const char *user_name(uid_t uid);
  * terminal or with -W); otherwise unchanged.
  */
 void format_user(char *out, size_t len, const char *name, int trunc);
+
+/* The same for a field of @width columns: @width - 1 characters and '*'. */
+void format_cut(char *out, size_t len, const char *name, size_t width,
+		int trunc);
 
 /* Copy @comm without unprintable characters (prstat's stripfname). */
 void strip_comm(char *out, size_t len, const char *comm);

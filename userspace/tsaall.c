@@ -103,7 +103,11 @@ static void comm_unescape(char *s)
 	*o = '\0';
 }
 
-int tsa_snap_read(struct tsa_snap *s, const char *path,
+/*
+ * Read all of @path into *@buf (grown as needed, never shrunk), for the
+ * parsers here and in tsacalls.c.  A NUL follows the data.
+ */
+int tsa_read_file(const char *path, char **buf, size_t *len, size_t *cap,
 		  char *msg, size_t msglen)
 {
 	int fd, err, tries = 0;
@@ -123,17 +127,17 @@ int tsa_snap_read(struct tsa_snap *s, const char *path,
 			return TSA_EACCES;
 		return TSA_EIO;
 	}
-	s->len = 0;
+	*len = 0;
 	for (;;) {
-		if (s->cap - s->len < READ_CHUNK + 1) {
-			size_t ncap = s->cap ? s->cap * 2 : 4 * READ_CHUNK;
+		if (*cap - *len < READ_CHUNK + 1) {
+			size_t ncap = *cap ? *cap * 2 : 4 * READ_CHUNK;
 
-			while (ncap - s->len < READ_CHUNK + 1)
+			while (ncap - *len < READ_CHUNK + 1)
 				ncap *= 2;
-			s->buf = xrealloc(s->buf, ncap);
-			s->cap = ncap;
+			*buf = xrealloc(*buf, ncap);
+			*cap = ncap;
 		}
-		n = read(fd, s->buf + s->len, s->cap - s->len - 1);
+		n = read(fd, *buf + *len, *cap - *len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -145,9 +149,20 @@ int tsa_snap_read(struct tsa_snap *s, const char *path,
 		}
 		if (n == 0)
 			break;
-		s->len += (size_t)n;
+		*len += (size_t)n;
 	}
 	close(fd);
+	(*buf)[*len] = '\0';
+	return TSA_OK;
+}
+
+int tsa_snap_read(struct tsa_snap *s, const char *path,
+		  char *msg, size_t msglen)
+{
+	int rc = tsa_read_file(path, &s->buf, &s->len, &s->cap, msg, msglen);
+
+	if (rc != TSA_OK)
+		return rc;
 	clock_gettime(CLOCK_REALTIME, &s->wall);
 	return tsa_snap_parse(s, msg, msglen);
 }
@@ -188,7 +203,8 @@ static int field_index(const char *name, size_t len)
 	return -1;
 }
 
-static char *next_line(char **p, char *end)
+/* The line at *@p, NUL-terminated in place; *@p moves past it. */
+char *tsa_next_line(char **p, char *end)
 {
 	char *line = *p, *nl;
 
@@ -202,7 +218,8 @@ static char *next_line(char **p, char *end)
 	return line;
 }
 
-static int parse_u64(const char **pp, uint64_t *v)
+/* A decimal number at *@pp (no sign, no overflow); *@pp moves past it. */
+int tsa_parse_u64(const char **pp, uint64_t *v)
 {
 	const char *p = *pp;
 	uint64_t x = 0;
@@ -356,7 +373,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 	s->nprocs = 0;
 	s->now = 0;
 
-	line = next_line(&p, end);
+	line = tsa_next_line(&p, end);
 	if (!line || strncmp(line, "tsa-all ", 8)) {
 		snprintf(msg, msglen, "not a tsa-all file (first line: \"%.40s\")",
 			 line ? line : "");
@@ -377,7 +394,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 
 	/* Header lines up to and including "fields". */
 	for (;;) {
-		line = next_line(&p, end);
+		line = tsa_next_line(&p, end);
 		lineno++;
 		if (!line) {
 			snprintf(msg, msglen, "no \"fields\" line");
@@ -386,7 +403,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 		if (!strncmp(line, "now ", 4)) {
 			const char *t = line + 4;
 
-			if (parse_u64(&t, &s->now)) {
+			if (tsa_parse_u64(&t, &s->now)) {
 				snprintf(msg, msglen, "line %zu: bad \"now\"",
 					 lineno);
 				return TSA_EFORMAT;
@@ -434,7 +451,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 	}
 
 	/* Rows. */
-	while ((line = next_line(&p, end)) != NULL) {
+	while ((line = tsa_next_line(&p, end)) != NULL) {
 		const char *t = line;
 		struct tsa_row *r;
 
@@ -453,7 +470,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 
 			while (*t == ' ')
 				t++;
-			if (parse_u64(&t, &v)) {
+			if (tsa_parse_u64(&t, &v)) {
 				snprintf(msg, msglen,
 					 "line %zu, column %zu: not a number",
 					 lineno, c + 1);

@@ -82,7 +82,19 @@ enum tsa_err {
 	TSA_EIO,	/* other read error */
 	TSA_EFORMAT,	/* not a tsa-all file, or a malformed line */
 	TSA_EVERSION,	/* a format major version we do not read */
+	TSA_ENOCALLS,	/* /proc/tsa/calls has no system-call table */
 };
+
+/*
+ * Read all of @path into *@buf (grown as needed, reused), NUL-terminated;
+ * shared with tsacalls.c, as are the two helpers after it.
+ */
+int tsa_read_file(const char *path, char **buf, size_t *len, size_t *cap,
+		  char *msg, size_t msglen);
+/* The line at *@p, NUL-terminated in place; *@p moves past it. */
+char *tsa_next_line(char **p, char *end);
+/* A decimal number at *@pp; *@pp moves past it.  -1 if none or too big. */
+int tsa_parse_u64(const char **pp, uint64_t *v);
 
 /* Read and parse @path into @s (reusing its memory).  On error, a
  * one-line reason (without the path) is left in @msg. */

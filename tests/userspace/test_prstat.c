@@ -31,6 +31,7 @@
 #include "prtable.h"
 #include "prutil.h"
 #include "tsaall.h"
+#include "tsacalls.h"
 #include "tap.h"
 
 #define MS(x)	((uint64_t)(x) * 1000000ull)
@@ -661,6 +662,1131 @@ static void test_json_lib(void)
 	free(b);
 }
 
+/* ---- the system-call view (-y, /proc/tsa/calls) ----------------------- */
+
+struct cfx {
+	uint64_t tid, pid, flags, elapsed;
+	const char *call;
+	uint64_t calls, max;
+	uint64_t st[TSA_NSTATES];	/* ns is their sum */
+};
+
+/* A /proc/tsa/calls snapshot in the kernel's format, every line
+ * measured at @now (as the fixtures of /proc/tsa/all are); a name
+ * "softirq:..." is a trap line, which the view leaves out. */
+static char *calls_snapshot(uint64_t now, const struct cfx *r, size_t n)
+{
+	static const int order[] = { S_SYS, S_TRP, S_TFL, S_DFL, S_KFL, S_APG,
+		S_LCK, S_KLK, S_IOW, S_IDL, S_SLP, S_LAT, S_STP };
+	char *buf;
+	size_t len, i, s;
+	FILE *f = open_memstream(&buf, &len);
+
+	fprintf(f, "tsa-calls 1\nnow %llu\nrows 8 6\nstates SYS TRP TFL DFL "
+		"KFL APG LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags "
+		"elapsed at kind name calls ns max sys_ns trp_ns tfl_ns dfl_ns "
+		"kfl_ns apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
+		"stp_ns\n", (unsigned long long)now);
+	for (i = 0; i < n; i++) {
+		uint64_t ns = 0;
+		int trap = !strncmp(r[i].call, "softirq:", 8);
+
+		for (s = 0; s < TSA_NSTATES; s++)
+			ns += r[i].st[s];
+		fprintf(f, "%llu %llu 0 %llu %llu %llu %s %s %llu %llu %llu",
+			(unsigned long long)r[i].tid,
+			(unsigned long long)r[i].pid,
+			(unsigned long long)r[i].flags,
+			(unsigned long long)r[i].elapsed,
+			(unsigned long long)now, trap ? "trap" : "syscall",
+			r[i].call, (unsigned long long)r[i].calls,
+			(unsigned long long)ns, (unsigned long long)r[i].max);
+		for (s = 0; s < sizeof(order) / sizeof(order[0]); s++)
+			fprintf(f, " %llu",
+				(unsigned long long)r[i].st[order[s]]);
+		fputc('\n', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The calls of snapshot A's threads (at 10 s):
+ *   tid 100 (4 s): futex 10 calls, 1 s (LCK 0.9, SYS 0.05, LAT 0.05),
+ *     longest 0.5 s; read 20, 0.4 s (IOW 0.3, SYS 0.1), longest 0.1 s;
+ *     other 5, 0.1 s SYS, longest 30 ms.
+ *   tid 101 (2 s): futex 4, 1 s LCK, longest 0.4 s.
+ *   pid 100's exited threads: read 2, 0.2 s IOW, longest 150 ms.
+ *   tid 200 (the spinner) made no call: no line.
+ *   tid 300 (5 s): clock_nanosleep 5, 5 s SLP, longest 1 s.
+ *   tid 301 (5 s, since load): in an epoll_wait since before the load,
+ *     which the module cannot name yet: other, 1 call, 5 s IDL.
+ *   (tid 100 also has a trap line, softirq:TIMER: not a call.)
+ */
+static char *calls_a(void)
+{
+	struct cfx r[] = {
+		{ 100, 100, 0, MS(4000), "futex", 10, MS(500),
+		  { [S_LCK] = MS(900), [S_SYS] = MS(50), [S_LAT] = MS(50) } },
+		{ 100, 100, 0, MS(4000), "read", 20, MS(100),
+		  { [S_IOW] = MS(300), [S_SYS] = MS(100) } },
+		{ 100, 100, 0, MS(4000), "other", 5, MS(30),
+		  { [S_SYS] = MS(100) } },
+		{ 100, 100, 0, MS(4000), "softirq:TIMER", 40, MS(1),
+		  { [S_TRP] = MS(20) } },
+		{ 101, 100, 0, MS(2000), "futex", 4, MS(400),
+		  { [S_LCK] = MS(1000) } },
+		{ 0, 100, 4, MS(1000), "read", 2, MS(150),
+		  { [S_IOW] = MS(200) } },
+		{ 300, 300, 0, MS(5000), "clock_nanosleep", 5, MS(1000),
+		  { [S_SLP] = MS(5000) } },
+		{ 301, 300, 1, MS(5000), "other", 1, MS(5000),
+		  { [S_IDL] = MS(5000) } },
+	};
+
+	return calls_snapshot(MS(10000), r, sizeof(r) / sizeof(r[0]));
+}
+
+/*
+ * At 11 s (snapshot B's threads):
+ *   tid 100 (5 s): futex +2 calls, +0.3 s (LCK 0.25, SYS 0.025,
+ *     LAT 0.025).  Its table was full: read was evicted to other after
+ *     3 more calls (60 ms: IOW 50, SYS 10), and took a row again for
+ *     1 call (50 ms: IOW 40, SYS 10), so other = 5 + 20 + 3 calls,
+ *     0.1 + 0.4 + 0.06 s (SYS 0.21, IOW 0.35), longest 0.1 s (read's).
+ *     write is new: 100 calls, 0.1 s SYS, longest 5 ms.
+ *   tid 101 exited; its futex (1 more call, 0.25 s LCK) went to the
+ *     exited-threads table: futex 5, 1.25 s LCK, beside read 2, 0.2 s.
+ *   tid 102 (born 0.5 s ago): mmap 3 calls, 20 ms (SYS 5, KFL 5,
+ *     APG 10), longest 12 ms; futex 1, 10 ms SYS.
+ *   tid 300 (6 s): clock_nanosleep +1, +1 s.
+ *   tid 301 exited 0.2 s after A: its epoll_wait returned after 0.1 s
+ *     (the row epoll_wait: 1 call, 5.1 s IDL), exit_group 1, 0.1 s SYS,
+ *     now in pid 300's exited-threads table.  The new thread 301
+ *     (0.8 s): read 2 calls, 0.6 s IDL, longest 0.5 s.
+ */
+static char *calls_b(void)
+{
+	struct cfx r[] = {
+		{ 0, 100, 4, MS(3500), "futex", 5, MS(400),
+		  { [S_LCK] = MS(1250) } },
+		{ 0, 100, 4, MS(3500), "read", 2, MS(150),
+		  { [S_IOW] = MS(200) } },
+		{ 100, 100, 0, MS(5000), "futex", 12, MS(500),
+		  { [S_LCK] = MS(1150), [S_SYS] = MS(75), [S_LAT] = MS(75) } },
+		{ 100, 100, 0, MS(5000), "write", 100, MS(5),
+		  { [S_SYS] = MS(100) } },
+		{ 100, 100, 0, MS(5000), "read", 1, MS(50),
+		  { [S_IOW] = MS(40), [S_SYS] = MS(10) } },
+		{ 100, 100, 0, MS(5000), "other", 28, MS(100),
+		  { [S_SYS] = MS(210), [S_IOW] = MS(350) } },
+		{ 100, 100, 0, MS(5000), "softirq:TIMER", 50, MS(1),
+		  { [S_TRP] = MS(25) } },
+		{ 102, 100, 0, 500000000, "mmap", 3, MS(12),
+		  { [S_SYS] = MS(5), [S_KFL] = MS(5), [S_APG] = MS(10) } },
+		{ 102, 100, 0, 500000000, "futex", 1, MS(10),
+		  { [S_SYS] = MS(10) } },
+		{ 0, 300, 4, MS(5200), "epoll_wait", 1, MS(5100),
+		  { [S_IDL] = MS(5100) } },
+		{ 0, 300, 4, MS(5200), "exit_group", 1, MS(100),
+		  { [S_SYS] = MS(100) } },
+		{ 300, 300, 0, MS(6000), "clock_nanosleep", 6, MS(1000),
+		  { [S_SLP] = MS(6000) } },
+		{ 301, 300, 0, MS(800), "read", 2, MS(500),
+		  { [S_IDL] = MS(600) } },
+	};
+
+	return calls_snapshot(MS(11000), r, sizeof(r) / sizeof(r[0]));
+}
+
+static void cload(struct tsa_calls_snap *s, const char *text)
+{
+	char msg[256];
+	int rc;
+
+	s->len = strlen(text);
+	s->buf = xrealloc(s->buf, s->len + 1);
+	s->cap = s->len + 1;
+	memcpy(s->buf, text, s->len);
+	rc = tsa_calls_parse(s, msg, sizeof(msg));
+	if (rc != TSA_OK) {
+		printf("# calls parse failed: %s\n", msg);
+		exit(2);
+	}
+}
+
+/* One report of the system-call view, as report() does for the others. */
+static char *calls_report(const char *prev, const char *cur,
+			  const char *cprev, const char *ccur,
+			  const struct options *o)
+{
+	static const double la[3] = { 1.0, 2.5, 10.0 };
+	struct tsa_snap a = { 0 }, b = { 0 };
+	struct tsa_calls_snap ca = { 0 }, cb = { 0 };
+	struct tsa_select sel = { o->lwps, o->interval, o->pids, o->npids };
+	struct tsa_delta *d = NULL;
+	struct tsa_call_line *l = NULL;
+	struct tsa_totals tot;
+	size_t cap = 0, lcap = 0, n;
+	char *out;
+	size_t len;
+	FILE *f;
+
+	if (prev) {
+		load(&a, prev);
+		cload(&ca, cprev);
+	}
+	load(&b, cur);
+	cload(&cb, ccur);
+	n = tsa_delta_compute(prev ? &a : NULL, &b, &sel, &d, &cap, &tot);
+	n = tsa_calls_compute(prev ? &a : NULL, &b, prev ? &ca : NULL, &cb,
+			      &sel, d, n, &l, &lcap);
+	sort_call_lines(l, n, o->sort_key, o->sort_order);
+	if (o->ntop && (size_t)o->ntop < n)
+		n = (size_t)o->ntop;
+	f = open_memstream(&out, &len);
+	if (o->json)
+		json_print_calls(f, o, &cb, l, n);
+	else
+		calls_table_print(f, o, l, n, &tot, la, o->trunc);
+	fclose(f);
+	free(d);
+	free(l);
+	tsa_snap_free(&a);
+	tsa_snap_free(&b);
+	tsa_calls_free(&ca);
+	tsa_calls_free(&cb);
+	return out;
+}
+
+static void test_format_count_dur(void)
+{
+	static const struct { uint64_t v; const char *want; } c[] = {
+		{ 0, "0" }, { 99999, "99999" }, { 100000, "100K" },
+		{ 123456, "123K" }, { 9999999, "9999K" }, { 12345678, "12M" },
+		{ 9999999999ull, "9999M" }, { 10000000000ull, "10G" },
+		{ UINT64_MAX, "18E" },
+	}, t[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1.00us" },
+		{ 1999, "1.99us" }, { 12345, "12.3us" }, { 999999, "999us" },
+		{ 6666666, "6.66ms" }, { 140000000, "140ms" },
+		{ 1000000000, "1.00s" }, { 99990000000ull, "99.9s" },
+		{ 999999999999ull, "999s" }, { 3600000000000ull, "3600s" },
+	};
+	char out[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		format_count(out, c[i].v);
+		is_str(out, c[i].want, "format_count(%llu) is \"%s\"",
+		       (unsigned long long)c[i].v, c[i].want);
+	}
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		format_dur(out, t[i].v);
+		is_str(out, t[i].want, "format_dur(%llu) is \"%s\"",
+		       (unsigned long long)t[i].v, t[i].want);
+	}
+}
+
+static void test_calls_parser(void)
+{
+	struct tsa_calls_snap s = { 0 };
+	const struct tsa_cgroup *g;
+	char msg[256], *text = calls_a();
+	const char *hdr = "tsa-calls 1\nnow 50\nrows 8 0\n"
+		"fields tid pid uid flags elapsed at kind name calls ns max "
+		"sys_ns lck_ns\n";
+	static const struct {
+		const char *rows;
+		int rc;
+		const char *msg, *what;
+	} bad[] = {
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "7 7 0 0 40 50 syscall write 2 1x 5 4 6\n", TSA_EFORMAT,
+		  "line 6, column 10: not a number", "a bad number" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4\n", TSA_EFORMAT,
+		  "line 5, column 13: missing (\"fields\" names 13)",
+		  "a short line" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6 9\n", TSA_EFORMAT,
+		  "line 5, column 14: more columns than \"fields\" names",
+		  "a long line" },
+		{ "7 7 0 0 40 50 syscall re\001ad 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 5, column 8: bad call name",
+		  "a call name with a control byte" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 7\n", TSA_EFORMAT,
+		  "line 5: the state columns add up to more than ns",
+		  "states that add up to more than ns" },
+		{ "0 7 0 0 40 50 syscall read 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 5: tid 0", "tid 0 on a thread line" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "8 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "7 7 0 0 40 50 syscall write 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 7: thread 7 is listed again, apart from its other "
+		  "lines", "a thread's lines apart" },
+	};
+	size_t i;
+
+	cload(&s, text);
+	free(text);
+	is_long((long)s.nrows, 7, "calls parser: one row per syscall line "
+		"(the trap line left out)");
+	is_long((long)s.ngroups, 5, "calls parser: a group per thread and "
+		"per exited-threads table");
+	is_long((long)s.now, (long)MS(10000), "calls parser: now");
+	is_long((long)s.table_rows, 8, "calls parser: rows");
+	is_long((long)s.nnames, 4, "calls parser: call names interned "
+		"(futex read other clock_nanosleep)");
+	g = tsa_calls_thread(&s, 100, MS(6000));
+	ok(g && g->n == 3 && !strcmp(s.names[s.rows[g->first].name], "futex")
+	   && s.rows[g->first].v.ns == MS(1000) &&
+	   s.rows[g->first].v.st[S_LCK] == MS(900) &&
+	   s.rows[g->first].v.max == MS(500) && !s.rows[g->first].v.rest,
+	   "calls parser: a thread's rows, columns by name");
+	ok(!tsa_calls_thread(&s, 100, MS(6001)),
+	   "calls parser: a thread is its tid and its start (at - elapsed)");
+	ok(s.other != TSA_NONAME && !strcmp(s.names[s.other], "other"),
+	   "calls parser: the other row is known");
+	tsa_calls_free(&s);
+
+	/* The first cut of the format (a "call" column, no "kind");
+	 * columns in another order, an unknown column and an unknown
+	 * state's column: its time is in ns, not in a known state. */
+	cload(&s, "tsa-calls 1.2\nnow 9\nrows 8\nnewline x\n"
+	      "fields call pid tid flags elapsed at calls ns future "
+	      "foo_ns sys_ns\n"
+	      "ia32:read 5 6 0 40 9 2 30 77 12 18\n"
+	      "#451 5 6 0 40 9 1 1 0 1 0\n");
+	ok(s.nrows == 2 && !strcmp(s.names[s.rows[0].name], "ia32:read") &&
+	   s.rows[0].v.st[S_SYS] == 18 && s.rows[0].v.rest == 12 &&
+	   s.rows[0].v.calls == 2 && s.groups[0].tid == 6 &&
+	   !strcmp(s.names[s.rows[1].name], "#451"),
+	   "calls parser: the call column, minor version, columns in any "
+	   "order, unknown columns skipped, unknown states' time kept "
+	   "apart");
+	tsa_calls_free(&s);
+
+	/* A kind this reader does not know is left out, as traps are. */
+	cload(&s, "tsa-calls 1\nnow 9\nrows 8 6 4\nfields tid pid flags "
+	      "elapsed at kind name calls ns\n"
+	      "6 5 0 40 9 syscall read 2 30\n6 5 0 40 9 trap irq:24 1 5\n"
+	      "6 5 0 40 9 future x 1 1\n6 5 0 40 9 syscall other 1 1\n");
+	ok(s.nrows == 2 && s.ngroups == 1 && s.table_rows == 8 &&
+	   !strcmp(s.names[s.rows[0].name], "read") && s.rows[1].name ==
+	   s.other, "calls parser: only syscall lines; rows with more numbers");
+	tsa_calls_free(&s);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t;
+
+		if (asprintf(&t, "%s%s", hdr, bad[i].rows) < 0)
+			exit(2);
+		s.len = strlen(t);
+		s.buf = xrealloc(s.buf, s.len + 1);
+		s.cap = s.len + 1;
+		memcpy(s.buf, t, s.len);
+		msg[0] = '\0';
+		is_long(tsa_calls_parse(&s, msg, sizeof(msg)), bad[i].rc,
+			"calls parser: %s is refused", bad[i].what);
+		is_str(msg, bad[i].msg, "calls parser: ... saying where");
+		free(t);
+	}
+	{
+		static const struct {
+			const char *text, *msg;
+			int rc;
+		} head[] = {
+			{ "tsa-calls 2\nfields tid\n",
+			  "format version 2, this tsa-prstat reads version 1",
+			  TSA_EVERSION },
+			{ "tsa-all 1\n", "not a tsa-calls file (first line: "
+			  "\"tsa-all 1\")", TSA_EFORMAT },
+			{ "tsa-calls 1\nnow 1\n", "no \"fields\" line",
+			  TSA_EFORMAT },
+			{ "tsa-calls 1\nfields tid pid flags elapsed at kind "
+			  "calls ns\n", "line 2: \"fields\" lacks name",
+			  TSA_EFORMAT },
+			{ "tsa-calls 1\nrows 0 6\nfields tid pid flags elapsed "
+			  "at kind name calls ns\n", "the module keeps no "
+			  "system-call rows (\"rows 0\")", TSA_ENOCALLS },
+			{ "tsa-calls 1\nrows 8x\nfields tid\n",
+			  "line 2: bad \"rows\"", TSA_EFORMAT },
+		};
+
+		for (i = 0; i < sizeof(head) / sizeof(head[0]); i++) {
+			s.len = strlen(head[i].text);
+			s.buf = xrealloc(s.buf, s.len + 1);
+			s.cap = s.len + 1;
+			memcpy(s.buf, head[i].text, s.len);
+			msg[0] = '\0';
+			is_long(tsa_calls_parse(&s, msg, sizeof(msg)),
+				head[i].rc, "calls parser: header %zu refused",
+				i + 1);
+			is_str(msg, head[i].msg, "calls parser: ... as %s",
+			       head[i].msg);
+		}
+	}
+	tsa_calls_free(&s);
+}
+
+#define HDR_CL \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW IDL SLP PROCESS/LWPID \n"
+#define HDR_CP \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW IDL SLP PROCESS/NLWP  \n"
+
+/*
+ * -yL, B against A (1 s; percentages of each thread's own elapsed):
+ *   300 clock_nanosleep: +1 call, +1 s of 1 s: 100, 1.00s, SLP 100.
+ *   301 is a new thread on a reused tid: lifetime, read 0.6 of 0.8 s
+ *     = 75, 2 calls, avg 300ms, longest 500ms, IDL 100.
+ *   100 futex: +2, +0.3 s = 30, avg 150ms, longest 500ms (as
+ *     reported), SYS 0.025/0.3 = 8.3, LAT 8.3, LCK 83.
+ *   100 write: new row, 100 calls, 0.1 s = 10, avg 1.00ms, SYS 100.
+ *   100 other: 28 - 5 - 20 (read's, moved) = 3 calls, 0.56 - 0.1 - 0.4
+ *     = 60 ms = 6.0, avg 20.0ms, longest 100ms; SYS 10/60 = 17,
+ *     IOW 50/60 = 83.
+ *   100 read: fewer calls than before, so taken again: all of it, 1 call,
+ *     50 ms = 5.0, SYS 20, IOW 80.
+ *   102 (born in the interval, 0.5 s): mmap 20 ms = 4.0, 3 calls,
+ *     avg 6.66ms, SYS 25, FLT (KFL) 25, APG 50; futex 10 ms = 2.0.
+ *   200 made no call: no line.
+ */
+static const char want_yL[] = HDR_CL
+"   300 clock_nanosleep  100     1  1.00s  1.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 sleeper/300\n"
+"   300 read              75     2  300ms  500ms 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 0.0 sleeper/301\n"
+"   100 futex             30     2  150ms  500ms 8.3 8.3 0.0 0.0  83 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 write             10   100 1.00ms 5.00ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 other            6.0     3 20.0ms  100ms  17 0.0 0.0 0.0 0.0 0.0  83 0.0 0.0 db server/100\n"
+"   100 read             5.0     1 50.0ms 50.0ms  20 0.0 0.0 0.0 0.0 0.0  80 0.0 0.0 db server/100\n"
+"   100 mmap             4.0     3 6.66ms 12.0ms  25 0.0  25  50 0.0 0.0 0.0 0.0 0.0 db worker/102\n"
+"   100 futex            2.0     1 10.0ms 10.0ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db worker/102\n"
+TOTAL;
+
+/*
+ * -y (processes), B against A; percentages of the process's summed
+ * elapsed time, 2 s for both.  Each thread's change, as with -L, then
+ * that of the exited threads' tables, summed by name.
+ * pid 100:
+ *   futex: tid 100 +2, 0.3 s; tid 101 exited: the exited-threads
+ *     table's futex (5 calls, 1.25 s) less tid 101's 4 calls, 1 s
+ *     then: +1, 0.25 s LCK; tid 102 new: 1, 10 ms SYS.  4 calls,
+ *     0.56 s = 28, avg 140ms, SYS 35 ms = 6.25 -> 6.2, LAT 4.5, LCK 89.
+ *   read: tid 100's, as with -L: 1 call, 50 ms = 2.5, SYS 20, IOW 80;
+ *     longest as reported, the largest of the process's: 150ms (the
+ *     exited threads' row).
+ *   other: tid 100's, as with -L: 3 calls, 60 ms = 3.0.
+ *   write 100 calls, 0.1 s = 5.0; mmap 20 ms = 1.0.
+ * pid 300: clock_nanosleep +1, 1 s = 50.  The exited threads' table
+ *   now holds tid 301, which was in an epoll_wait the module could not
+ *   name yet (other, 1 call, 5 s IDL): epoll_wait 1 call, 5.1 s and
+ *   exit_group 1 call, 0.1 s.  Against tid 301's then, other is short
+ *   by 1 call and 5 s of IDL, taken back from epoll_wait, the largest
+ *   new row: 0 calls (AVG -), 0.1 s = 5.0, longest 5.10s; exit_group
+ *   5.0.  The new thread 301: read 2, 0.6 s = 30.
+ * Ties (5.0) by pid, then name.
+ */
+static const char want_y[] = HDR_CP
+"   300 clock_nanosleep   50     1  1.00s  1.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 sleeper/2\n"
+"   300 read              30     2  300ms  500ms 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 0.0 sleeper/2\n"
+"   100 futex             28     4  140ms  500ms 6.2 4.5 0.0 0.0  89 0.0 0.0 0.0 0.0 db server/2\n"
+"   100 write            5.0   100 1.00ms 5.00ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/2\n"
+"   300 epoll_wait       5.0     0      -  5.10s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 0.0 sleeper/2\n"
+"   300 exit_group       5.0     1  100ms  100ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 sleeper/2\n"
+"   100 other            3.0     3 20.0ms  100ms  17 0.0 0.0 0.0 0.0 0.0  83 0.0 0.0 db server/2\n"
+"   100 read             2.5     1 50.0ms  150ms  20 0.0 0.0 0.0 0.0 0.0  80 0.0 0.0 db server/2\n"
+"   100 mmap             1.0     3 6.66ms 12.0ms  25 0.0  25  50 0.0 0.0 0.0 0.0 0.0 db server/2\n"
+TOTAL;
+
+static void test_calls_report(void)
+{
+	char *a = snap_a(), *b = snap_b(), *ca = calls_a(), *cb = calls_b();
+	char *out, why[128];
+	struct options o;
+
+	opts_init(&o, VIEW_CALLS, 1);
+	out = calls_report(a, b, ca, cb, &o);
+	is_str(out, want_yL, "-yL report from two snapshots (deltas, an "
+	       "evicted and retaken row, other, new and reused threads)");
+	free(out);
+
+	/*
+	 * First report: lifetime values of each thread.
+	 *   300 clock_nanosleep 5 s of 5 s; 301 other 5 s of 5 s (IDL);
+	 *   101 futex 1 of 2 s = 50; 100 futex 1 of 4 s = 25, avg 100ms,
+	 *   SYS 5.0 LAT 5.0 LCK 90; read 10, IOW 75; other 2.5.
+	 */
+	out = calls_report(NULL, a, NULL, ca, &o);
+	is_str(out, HDR_CL
+"   300 clock_nanosleep  100     5  1.00s  1.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 sleeper/300\n"
+"   300 other            100     1  5.00s  5.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 0.0 sleeper/301\n"
+"   100 futex             50     4  250ms  400ms 0.0 0.0 0.0 0.0 100 0.0 0.0 0.0 0.0 db worker/101\n"
+"   100 futex             25    10  100ms  500ms 5.0 5.0 0.0 0.0  90 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 read              10    20 20.0ms  100ms  25 0.0 0.0 0.0 0.0 0.0  75 0.0 0.0 db server/100\n"
+"   100 other            2.5     5 20.0ms 30.0ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/100\n"
+"Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, 10.00\n",
+	       "-yL first report: lifetime values");
+	free(out);
+
+	opts_init(&o, VIEW_CALLS, 0);
+	out = calls_report(a, b, ca, cb, &o);
+	is_str(out, want_y, "-y report: calls merged by name over live "
+	       "threads and exited-threads tables, deltas that add up");
+	free(out);
+
+	/*
+	 * First report, processes: pid 100 sums 4 + 2 + 1 = 7 s: futex 2 s
+	 * = 29 (28.57), 14 calls; read 0.6 s = 8.6, 22 calls, longest
+	 * 150ms (the exited threads'); other 1.4.  pid 300, 10 s:
+	 * clock_nanosleep 50, other 50.
+	 */
+	out = calls_report(NULL, a, NULL, ca, &o);
+	is_str(out, HDR_CP
+"   300 clock_nanosleep   50     5  1.00s  1.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 sleeper/2\n"
+"   300 other             50     1  5.00s  5.00s 0.0 0.0 0.0 0.0 0.0 0.0 0.0 100 0.0 sleeper/2\n"
+"   100 futex             29    14  142ms  500ms 2.5 2.5 0.0 0.0  95 0.0 0.0 0.0 0.0 db server/2\n"
+"   100 read             8.6    22 27.2ms  150ms  17 0.0 0.0 0.0 0.0 0.0  83 0.0 0.0 db server/2\n"
+"   100 other            1.4     5 20.0ms 30.0ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/2\n"
+"Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, 10.00\n",
+	       "-y first report: lifetime sums, exited threads included");
+	free(out);
+
+	/* -p, -n, and sort keys of the view. */
+	{
+		uint64_t pid100 = 100;
+
+		opts_init(&o, VIEW_CALLS, 1);
+		o.pids = &pid100;
+		o.npids = 1;
+		o.ntop = 2;
+		out = calls_report(a, b, ca, cb, &o);
+		is_str(out, HDR_CL
+"   100 futex             30     2  150ms  500ms 8.3 8.3 0.0 0.0  83 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 write             10   100 1.00ms 5.00ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/100\n"
+"Total: 1 processes, 2 lwps, load averages: 1.00, 2.50, 10.00\n",
+		       "-yL -p 100 -n 2: that process's top two calls");
+		free(out);
+
+		/* -s calls: write 100, other 3, then 2: mmap... no: 102
+		 * mmap 3 (pid 100 tid 102) after 100 other 3 (tid 100). */
+		o.ntop = 3;
+		o.sort_key = sort_key_lookup("calls", VIEW_CALLS, why,
+					     sizeof(why));
+		out = calls_report(a, b, ca, cb, &o);
+		is_str(out, HDR_CL
+"   100 write             10   100 1.00ms 5.00ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 other            6.0     3 20.0ms  100ms  17 0.0 0.0 0.0 0.0 0.0  83 0.0 0.0 db server/100\n"
+"   100 mmap             4.0     3 6.66ms 12.0ms  25 0.0  25  50 0.0 0.0 0.0 0.0 0.0 db worker/102\n"
+"Total: 1 processes, 2 lwps, load averages: 1.00, 2.50, 10.00\n",
+		       "-y -s calls sorts by the number of calls");
+		free(out);
+
+		/* -s iow: IOW time, percent of elapsed: other 50 ms,
+		 * read 40 ms. */
+		o.ntop = 2;
+		o.sort_key = sort_key_lookup("iow", VIEW_CALLS, why,
+					     sizeof(why));
+		out = calls_report(a, b, ca, cb, &o);
+		is_str(out, HDR_CL
+"   100 other            6.0     3 20.0ms  100ms  17 0.0 0.0 0.0 0.0 0.0  83 0.0 0.0 db server/100\n"
+"   100 read             5.0     1 50.0ms 50.0ms  20 0.0 0.0 0.0 0.0 0.0  80 0.0 0.0 db server/100\n"
+"Total: 1 processes, 2 lwps, load averages: 1.00, 2.50, 10.00\n",
+		       "-y -s iow sorts by time in IOW");
+		free(out);
+
+		/* -S max: the shortest longest first. */
+		o.sort_key = sort_key_lookup("max", VIEW_CALLS, why,
+					     sizeof(why));
+		o.sort_order = 1;
+		out = calls_report(a, b, ca, cb, &o);
+		is_str(out, HDR_CL
+"   100 write             10   100 1.00ms 5.00ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db server/100\n"
+"   100 futex            2.0     1 10.0ms 10.0ms 100 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 db worker/102\n"
+"Total: 1 processes, 2 lwps, load averages: 1.00, 2.50, 10.00\n",
+		       "-y -S max sorts ascending by the longest");
+		free(out);
+	}
+	is_long(sort_key_lookup("cpu", VIEW_CALLS, why, sizeof(why)), -1,
+		"sort key cpu is refused in the syscalls view");
+	ok(strstr(why, "syscalls view") != NULL, "... naming the view: %s",
+	   why);
+	is_long(sort_key_lookup("avg", VIEW_SOLARIS, why, sizeof(why)), -1,
+		"sort key avg is refused in the -m view");
+
+	/* JSON: the same numbers. */
+	opts_init(&o, VIEW_CALLS, 0);
+	o.json = 1;
+	out = calls_report(a, b, ca, cb, &o);
+	ok(strstr(out, "\"pid\":300,\"nlwp\":2,") &&
+	   strstr(out, "\"call\":\"epoll_wait\",\"other\":false,\"calls\":0,"
+		  "\"ns\":100000000,\"pct\":5.000,\"avg_ns\":null,"
+		  "\"max_ns\":5100000000,\"total_calls\":1,"
+		  "\"total_ns\":5100000000,\"states\":{\"SYS\":{\"ns\":0,"),
+	   "JSON -y: a call's interval numbers, null average, lifetime "
+	   "totals");
+	ok(strstr(out, "\"pid\":100,\"nlwp\":2,") &&
+	   strstr(out, "\"call\":\"read\",\"other\":false,\"calls\":1,"
+		  "\"ns\":50000000,\"pct\":2.500,\"avg_ns\":50000000,"
+		  "\"max_ns\":150000000,\"total_calls\":3,"
+		  "\"total_ns\":250000000,") &&
+	   strstr(out, "\"IOW\":{\"ns\":40000000,\"pct\":80.000}") &&
+	   strstr(out, "\"split\":{\"SYS\":20.000,\"LAT\":0.000,"
+		  "\"FLT\":0.000,\"APG\":0.000,\"LCK\":0.000,\"KLK\":0.000,"
+		  "\"IOW\":80.000,\"IDL\":0.000,\"SLP\":0.000}}"),
+	   "JSON -y: states as ns and percent of the call, and the split");
+	ok(strstr(out, "\"call\":\"other\",\"other\":true,\"calls\":3,") &&
+	   !strstr(out, "\"USR\""),
+	   "JSON -y: the other row is marked; no USR state");
+	{
+		int lines = 0;
+		char *p;
+
+		for (p = out; *p; p++)
+			lines += *p == '\n';
+		is_long(lines, 9, "JSON -y: one object per line of the table");
+	}
+	free(out);
+
+	free(a);
+	free(b);
+	free(ca);
+	free(cb);
+}
+
+/*
+ * The calls file is read a little after /proc/tsa/all: its threads have
+ * lived that much longer.  pid 7's two threads sleep all through, one in
+ * clock_nanosleep, one in a read of a pipe; /proc/tsa/all is read at
+ * 10 s and 11 s, /proc/tsa/calls 1 ms and 3 ms after.  Each call took
+ * 1.002 s of the 1.002 s between the calls reads: 100 %, not 100.2;
+ * the process 2.004 s of 2.004 s.
+ */
+static void test_calls_gap(void)
+{
+	static const char *const all[2] = {
+		"tsa-all 1\nnow 10000000000\nfields tid pid flags elapsed comm\n"
+		"7 7 0 5000000000 a\n8 7 0 5000000000 b\n",
+		"tsa-all 1\nnow 11000000000\nfields tid pid flags elapsed comm\n"
+		"7 7 0 6000000000 a\n8 7 0 6000000000 b\n",
+	};
+	static const char *const calls[2] = {
+		"tsa-calls 1\nnow 10001000000\nfields tid pid flags elapsed at "
+		"call calls ns max slp_ns idl_ns\n"
+		"7 7 0 5001000000 10001000000 clock_nanosleep 1 5001000000 "
+		"5001000000 5001000000 0\n"
+		"8 7 0 5001000000 10001000000 read 1 5001000000 5001000000 "
+		"0 5001000000\n",
+		"tsa-calls 1\nnow 11003000000\nfields tid pid flags elapsed at "
+		"call calls ns max slp_ns idl_ns\n"
+		"7 7 0 6003000000 11003000000 clock_nanosleep 1 6003000000 "
+		"6003000000 6003000000 0\n"
+		"8 7 0 6003000000 11003000000 read 1 6003000000 6003000000 "
+		"0 6003000000\n",
+	};
+	struct options o;
+	char *out;
+
+	opts_init(&o, VIEW_CALLS, 1);
+	o.json = 1;
+	out = calls_report(all[0], all[1], calls[0], calls[1], &o);
+	ok(strstr(out, "\"tid\":7,") &&
+	   strstr(out, "\"elapsed_ns\":1002000000,\"call\":\"clock_nanosleep\","
+		  "\"other\":false,\"calls\":0,\"ns\":1002000000,"
+		  "\"pct\":100.000,\"avg_ns\":null,") &&
+	   strstr(out, "\"elapsed_ns\":1002000000,\"call\":\"read\",\"other\""
+		  ":false,\"calls\":0,\"ns\":1002000000,\"pct\":100.000,"),
+	   "calls: -yL divides by the thread's elapsed time between the "
+	   "calls reads (1.002 s), not the all reads' (1 s)");
+	free(out);
+	opts_init(&o, VIEW_CALLS, 0);
+	o.json = 1;
+	out = calls_report(all[0], all[1], calls[0], calls[1], &o);
+	ok(strstr(out, "\"nlwp\":2,") &&
+	   strstr(out, "\"elapsed_ns\":2004000000,\"call\":\"clock_nanosleep\""
+		  ",\"other\":false,\"calls\":0,\"ns\":1002000000,"
+		  "\"pct\":50.000,"),
+	   "calls: -y divides by the process's threads' elapsed time "
+	   "between the calls reads (2.004 s)");
+	free(out);
+	/* First report: lifetimes as of the calls read: 5.001 s. */
+	opts_init(&o, VIEW_CALLS, 1);
+	o.json = 1;
+	out = calls_report(NULL, all[0], NULL, calls[0], &o);
+	ok(strstr(out, "\"elapsed_ns\":5001000000,\"call\":\"clock_nanosleep\""
+		  ",\"other\":false,\"calls\":1,\"ns\":5001000000,"
+		  "\"pct\":100.000,") != NULL,
+	   "calls: a first report divides by the lifetime as of the calls "
+	   "read");
+	free(out);
+}
+
+/*
+ * The sums are exact: over any interval, a thread's or process's call
+ * lines add up, column by column, to the growth of all its rows and
+ * other, even when rows are evicted, come back, or move to the exited
+ * threads' table.
+ */
+static void test_calls_sums(void)
+{
+	char *a = snap_a(), *b = snap_b(), *ca = calls_a(), *cb = calls_b();
+	struct tsa_snap sa = { 0 }, sb = { 0 };
+	struct tsa_calls_snap xa = { 0 }, xb = { 0 };
+	struct tsa_select sel = { 0, 1, NULL, 0 };
+	struct tsa_delta *d = NULL;
+	struct tsa_call_line *l = NULL;
+	struct tsa_totals tot;
+	size_t cap = 0, lcap = 0, n, i;
+	uint64_t calls100 = 0, ns100 = 0, iow100 = 0, idl300 = 0;
+
+	load(&sa, a);
+	load(&sb, b);
+	cload(&xa, ca);
+	cload(&xb, cb);
+	n = tsa_delta_compute(&sa, &sb, &sel, &d, &cap, &tot);
+	n = tsa_calls_compute(&sa, &sb, &xa, &xb, &sel, d, n, &l, &lcap);
+	for (i = 0; i < n; i++) {
+		uint64_t sum = l[i].d.rest;
+		int s;
+
+		for (s = 0; s < TSA_NSTATES; s++)
+			sum += l[i].d.st[s];
+		if (sum != l[i].d.ns)
+			break;
+		if (l[i].who->pid == 100) {
+			calls100 += l[i].d.calls;
+			ns100 += l[i].d.ns;
+			iow100 += l[i].d.st[S_IOW];
+		} else {
+			idl300 += l[i].d.st[S_IDL];
+		}
+	}
+	is_long((long)i, (long)n, "calls: each line's states add up to its "
+		"time");
+	/* pid 100: B's rows sum to 18+3+28+100+3 = 152 calls, 3.49 s;
+	 * A's to 14+22+5 = 41 calls, 2.7 s. */
+	is_long((long)calls100, 152 - 41, "calls: pid 100's lines add up to "
+		"the growth of its calls");
+	is_long((long)ns100, (long)(MS(3490) - MS(2700)), "calls: ... and "
+		"of its time");
+	is_long((long)iow100, (long)(MS(590) - MS(500)), "calls: ... and "
+		"of its time in each state (IOW)");
+	is_long((long)idl300, (long)(MS(5700) - MS(5000)), "calls: ... pid "
+		"300's IDL too, though its other went down");
+	free(d);
+	free(l);
+	tsa_snap_free(&sa);
+	tsa_snap_free(&sb);
+	tsa_calls_free(&xa);
+	tsa_calls_free(&xb);
+	free(a);
+	free(b);
+	free(ca);
+	free(cb);
+}
+
+/*
+ * A model of the module's call tables (tsa_calls.c: bounded rows, the
+ * least row evicted to other, the merge into a process's exited-threads
+ * table, a call in progress folded into the reader's copy, a call
+ * entered before tracking that has no name until it returns), driven at
+ * random; at every read, each thread's and each process's call lines
+ * must add up, column by column, to exactly what its rows and other
+ * grew by (or hold, for a line without an earlier sample).
+ */
+#define SIM_ROWS	2
+#define SIM_THREADS	12
+#define SIM_PROCS	3
+#define SIM_UNKNOWN	(-2)
+#define SIM_OTHER	(-1)
+
+/* A row's columns that add up: calls, the states, then rest. */
+#define SIM_NCOMP	(TSA_NSTATES + 2)
+
+static uint64_t sim_comp(const struct tsa_cvec *v, int k)
+{
+	return k == 0 ? v->calls : k <= TSA_NSTATES ? v->st[k - 1] : v->rest;
+}
+
+static void sim_add(struct tsa_cvec *a, const struct tsa_cvec *b)
+{
+	int s;
+
+	a->calls += b->calls;
+	a->ns += b->ns;
+	a->rest += b->rest;
+	for (s = 0; s < TSA_NSTATES; s++)
+		a->st[s] += b->st[s];
+	if (b->max > a->max)
+		a->max = b->max;
+}
+
+struct simrow {
+	int key;
+	struct tsa_cvec v;
+};
+
+struct simtab {
+	int n;
+	struct simrow row[SIM_ROWS];
+	struct tsa_cvec other;
+};
+
+struct simthr {
+	int live;
+	uint64_t tid, pid, birth;
+	struct simtab t;
+	int in_call, key;
+	struct tsa_cvec cur;
+};
+
+static const char *const sim_name[] = {
+	"read", "write", "futex", "poll", "mmap", "ia32:read", "#451",
+};
+#define SIM_NAMES	((int)(sizeof(sim_name) / sizeof(sim_name[0])))
+
+static unsigned long sim_seed = 1;
+
+static unsigned sim_rand(unsigned n)
+{
+	sim_seed = sim_seed * 6364136223846793005ul + 1442695040888963407ul;
+	return (unsigned)(sim_seed >> 33) % n;
+}
+
+/* tsa_calls_row(): the row of @key, or other. */
+static struct tsa_cvec *sim_row(struct simtab *t, int key, uint64_t ns,
+				int take)
+{
+	int i, least = 0;
+
+	if (key < 0)
+		return &t->other;
+	for (i = 0; i < t->n; i++)
+		if (t->row[i].key == key)
+			return &t->row[i].v;
+	if (t->n < SIM_ROWS) {
+		memset(&t->row[t->n], 0, sizeof(t->row[0]));
+		t->row[t->n].key = key;
+		return &t->row[t->n++].v;
+	}
+	for (i = 1; i < t->n; i++)
+		if (t->row[i].v.ns < t->row[least].v.ns)
+			least = i;
+	if (!take && t->row[least].v.ns >= ns)
+		return &t->other;
+	sim_add(&t->other, &t->row[least].v);
+	memset(&t->row[least], 0, sizeof(t->row[0]));
+	t->row[least].key = key;
+	return &t->row[least].v;
+}
+
+/* tsa_calls_fold(): the call in progress into its row. */
+static void sim_fold(struct simtab *t, int key, const struct tsa_cvec *c,
+		     int count)
+{
+	struct tsa_cvec *r;
+
+	if (key == SIM_UNKNOWN && !c->ns)
+		return;
+	r = sim_row(t, key, c->ns, 1);
+	r->calls += count;
+	sim_add(r, c);
+	if (c->ns > r->max)
+		r->max = c->ns;
+}
+
+static void sim_merge(struct simtab *to, const struct simtab *from)
+{
+	int i;
+
+	for (i = 0; i < from->n; i++)
+		sim_add(sim_row(to, from->row[i].key, from->row[i].v.ns, 0),
+		     &from->row[i].v);
+	sim_add(&to->other, &from->other);
+}
+
+static uint64_t sim_total(const struct simtab *t, int k)
+{
+	uint64_t x = sim_comp(&t->other, k);
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		x += sim_comp(&t->row[i].v, k);
+	return x;
+}
+
+static void sim_print_tab(FILE *f, const struct simtab *t, uint64_t tid,
+			  uint64_t pid, uint64_t flags, uint64_t el,
+			  uint64_t now)
+{
+	static const int order[] = { S_SYS, S_TRP, S_TFL, S_DFL, S_KFL,
+		S_APG, S_LCK, S_KLK, S_IOW, S_IDL, S_SLP, S_LAT, S_STP };
+	int i, s;
+
+	for (i = 0; i <= t->n; i++) {
+		const struct tsa_cvec *v = i < t->n ? &t->row[i].v : &t->other;
+
+		if (!v->calls && !v->ns)
+			continue;
+		fprintf(f, "%llu %llu 0 %llu %llu %llu %s %llu %llu %llu",
+			(unsigned long long)tid, (unsigned long long)pid,
+			(unsigned long long)flags, (unsigned long long)el,
+			(unsigned long long)now,
+			i < t->n ? sim_name[t->row[i].key] : "other",
+			(unsigned long long)v->calls,
+			(unsigned long long)v->ns, (unsigned long long)v->max);
+		for (s = 0; s < 13; s++)
+			fprintf(f, " %llu", (unsigned long long)v->st[order[s]]);
+		fputc('\n', f);
+	}
+}
+
+struct simstate {
+	struct simthr th[SIM_THREADS];
+	struct simtab totals[SIM_PROCS];
+	uint64_t exited_el[SIM_PROCS];
+	uint64_t now, next_tid;
+};
+
+/* The reader's copy of thread @t: its table with its call folded in. */
+static void sim_copy(const struct simthr *t, struct simtab *c)
+{
+	*c = t->t;
+	if (t->in_call)
+		sim_fold(c, t->key, &t->cur, 1);
+}
+
+/* Both files at this moment, and each entity's true sums. */
+static void sim_snap(struct simstate *m, char **all, char **calls,
+		     uint64_t tsum[SIM_THREADS][SIM_NCOMP],
+		     uint64_t psum[SIM_PROCS][SIM_NCOMP])
+{
+	FILE *fa, *fc;
+	size_t la, lc;
+	int p, i, k;
+
+	fa = open_memstream(all, &la);
+	fc = open_memstream(calls, &lc);
+	fprintf(fa, "tsa-all 1\nnow %llu\nfields tid pid flags elapsed at "
+		"comm\n", (unsigned long long)m->now);
+	fprintf(fc, "tsa-calls 1\nnow %llu\nrows %d\nfields tid pid uid flags "
+		"elapsed at call calls ns max sys_ns trp_ns tfl_ns dfl_ns "
+		"kfl_ns apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
+		"stp_ns\n", (unsigned long long)m->now, SIM_ROWS);
+	memset(psum, 0, sizeof(uint64_t) * SIM_PROCS * SIM_NCOMP);
+	for (p = 0; p < SIM_PROCS; p++) {
+		uint64_t pid = 1000 + (uint64_t)p;
+
+		for (i = 0; i < SIM_THREADS; i++) {
+			struct simthr *t = &m->th[i];
+			struct simtab c;
+
+			if (!t->live || t->pid != pid)
+				continue;
+			sim_copy(t, &c);
+			fprintf(fa, "%llu %llu 0 %llu %llu t\n",
+				(unsigned long long)t->tid,
+				(unsigned long long)pid,
+				(unsigned long long)(m->now - t->birth),
+				(unsigned long long)m->now);
+			sim_print_tab(fc, &c, t->tid, pid, 0,
+				      m->now - t->birth, m->now);
+			for (k = 0; k < SIM_NCOMP; k++) {
+				tsum[i][k] = sim_total(&c, k);
+				psum[p][k] += tsum[i][k];
+			}
+		}
+		fprintf(fa, "0 %llu 4 %llu %llu t\n", (unsigned long long)pid,
+			(unsigned long long)m->exited_el[p],
+			(unsigned long long)m->now);
+		sim_print_tab(fc, &m->totals[p], 0, pid, 4, m->exited_el[p],
+			      m->now);
+		for (k = 0; k < SIM_NCOMP; k++)
+			psum[p][k] += sim_total(&m->totals[p], k);
+	}
+	fclose(fa);
+	fclose(fc);
+}
+
+/* A thread is born in slot @t; half the time it reuses the tid of the
+ * slot's last thread (when that one was not a leader). */
+static void sim_birth(struct simstate *m, struct simthr *t, uint64_t pid,
+		      int in_unknown)
+{
+	uint64_t old = t->tid;
+
+	memset(t, 0, sizeof(*t));
+	t->live = 1;
+	t->pid = pid;
+	t->tid = t == &m->th[pid - 1000] ? pid :
+		 old >= 2000 && sim_rand(2) ? old : m->next_tid++;
+	t->birth = m->now;
+	t->in_call = in_unknown;
+	t->key = SIM_UNKNOWN;
+}
+
+static void sim_step(struct simstate *m)
+{
+	static const int st[] = { S_SYS, S_LCK, S_IDL, S_IOW, S_LAT };
+	struct simthr *t = &m->th[sim_rand(SIM_THREADS)];
+	unsigned r = sim_rand(100);
+
+	m->now += 1 + sim_rand(1000);
+	if (!t->live) {
+		if (r < 30)
+			sim_birth(m, t, 1000 + (uint64_t)sim_rand(SIM_PROCS),
+				  0);
+		return;
+	}
+	if (r < 4 && t->tid != t->pid) {	/* exit, through the hand-over */
+		int p = (int)(t->pid - 1000);
+
+		if (t->in_call)
+			sim_fold(&t->t, t->key, &t->cur, 1);
+		sim_merge(&m->totals[p], &t->t);
+		m->exited_el[p] += m->now - t->birth;
+		t->live = 0;
+		return;
+	}
+	if (!t->in_call) {
+		t->in_call = 1;
+		t->key = (int)sim_rand(SIM_NAMES);
+		memset(&t->cur, 0, sizeof(t->cur));
+		return;
+	}
+	if (r < 60) {	/* more time in the call */
+		uint64_t ns = 1 + sim_rand(100000);
+
+		t->cur.st[st[sim_rand(5)]] += ns;
+		t->cur.ns += ns;
+		return;
+	}
+	if (t->key == SIM_UNKNOWN)		/* named at its return */
+		t->key = (int)sim_rand(SIM_NAMES);
+	sim_fold(&t->t, t->key, &t->cur, 1);
+	t->in_call = 0;
+}
+
+static void test_calls_model(void)
+{
+	static struct simstate m;
+	uint64_t tsum[2][SIM_THREADS][SIM_NCOMP], psum[2][SIM_PROCS][SIM_NCOMP];
+	char *all[2] = { NULL, NULL }, *calls[2] = { NULL, NULL };
+	long bad_l = 0, bad_p = 0, lines = 0, moved = 0;
+	int round, i, p, k, cur = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.now = 1000000;
+	m.next_tid = 2000;
+	for (p = 0; p < SIM_PROCS; p++)
+		sim_birth(&m, &m.th[p], 1000 + (uint64_t)p, 1);
+	for (i = SIM_PROCS; i < SIM_THREADS; i++)
+		sim_birth(&m, &m.th[i], 1000 + (uint64_t)(i % SIM_PROCS),
+			  i % 2);
+	for (round = 0; round < 400; round++) {
+		struct options o;
+		int lwps;
+
+		for (i = 0; i < 40; i++)
+			sim_step(&m);
+		free(all[cur]);
+		free(calls[cur]);
+		sim_snap(&m, &all[cur], &calls[cur], tsum[cur], psum[cur]);
+		for (lwps = 0; lwps < 2; lwps++) {
+			struct tsa_snap a = { 0 }, b = { 0 };
+			struct tsa_calls_snap ca = { 0 }, cb = { 0 };
+			struct tsa_select sel = { lwps, 1, NULL, 0 };
+			struct tsa_delta *d = NULL;
+			struct tsa_call_line *l = NULL;
+			struct tsa_totals tot;
+			size_t cap = 0, lcap = 0, n, j, w;
+			int first = round == 0;
+
+			opts_init(&o, VIEW_CALLS, lwps);
+			if (!first) {
+				load(&a, all[!cur]);
+				cload(&ca, calls[!cur]);
+			}
+			load(&b, all[cur]);
+			cload(&cb, calls[cur]);
+			n = tsa_delta_compute(first ? NULL : &a, &b, &sel, &d,
+					      &cap, &tot);
+			w = n;
+			n = tsa_calls_compute(first ? NULL : &a, &b,
+					      first ? NULL : &ca, &cb, &sel, d,
+					      w, &l, &lcap);
+			lines += (long)n;
+			for (j = 0; j < w; j++) {
+				uint64_t got[SIM_NCOMP] = { 0 }, want[SIM_NCOMP];
+				const uint64_t *now, *then = NULL;
+				size_t x;
+
+				if (lwps) {
+					for (i = 0; i < SIM_THREADS; i++)
+						if (m.th[i].live &&
+						    m.th[i].tid == d[j].id)
+							break;
+					now = tsum[cur][i];
+					if (!d[j].first)
+						then = tsum[!cur][i];
+				} else {
+					p = (int)(d[j].pid - 1000);
+					now = psum[cur][p];
+					if (!d[j].first)
+						then = psum[!cur][p];
+				}
+				for (k = 0; k < SIM_NCOMP; k++)
+					want[k] = now[k] - (then ? then[k] : 0);
+				for (x = 0; x < n; x++) {
+					if (l[x].who != &d[j])
+						continue;
+					for (k = 0; k < SIM_NCOMP; k++)
+						got[k] += sim_comp(&l[x].d, k);
+					moved += l[x].other;
+				}
+				if (memcmp(got, want, sizeof(got))) {
+					if (lwps)
+						bad_l++;
+					else
+						bad_p++;
+					if (bad_l + bad_p < 4)
+						printf("# round %d %s %llu: "
+						       "calls %llu want %llu, "
+						       "SYS %llu want %llu\n",
+						       round, lwps ? "tid" :
+						       "pid",
+						       (unsigned long long)
+						       d[j].id,
+						       (unsigned long long)
+						       got[0],
+						       (unsigned long long)
+						       want[0],
+						       (unsigned long long)
+						       got[1 + S_SYS],
+						       (unsigned long long)
+						       want[1 + S_SYS]);
+				}
+			}
+			free(d);
+			free(l);
+			tsa_snap_free(&a);
+			tsa_snap_free(&b);
+			tsa_calls_free(&ca);
+			tsa_calls_free(&cb);
+		}
+		/* Thread sums are kept by slot: a slot that holds a new
+		 * thread now is one tsa_delta_compute calls first. */
+		cur = !cur;
+	}
+	printf("# model: 400 reads, %ld call lines, %ld of them other\n",
+	       lines, moved);
+	is_long(bad_l, 0, "calls model: every thread's lines add up to its "
+		"calls' growth, column by column, at every read");
+	is_long(bad_p, 0, "calls model: every process's lines add up to its "
+		"calls' growth (live and exited threads), column by column");
+	free(all[0]);
+	free(all[1]);
+	free(calls[0]);
+	free(calls[1]);
+}
+
 /* ---- the binary, end to end ------------------------------------------- */
 
 static char *slurp(const char *path)
@@ -1126,8 +2252,8 @@ static void test_big(void)
 	int rc;
 
 	dir = mkdir_in_tmp("big");
-	snprintf(cmd, sizeof(cmd), "sh %s/gen-all.sh 10000 > %s/all",
-		 testdir, dir);
+	snprintf(cmd, sizeof(cmd), "CALLS=%s/calls sh %s/gen-all.sh 10000 > "
+		 "%s/all", dir, testdir, dir);
 	if (system(cmd)) {
 		skip("gen-all.sh failed");
 		return;
@@ -1146,6 +2272,206 @@ static void test_big(void)
 	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	free(out);
 	free(err);
+
+	/*
+	 * The system-call view of the same threads: the first report has a
+	 * line per thread's call row; the second, of the same snapshot,
+	 * none (nothing happened in between).
+	 */
+	{
+		char path[400], *calls, *q;
+		long rows = 0;
+
+		snprintf(path, sizeof(path), "%s/calls", dir);
+		calls = slurp(path);
+		/* Lines of live threads (tid not 0), system calls only. */
+		for (q = calls; (q = strchr(q, '\n')) != NULL; q++) {
+			char *nl = strchr(q + 1, '\n'), *sc;
+
+			sc = strstr(q + 1, " syscall ");
+			rows += q[1] >= '1' && q[1] <= '9' && sc &&
+				(!nl || sc < nl);
+		}
+		free(calls);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = run(dir, (const char *[]){ "-yL", "-c", "0.001", "2",
+			 NULL }, &out, &err, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		for (lines = 0, p = out; *p; p++)
+			lines += *p == '\n';
+		is_long(rc, 0, "10,000 threads, -yL: exit 0");
+		is_long(lines, rows + 2 + 2, "10,000 threads, -yL: every "
+			"thread's calls, then none (the same snapshot again)");
+		printf("# 10,000 threads, -yL, two reports (%ld call rows): "
+		       "%.0f ms\n", rows,
+		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		free(out);
+		free(err);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = run(dir, (const char *[]){ "-y", "-c", "0.001", "2",
+			 NULL }, &out, &err, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		is_long(rc, 0, "10,000 threads, -y (calls merged per "
+			"process): exit 0");
+		printf("# 10,000 threads, -y, two reports: %.0f ms\n",
+		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		free(out);
+		free(err);
+	}
+}
+
+/* The system-call view through the binary: errors, and two reports
+ * through two FIFOs ("all" and "calls"). */
+static void test_calls_binary(void)
+{
+	char *out, *err, path[400], cpath[400], want[600], *dir, *p;
+	char *snaps[2], *csnaps[2], *w;
+	int rc, status;
+	pid_t fa, fc;
+
+	dir = mkdir_in_tmp("nocalls");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	out = snap_a();
+	put(path, out);
+	free(out);
+	rc = run(dir, (const char *[]){ "-y", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 2, "-y without /proc/tsa/calls: exit 2");
+	snprintf(want, sizeof(want), "tsa-prstat: %s/calls: not found; the "
+		 "tsa module must be loaded with calls=N (N > 0) and "
+		 "syscalls=1 for -y (sudo modprobe -r tsa; sudo modprobe tsa "
+		 "calls=8 syscalls=1)\n", dir);
+	is_str(err, want, "-y without /proc/tsa/calls: the one-line message");
+	ok(!*out, "-y without /proc/tsa/calls: no report");
+	free(out);
+	free(err);
+
+	rc = run("/nonexistent/tsa", (const char *[]){ "--syscalls", "1", "1",
+		 NULL }, &out, &err, 0);
+	is_long(rc, 2, "--syscalls without the module: exit 2, as the others");
+	ok(strstr(err, "is the tsa module loaded?") != NULL,
+	   "--syscalls without the module: the module message first");
+	free(out);
+	free(err);
+
+	/* A calls file for traps only (calls=0, interrupts=1). */
+	snprintf(cpath, sizeof(cpath), "%s/calls", dir);
+	put(cpath, "tsa-calls 1\nnow 1\nrows 0 6\nfields tid pid uid flags "
+	    "elapsed at kind name calls ns max trp_ns\n"
+	    "100 100 0 0 4000000000 10000000000 trap irq:24 1 5 5 5\n");
+	rc = run(dir, (const char *[]){ "-y", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 2, "-y with a calls file of traps only: exit 2");
+	snprintf(want, sizeof(want), "tsa-prstat: %s/calls: no system-call "
+		 "rows; the tsa module must be loaded with calls=N (N > 0) and "
+		 "syscalls=1 for -y (sudo modprobe -r tsa; sudo modprobe tsa "
+		 "calls=8 syscalls=1)\n", dir);
+	is_str(err, want, "-y with a calls file of traps only: the message");
+	free(out);
+	free(err);
+
+	/* A malformed calls file: where it is. */
+	snprintf(cpath, sizeof(cpath), "%s/calls", dir);
+	out = calls_a();
+	p = strstr(out, "\n101 100 ");
+	p = strchr(p + 1, ' ');			/* after the tid */
+	for (rc = 0; rc < 7; rc++)
+		p = strchr(p + 1, ' ');		/* to column 9: calls */
+	p[1] = 'x';
+	put(cpath, out);
+	free(out);
+	rc = run(dir, (const char *[]){ "-y", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 5, "-y with a malformed calls file: exit 5");
+	snprintf(want, sizeof(want), "tsa-prstat: %s/calls: line 10, column "
+		 "9: not a number\n", dir);
+	is_str(err, want, "-y with a malformed calls file: file, line and "
+	       "column");
+	free(out);
+	free(err);
+
+	rc = run(dir, (const char *[]){ "-A", "-y", NULL }, &out, &err, 0);
+	is_long(rc, 1, "-A with -y: exit 1");
+	ok(strstr(err, "choose one") != NULL, "-A with -y: two views");
+	free(out);
+	free(err);
+
+	rc = run(dir, (const char *[]){ "-y", "-s", "cpu", NULL }, &out, &err,
+		 0);
+	is_long(rc, 1, "-y -s cpu: exit 1");
+	ok(strstr(err, "not a column of the syscalls view") != NULL,
+	   "-y -s cpu: not a column of the view");
+	free(out);
+	free(err);
+
+	/* Two reports, the second against the first. */
+	dir = mkdir_in_tmp("cfifo");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	snprintf(cpath, sizeof(cpath), "%s/calls", dir);
+	if (mkfifo(path, 0600) || mkfifo(cpath, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	snaps[0] = snap_a();
+	snaps[1] = snap_b();
+	csnaps[0] = calls_a();
+	csnaps[1] = calls_b();
+	fa = feed_fifo(path, snaps, 2);
+	fc = feed_fifo(cpath, csnaps, 2);
+	rc = run(dir, (const char *[]){ "-yL", "0.2", "2", NULL }, &out, &err,
+		 0);
+	waitpid(fa, &status, 0);
+	waitpid(fc, &status, 0);
+	is_long(rc, 0, "-yL, two reports through FIFOs: exit 0");
+	p = strstr(out + 1, "   PID SYSCALL");
+	w = strdup(want_yL);
+	cut_loadavg(w);
+	if (p)
+		cut_loadavg(p);
+	is_str(p, w, "second report of the binary (-yL) is the hand-computed "
+	       "one");
+	free(w);
+	free(out);
+	free(err);
+
+	fa = feed_fifo(path, snaps, 2);
+	fc = feed_fifo(cpath, csnaps, 2);
+	rc = run(dir, (const char *[]){ "--syscalls", "--json", "0.2", "2",
+		 NULL }, &out, &err, 0);
+	waitpid(fa, &status, 0);
+	waitpid(fc, &status, 0);
+	is_long(rc, 0, "--syscalls --json: exit 0");
+	{
+		int lines = 0;
+
+		for (p = out; *p; p++)
+			lines += *p == '\n';
+		is_long(lines, 5 + 9, "--syscalls --json: one object per "
+			"line of each report");
+	}
+	if (system("python3 -c '' 2>/dev/null") == 0) {
+		char cmd[800];
+
+		/* Every line parses; a line's states add up to its ns. */
+		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys\n"
+			 "for l in open(sys.argv[1]):\n"
+			 "    o = json.loads(l)\n"
+			 "    assert o[\"call\"] and \"nlwp\" in o, l\n"
+			 "    assert sum(s[\"ns\"] for s in "
+			 "o[\"states\"].values()) == o[\"ns\"], l\n' %s/stdout",
+			 tmp);
+		is_long(system(cmd), 0, "--syscalls --json: every line parses "
+			"(python3 json.loads), its states add up to its ns");
+	} else {
+		skip("--syscalls --json: python3 not found");
+	}
+	free(out);
+	free(err);
+	free(snaps[0]);
+	free(snaps[1]);
+	free(csnaps[0]);
+	free(csnaps[1]);
+	unlink(path);
+	unlink(cpath);
 }
 
 int main(void)
@@ -1173,8 +2499,15 @@ int main(void)
 	test_report_tsa();
 	test_select_sort();
 	test_json_lib();
+	test_format_count_dur();
+	test_calls_parser();
+	test_calls_report();
+	test_calls_gap();
+	test_calls_sums();
+	test_calls_model();
 	test_errors();
 	test_end_to_end();
+	test_calls_binary();
 	test_sigterm();
 	test_tty();
 	test_big();
