@@ -14,6 +14,9 @@ echo
 echo "=== tsa-prstat -A -L -p $pid 2 1   (the TSA Method view: where the time went)"
 "$prstat" -A -L -p "$pid" 2 1
 echo
+echo "=== tsa-prstat -yL -n 12 -p $pid 2 2   (why: the system calls each thread's time went to)"
+"$prstat" -yL -n 12 -p "$pid" 2 2
+echo
 echo "=== tsa-prstat -m -n 8 1 1   (per process, whole system)"
 "$prstat" -m -n 8 1 1
 lw=$(grep -l '^comm lock-waiter$' /proc/tsa/[0-9]* 2>/dev/null | head -n 1)
