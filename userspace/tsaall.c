@@ -203,6 +203,43 @@ static int field_index(const char *name, size_t len)
 	return -1;
 }
 
+/* comm, last on the line, is marked F_NUM. */
+static int all_field_index(const char *name, size_t len)
+{
+	if (len == 4 && !memcmp(name, "comm", 4))
+		return F_NUM;
+	return field_index(name, len);
+}
+
+/*
+ * Map the words of a "fields" line to columns with @index (negative:
+ * unknown, skipped), setting @have[i] for each column i >= 0 found.
+ * Returns the number of words, or -1 if there are more than @max.
+ */
+int tsa_parse_fields(char *list, int *colmap, int max,
+		     int (*index)(const char *name, size_t len), int *have)
+{
+	int ncols = 0;
+	char *q, *w;
+
+	for (q = list; *q; ) {
+		while (*q == ' ')
+			q++;
+		if (!*q)
+			break;
+		w = q;
+		while (*q && *q != ' ')
+			q++;
+		if (ncols == max)
+			return -1;
+		colmap[ncols] = index(w, (size_t)(q - w));
+		if (colmap[ncols] >= 0)
+			have[colmap[ncols]] = 1;
+		ncols++;
+	}
+	return ncols;
+}
+
 /* The line at *@p, NUL-terminated in place; *@p moves past it. */
 char *tsa_next_line(char **p, char *end)
 {
@@ -359,7 +396,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 	uint64_t statemap[MAX_STATES], nstatemap = 0;
 	char *p, *end, *line, *q;
 	size_t ncols = 0, lineno = 1, c;
-	int have[F_NUM] = { 0 };
+	int have[F_NUM + 1] = { 0 }, n;	/* have[F_NUM]: comm */
 	long major;
 
 	if (s->cap < s->len + 1) {
@@ -416,27 +453,13 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 		}
 		if (strncmp(line, "fields ", 7))
 			continue;	/* a header line we do not know */
-		for (q = line + 7; *q; ) {
-			char *w;
-
-			while (*q == ' ')
-				q++;
-			if (!*q)
-				break;
-			w = q;
-			while (*q && *q != ' ')
-				q++;
-			if (ncols == MAX_COLUMNS) {
-				snprintf(msg, msglen, "too many columns");
-				return TSA_EFORMAT;
-			}
-			colmap[ncols] = field_index(w, (size_t)(q - w));
-			if ((size_t)(q - w) == 4 && !memcmp(w, "comm", 4))
-				colmap[ncols] = F_NUM;	/* marks comm */
-			else if (colmap[ncols] >= 0)
-				have[colmap[ncols]] = 1;
-			ncols++;
+		n = tsa_parse_fields(line + 7, colmap, MAX_COLUMNS,
+				     all_field_index, have);
+		if (n < 0) {
+			snprintf(msg, msglen, "too many columns");
+			return TSA_EFORMAT;
 		}
+		ncols = (size_t)n;
 		break;
 	}
 	if (!ncols || colmap[ncols - 1] != F_NUM) {

@@ -95,6 +95,8 @@ int tsa_read_file(const char *path, char **buf, size_t *len, size_t *cap,
 char *tsa_next_line(char **p, char *end);
 /* A decimal number at *@pp; *@pp moves past it.  -1 if none or too big. */
 int tsa_parse_u64(const char **pp, uint64_t *v);
+int tsa_parse_fields(char *list, int *colmap, int max,
+		     int (*index)(const char *name, size_t len), int *have);
 
 /* Read and parse @path into @s (reusing its memory).  On error, a
  * one-line reason (without the path) is left in @msg. */

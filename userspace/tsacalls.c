@@ -264,7 +264,7 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	size_t lineof_cap = 0;
 	char *p, *end, *line, *q;
 	size_t ncols = 0, lineno = 1, c, i;
-	int have[CF_NUM] = { 0 }, have_rows = 0, rc = TSA_EFORMAT;
+	int have[CF_NUM] = { 0 }, have_rows = 0, rc = TSA_EFORMAT, n;
 	long major;
 
 	if (s->cap < s->len + 1) {
@@ -326,25 +326,13 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 		}
 		if (strncmp(line, "fields ", 7))
 			continue;	/* "states", or a line unknown */
-		for (q = line + 7; *q; ) {
-			char *w;
-
-			while (*q == ' ')
-				q++;
-			if (!*q)
-				break;
-			w = q;
-			while (*q && *q != ' ')
-				q++;
-			if (ncols == MAX_COLUMNS) {
-				snprintf(msg, msglen, "too many columns");
-				return TSA_EFORMAT;
-			}
-			colmap[ncols] = cfield_index(w, (size_t)(q - w));
-			if (colmap[ncols] >= 0)
-				have[colmap[ncols]] = 1;
-			ncols++;
+		n = tsa_parse_fields(line + 7, colmap, MAX_COLUMNS,
+				     cfield_index, have);
+		if (n < 0) {
+			snprintf(msg, msglen, "too many columns");
+			return TSA_EFORMAT;
 		}
+		ncols = (size_t)n;
 		break;
 	}
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
