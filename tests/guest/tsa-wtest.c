@@ -1776,6 +1776,103 @@ static void calls_check(const struct tsa_calls *a, const struct tsa_calls *b,
 	    d.state_ns[TSA_SYS] / 1e6, d.state_ns[TSA_LAT] / 1e6);
 }
 
+/*
+ * The calls of a process's exited threads stay in its totals: the tid 0
+ * line of /proc/tsa/calls. Every call made counts once, as SCL does, and
+ * each thread also returns once from the clone that made it, which it
+ * never entered: calls == SCL + exited threads, exactly.
+ */
+#define CALLS_EXITERS	4
+
+static void *calls_exiter(void *arg __attribute__((unused)))
+{
+	struct timespec ts = { 0, 1000000 };
+
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	return NULL;
+}
+
+/* Sum of calls over the syscall lines of @pid's exited threads. */
+static int calls_exited_sum(pid_t pid, uint64_t *calls)
+{
+	char line[1024], *f[64];
+	int nf = 0, c_tid = -1, c_pid = -1, c_kind = -1, c_calls = -1;
+	FILE *fp = fopen("/proc/tsa/calls", "r");
+
+	*calls = 0;
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		char *save, *w;
+		int i = 0;
+
+		if (!strncmp(line, "fields ", 7)) {
+			for (w = strtok_r(line + 7, " \n", &save); w;
+			     w = strtok_r(NULL, " \n", &save), i++) {
+				if (!strcmp(w, "tid"))
+					c_tid = i;
+				else if (!strcmp(w, "pid"))
+					c_pid = i;
+				else if (!strcmp(w, "kind"))
+					c_kind = i;
+				else if (!strcmp(w, "calls"))
+					c_calls = i;
+			}
+			continue;
+		}
+		if (c_calls < 0)
+			continue;
+		for (nf = 0, w = strtok_r(line, " \n", &save); w && nf < 64;
+		     w = strtok_r(NULL, " \n", &save))
+			f[nf++] = w;
+		if (nf > c_calls && atoi(f[c_tid]) == 0 &&
+		    atoi(f[c_pid]) == pid && !strcmp(f[c_kind], "syscall"))
+			*calls += strtoull(f[c_calls], NULL, 10);
+	}
+	fclose(fp);
+	return c_calls < 0 ? -1 : 0;
+}
+
+static void calls_of_exited_threads(void)
+{
+	pthread_t th[CALLS_EXITERS];
+	struct tsa_all all = { 0 };
+	uint64_t calls = 0, scl = 0;
+	unsigned int exited = 0;
+	char path[64], line[256];
+	FILE *f;
+	int found = 0;
+
+	for (int i = 0; i < CALLS_EXITERS; i++)
+		pthread_create(&th[i], NULL, calls_exiter, NULL);
+	for (int i = 0; i < CALLS_EXITERS; i++)
+		pthread_join(th[i], NULL);
+	sleep_ms(50);		/* their last switch-outs */
+	snprintf(path, sizeof(path), "/proc/tsa/%d", getpid());
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "process-threads %*u %u", &exited);
+	if (f)
+		fclose(f);
+	if (!tsa_read_all(&all)) {
+		for (size_t i = 0; i < all.n; i++) {
+			if (all.t[i].tid == 0 && all.t[i].pid == getpid() &&
+			    (all.t[i].flags & 4)) {
+				scl = all.t[i].counters[TSA_SCL];
+				found = 1;
+			}
+		}
+		tsa_free_all(&all);
+	}
+	if (calls_exited_sum(getpid(), &calls))
+		found = 0;
+	tap(found && exited >= CALLS_EXITERS && calls == scl + exited,
+	    "calls: exited threads' calls stay in the process totals, one per call made and one per birth (expected %llu = SCL %llu + %u exited threads, saw %llu)",
+	    (unsigned long long)(scl + exited), (unsigned long long)scl,
+	    exited, (unsigned long long)calls);
+}
+
 static void test_calls(void)
 {
 	static struct tsa_calls ca, cb;
@@ -1889,6 +1986,7 @@ static void test_calls(void)
 	    "calls: the rows gained one call per system call made (expected SCL %llu, saw %llu)",
 	    (unsigned long long)w.counters[TSA_SCL],
 	    (unsigned long long)calls);
+	calls_of_exited_threads();
 }
 
 static const struct {
