@@ -75,7 +75,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_IDL);
 	tsa_acct_wakeup(a, 50);
 	tsa_acct_switch_in(a, 53, 0);
-	tsa_acct_sys_exit(a, 55, NR_A);
+	tsa_acct_sys_exit(a, 55, NR_A, false);
 	r = row_of(a->tab[TSA_T_CALLS], NR_A);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
@@ -88,7 +88,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 45ULL);
 	/* User time between calls is in no call. */
 	tsa_acct_sys_enter(a, 60, NR_A);
-	tsa_acct_sys_exit(a, 61, NR_A);
+	tsa_acct_sys_exit(a, 61, NR_A, false);
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 46ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 45ULL);
@@ -102,11 +102,11 @@ static void full_table_evicts_the_least_row(struct kunit *test)
 	const struct tsa_calls *c = a->tab[TSA_T_CALLS];
 
 	tsa_acct_sys_enter(a, 0, NR_A);
-	tsa_acct_sys_exit(a, 10, NR_A);
+	tsa_acct_sys_exit(a, 10, NR_A, false);
 	tsa_acct_sys_enter(a, 10, NR_B);
-	tsa_acct_sys_exit(a, 30, NR_B);
+	tsa_acct_sys_exit(a, 30, NR_B, false);
 	tsa_acct_sys_enter(a, 30, NR_C);
-	tsa_acct_sys_exit(a, 35, NR_C);
+	tsa_acct_sys_exit(a, 35, NR_C, false);
 	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 2U);
 	KUNIT_EXPECT_NULL(test, row_of(c, NR_A));
 	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_C));
@@ -146,7 +146,7 @@ static void call_entered_before_tracking_is_named_at_exit(struct kunit *test)
 	struct tsa_acct *a = thread(test, 8, 0, TSA_LAT, TSA_F_IN_KERNEL);
 
 	tsa_acct_switch_in(a, 4, 0);
-	tsa_acct_sys_exit(a, 6, NR_B);
+	tsa_acct_sys_exit(a, 6, NR_B, false);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(a->tab[TSA_T_CALLS], NR_B));
 	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->ns, 6ULL);
 	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->state_ns[TSA_LAT], 4ULL);
@@ -220,7 +220,7 @@ static void nested_traps_split_trp_by_source(struct kunit *test)
 	tsa_acct_trap_nest(a, 15, irq, false);		/* NET_RX 3 */
 	tsa_acct_trap_nest(a, 16, net, true);		/* irq 1 */
 	tsa_acct_trap_exit(a, 20);			/* NET_RX 4 more */
-	tsa_acct_sys_exit(a, 25, NR_A);			/* SYS 5 */
+	tsa_acct_sys_exit(a, 25, NR_A, false);			/* SYS 5 */
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 8ULL);
 	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 7ULL);

@@ -360,24 +360,30 @@ static TSA_PROBE_TASK(tsa_sched_process_free)
 }
 TSA_CHECK_PROBE(sched_process_free, tsa_sched_process_free);
 
-/* @nr: the call's number, as the task passed it. */
-static void tsa_syscall(enum tsa_event ev, long nr)
+/*
+ * @nr: the call's number, as the task passed it; @ret: what it returns
+ * (at exit).
+ */
+static void tsa_syscall(enum tsa_event ev, long nr, long ret)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool compat, sig;
 	u16 call;
 
 	tsa_event(ev);
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	call = th->acct.tab[TSA_T_CALLS] ?
-		tsa_call_key(nr, tsa_task_compat(current)) : 0;
+	compat = tsa_task_compat(current);
+	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
+	sig = ev == TSA_EV_SYS_EXIT && tsa_syscall_took_signal(nr, compat, ret);
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
 	else
-		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call));
+		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call,
+					      sig));
 	tsa_thread_write_end(th, flags);
 }
 
@@ -385,7 +391,7 @@ static TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 {
 	/* From 6.13 these probes may run preemptible. */
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_ENTER, id);
+	tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
@@ -394,7 +400,7 @@ TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_EXIT, syscall_get_nr(current, regs));
+	tsa_syscall(TSA_EV_SYS_EXIT, syscall_get_nr(current, regs), ret);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);

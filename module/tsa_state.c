@@ -183,12 +183,16 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 	return clamped;
 }
 
-/* @call names the call if it was entered before tracking began. */
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call)
+/*
+ * @call names the call if it was entered before tracking began; @sig:
+ * it handed the thread a signal (tsa_syscall_took_signal()).
+ */
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 {
 	bool clamped = false;
 
 	a->flags &= ~TSA_F_IN_KERNEL;
+	a->count[TSA_SIG] += sig;
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, TSA_USR);
 	if (a->tab[TSA_T_CALLS])
@@ -488,6 +492,17 @@ static bool tsa_futex_waits(unsigned long op)
 static enum tsa_wait tsa_wait_lookup(const u8 *t, long n, long nr)
 {
 	return nr < n ? t[nr] : TSA_W_NONE;
+}
+
+/* tsa_syscall_took_signal() for a 32-bit task. */
+bool tsa_syscall_took_signal_compat(long nr, long ret)
+{
+#ifdef CONFIG_IA32_EMULATION
+	return ret > 0 && (nr == __NR_ia32_rt_sigtimedwait ||
+			   nr == __NR_ia32_rt_sigtimedwait_time64);
+#else
+	return false;
+#endif
 }
 
 /* @arg1 is the syscall's second argument (the futex op). */

@@ -28,6 +28,7 @@
 #define TSA_STATE_H
 
 #include <linux/types.h>
+#include <asm/unistd.h>
 
 enum tsa_state {
 	TSA_USR,	/* on CPU, user mode */
@@ -132,7 +133,7 @@ bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
 bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call);
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 			 struct tsa_calls *const *sum_tab);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
@@ -160,6 +161,19 @@ enum tsa_wait {
 };
 
 enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
+bool tsa_syscall_took_signal_compat(long nr, long ret);
+
+/*
+ * Does call @nr, returning @ret, hand the thread a signal? sigtimedwait
+ * (sigwaitinfo, sigwait) returns the number of the signal it took, which
+ * is then received without being delivered to a handler: SIG counts it.
+ */
+static inline bool tsa_syscall_took_signal(long nr, bool compat, long ret)
+{
+	if (likely(!compat))
+		return nr == __NR_rt_sigtimedwait && ret > 0;
+	return tsa_syscall_took_signal_compat(nr, ret);
+}
 
 /* The facts about a thread going to sleep that decide its sleep state. */
 struct tsa_block_info {

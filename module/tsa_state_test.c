@@ -114,7 +114,7 @@ static bool run_event(struct tsa_acct *a, const struct transition_case *c,
 	case EV_SYS_ENTER:
 		return tsa_acct_sys_enter(a, now, 0);
 	default:
-		return tsa_acct_sys_exit(a, now, 0);
+		return tsa_acct_sys_exit(a, now, 0, false);
 	}
 }
 
@@ -145,12 +145,12 @@ static void life_of_a_thread_sums_exactly(struct kunit *test)
 
 	tsa_acct_init(a, 0, TSA_LAT, TSA_F_IN_KERNEL);
 	tsa_acct_switch_in(a, 1 * MS, 0);		/* LAT 1 */
-	tsa_acct_sys_exit(a, 2 * MS, 0);			/* SYS 1 */
+	tsa_acct_sys_exit(a, 2 * MS, 0, false);			/* SYS 1 */
 	tsa_acct_sys_enter(a, 5 * MS, 0);			/* USR 3 */
 	tsa_acct_switch_out(a, 6 * MS, TSA_SW_BLOCK, TSA_SLP); /* SYS 1 */
 	tsa_acct_wakeup(a, 106 * MS);			/* SLP 100 */
 	tsa_acct_switch_in(a, 108 * MS, 1);		/* LAT 2 */
-	tsa_acct_sys_exit(a, 109 * MS, 0);		/* SYS 1 */
+	tsa_acct_sys_exit(a, 109 * MS, 0, false);		/* SYS 1 */
 	tsa_acct_switch_out(a, 119 * MS, TSA_SW_PREEMPT, TSA_SLP); /* USR 10 */
 	tsa_acct_switch_in(a, 120 * MS, 1);		/* LAT 1 */
 	tsa_acct_sys_enter(a, 125 * MS, 0);		/* USR 5 */
@@ -569,6 +569,23 @@ static void interrupt_time_is_trp_and_resumes(struct kunit *test)
 	expect_sums(test, a, 30);
 }
 
+/* sigtimedwait returning a signal number: received, so SIG. */
+static void sigtimedwait_counts_a_signal(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+
+	KUNIT_EXPECT_TRUE(test, tsa_syscall_took_signal(__NR_rt_sigtimedwait,
+							false, 10));
+	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_rt_sigtimedwait,
+							 false, -11));
+	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_read, false,
+							 10));
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_sys_enter(a, 1, 0);
+	tsa_acct_sys_exit(a, 2, 0, true);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SIG], 1ULL);
+}
+
 static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(new_thread_starts_in_given_state),
 	KUNIT_CASE_PARAM(transition_charges_the_state_left,
@@ -585,6 +602,7 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(fault_time_is_sys_and_counted),
 	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
+	KUNIT_CASE(sigtimedwait_counts_a_signal),
 	{}
 };
 

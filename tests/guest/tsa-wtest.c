@@ -1453,6 +1453,69 @@ static void *sig_target(void *arg __attribute__((unused)))
 	return NULL;
 }
 
+/*
+ * A thread that takes its signals with sigtimedwait() (blocked, so never
+ * delivered to a handler) receives them all the same: SIG counts each.
+ */
+static pid_t sigw_tid;
+
+static void *sigw_target(void *arg __attribute__((unused)))
+{
+	struct timespec ts = { 5, 0 };
+	sigset_t set;
+
+	pin(0);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigw_tid = gettid_();
+	while (!atomic_load(&sig_stop)) {
+		if (sigtimedwait(&set, NULL, &ts) == SIGUSR2 &&
+		    write(sig_ack[1], "a", 1) != 1)
+			_exit(9);
+	}
+	return NULL;
+}
+
+static void sig_by_sigtimedwait(void)
+{
+	struct tsa_thread a, b;
+	sigset_t set, old;
+	pthread_t th;
+	int sent = 0;
+	char c;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	/* Blocked in every thread: the target takes it only by waiting. */
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	atomic_store(&sig_stop, 0);
+	sigw_tid = 0;
+	pthread_create(&th, NULL, sigw_target, NULL);
+	while (!sigw_tid)
+		sleep_ms(5);
+	sleep_ms(100);
+	if (read_or_fail(sigw_tid, &a, "sig: sigtimedwait"))
+		goto out;
+	for (int i = 0; i < SIG_N / 10; i++) {
+		if (pthread_kill(th, SIGUSR2) || read(sig_ack[0], &c, 1) != 1)
+			break;
+		sent++;
+	}
+	if (read_or_fail(sigw_tid, &b, "sig: sigtimedwait"))
+		goto out;
+	tap(sent == SIG_N / 10 &&
+	    b.counters[TSA_SIG] - a.counters[TSA_SIG] == SIG_N / 10,
+	    "sig: SIG counts every signal taken by sigtimedwait (expected %d, saw %llu; %d sent)",
+	    SIG_N / 10,
+	    (unsigned long long)(b.counters[TSA_SIG] - a.counters[TSA_SIG]),
+	    sent);
+out:
+	atomic_store(&sig_stop, 1);
+	pthread_kill(th, SIGUSR2);
+	pthread_join(th, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void test_sig(void)
 {
 	struct sigaction sa = { .sa_handler = sig_handler };
@@ -1492,6 +1555,7 @@ static void test_sig(void)
 	    "sig: SIG counts every delivered signal (expected %d, saw %llu; %d sent)",
 	    SIG_N, (unsigned long long)(b.counters[TSA_SIG] - a.counters[TSA_SIG]),
 	    sent);
+	sig_by_sigtimedwait();
 out:
 	atomic_store(&sig_stop, 1);
 	pthread_kill(th, SIGUSR1);
