@@ -494,17 +494,6 @@ static enum tsa_wait tsa_wait_lookup(const u8 *t, long n, long nr)
 	return nr < n ? t[nr] : TSA_W_NONE;
 }
 
-/* tsa_syscall_took_signal() for a 32-bit task. */
-bool tsa_syscall_took_signal_compat(long nr, long ret)
-{
-#ifdef CONFIG_IA32_EMULATION
-	return ret > 0 && (nr == __NR_ia32_rt_sigtimedwait ||
-			   nr == __NR_ia32_rt_sigtimedwait_time64);
-#else
-	return false;
-#endif
-}
-
 /* @arg1 is the syscall's second argument (the futex op). */
 enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1)
 {
