@@ -172,10 +172,12 @@ sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
 insmod "$ko"
 threads=10000
 p=$("$bench" threads $threads "$prstat" -mL 1 1)
+y=$("$bench" threads $threads "$prstat" -yL 1 1)
 q=$("$bench" threads $threads ps -eLo pid,tid,stat)
 rmmod tsa
 echo
 echo "Reader cost with $threads idle threads (CPU time, best of 5)"
 printf '  tsa-prstat -mL 1 1      %12.0f ns\n' "$p"
+printf '  tsa-prstat -yL 1 1      %12.0f ns   (the system-call view: /proc/tsa/all and /proc/tsa/calls)\n' "$y"
 printf '  ps -eLo pid,tid,stat    %12.0f ns\n' "$q"
 printf '  ratio tsa-prstat / ps   %12.3f\n' "$(awk "BEGIN{print $p / $q}")"
