@@ -27,6 +27,10 @@ pkgs=(
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON
 	python3
+	# tsa-prstat --prometheus / --openmetrics are checked by the real
+	# promtool (check metrics; its OpenMetrics parser) and by the
+	# OpenMetrics parser of the Python client
+	prometheus python3-prometheus-client
 )
 
 # A dpkg run that was killed (a session's packaging test, a lost power)

@@ -22,6 +22,16 @@
  * the interval, like the table; "delta" is the raw increment (lifetime
  * value when "first" is true, never scaled).
  *
+ * Group reports (--group cgroup|user|comm) have one object per group:
+ *
+ *   {"ts":..,"now":..,"group":"cgroup","name":"/system.slice/x.service",
+ *    "nproc":2,"nlwp":9,"first":false,"elapsed_ns":..,
+ *    "total_elapsed_ns":..,"states":{"USR":{"ns":..,"pct":..,
+ *    "total_ns":..},..},"counters":{"VCX":{"delta":..,"total":..},..},
+ *    "solaris":{..},"tsa":{..}}
+ *
+ * with "uid" too when grouped by user.  Totals include exited threads.
+ *
  * The system-call view (-y) has one object per call of a thread or
  * process, in the report's order; "ts" and "now" are those of the
  * /proc/tsa/calls read, "at" the latest clock of the line's threads:
@@ -43,26 +53,6 @@
 #include "prjson.h"
 #include "prtable.h"
 #include "prutil.h"
-
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
 
 void json_string(FILE *f, const char *str)
 {
@@ -153,6 +143,68 @@ void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
 
 	for (i = 0; i < n; i++)
 		one(f, o, cur, &d[i]);
+}
+
+/* The "solaris" and "tsa" objects of a line, and its end. */
+static void views(FILE *f, const struct tsa_delta *d)
+{
+	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+	int i;
+
+	sol_cols(d, sol);
+	fputs(",\"solaris\":{", f);
+	for (i = 0; i < SOL_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
+			pct_of(sol[i], d->elapsed));
+	tsa_cols(d, tsa);
+	fputs("},\"tsa\":{", f);
+	for (i = 0; i < TSA_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
+			pct_of(tsa[i], d->elapsed));
+	fputs("}}\n", f);
+}
+
+static void one_group(FILE *f, enum group_by by, const struct tsa_snap *cur,
+		      const struct tsa_group *g, const struct tsa_delta *d)
+{
+	int i;
+
+	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"group\":\"%s\",",
+		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
+		(unsigned long long)cur->now, group_by_name[by]);
+	if (by == GROUP_USER)
+		fprintf(f, "\"uid\":%llu,", (unsigned long long)g->uid);
+	fputs("\"name\":", f);
+	json_string(f, g->key);
+	fprintf(f, ",\"nproc\":%lu,\"nlwp\":%lu,\"first\":%s,"
+		"\"elapsed_ns\":%llu,\"total_elapsed_ns\":%llu,\"states\":{",
+		g->nprocs, g->nlwps, d->first ? "true" : "false",
+		(unsigned long long)d->elapsed,
+		(unsigned long long)g->elapsed);
+	for (i = 0; i < TSA_NSTATES; i++)
+		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f,"
+			"\"total_ns\":%llu}", i ? "," : "", tsa_state_name[i],
+			(unsigned long long)d->ns[i],
+			pct_of(d->ns[i], d->elapsed),
+			(unsigned long long)g->ns[i]);
+	fputs("},\"counters\":{", f);
+	for (i = 0; i < TSA_NCOUNTERS; i++)
+		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
+			i ? "," : "", tsa_counter_name[i],
+			(unsigned long long)d->cnt[i],
+			(unsigned long long)g->cnt[i]);
+	fputc('}', f);
+	views(f, d);
+}
+
+void json_print_groups(FILE *f, enum group_by by, const struct tsa_snap *cur,
+		       const struct group_report *r,
+		       const struct tsa_delta *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		one_group(f, by, cur, &r->t.g[d[i].id], &d[i]);
 }
 
 static void one_call(FILE *f, const struct options *o,

@@ -7,12 +7,18 @@
 
 #include <stdio.h>
 
+#include "prgroup.h"
 #include "prstat.h"
 #include "tsaall.h"
 #include "tsacalls.h"
 
 void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d, size_t n);
+
+/* Group reports (--group): one object per group of @r. */
+void json_print_groups(FILE *f, enum group_by by, const struct tsa_snap *cur,
+		       const struct group_report *r,
+		       const struct tsa_delta *d, size_t n);
 
 /* The system-call view (-y): one object per line of the report. */
 void json_print_calls(FILE *f, const struct options *o,

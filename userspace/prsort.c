@@ -158,6 +158,34 @@ double sort_key_value(int key, const struct tsa_delta *d)
 	return 0;
 }
 
+/*
+ * A compare sorts by how much time changed, not by share: a state's
+ * (or column's) nanoseconds over the interval, so that a large group
+ * with a little more lock time comes before a tiny one that is all
+ * lock.  Other keys as in a report.
+ */
+double sort_key_time(int key, const struct tsa_delta *d)
+{
+	const struct key *k = &keys[key];
+	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+
+	switch (k->kind) {
+	case K_CPU:
+		return (double)(d->ns[S_USR] + d->ns[S_SYS] + d->ns[S_TRP]);
+	case K_SOL:
+		sol_cols(d, sol);
+		return (double)sol[k->col];
+	case K_TSA:
+		tsa_cols(d, tsa);
+		return (double)tsa[k->col];
+	case K_WAIT:
+		tsa_cols(d, tsa);
+		return (double)(tsa[TSA_RUN] + tsa[TSA_LCK] + tsa[TSA_APG]);
+	default:
+		return sort_key_value(key, d);
+	}
+}
+
 double call_key_value(int key, const struct tsa_call_line *l)
 {
 	const struct key *k = &keys[key];
@@ -202,6 +230,16 @@ void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
 
 	for (i = 0; i < n; i++)
 		d[i].key = sort_key_value(key, &d[i]);
+	sort_order = order;
+	qsort(d, n, sizeof(*d), cmp);
+}
+
+void sort_lines_time(struct tsa_delta *d, size_t n, int key, int order)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i].key = sort_key_time(key, &d[i]);
 	sort_order = order;
 	qsort(d, n, sizeof(*d), cmp);
 }

@@ -33,6 +33,10 @@ double sort_key_value(int key, const struct tsa_delta *d);
  */
 void sort_lines(struct tsa_delta *d, size_t n, int key, int order);
 
+/* Sort as a compare does: by the key's nanoseconds, not its share. */
+double sort_key_time(int key, const struct tsa_delta *d);
+void sort_lines_time(struct tsa_delta *d, size_t n, int key, int order);
+
 /* The same for the system-call view's lines; ties by pid, thread id,
  * then call name ("other" after the names). */
 double call_key_value(int key, const struct tsa_call_line *l);

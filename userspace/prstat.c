@@ -3,13 +3,17 @@
  * prstat.c - tsa-prstat: the command line and the main loop.
  *
  * Every interval: one read of /proc/tsa/all (tsaall.c), deltas against
- * the previous read, sort (prsort.c), then a table (prtable.c) or JSON
- * lines (prjson.c).  The system-call view (-y) also reads
+ * the previous read (summed per group with --group: prgroup.c), sort
+ * (prsort.c), then a table (prtable.c) or JSON lines (prjson.c).  The system-call view (-y) also reads
  * /proc/tsa/calls (tsacalls.c) right after, and shows the calls of the
  * threads or processes the first read found.  On a terminal, without
  * -c, each report redraws the screen and is cut to its height, as
  * prstat does; otherwise reports follow one another and contain no
  * escape sequences.
+ *
+ * Three modes run once and exit: --prometheus / --openmetrics (one
+ * snapshot as metrics, prmetrics.c), --save (one snapshot as a capture
+ * file) and --compare (two captures, prcapture.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prcapture.h"
+#include "prgroup.h"
 #include "prjson.h"
+#include "prmetrics.h"
 #include "prsort.h"
 #include "prstat.h"
 #include "prtable.h"
@@ -41,7 +48,13 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage:\ttsa-prstat [-cLmvAWy] [--tsa] [--syscalls] [--json] [-p pidlist]\n"
+"\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
+"\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
+"\t[-p pidlist]\n"
+"\ttsa-prstat --save file\n"
+"\ttsa-prstat --compare a b [--group by] [-A] [--json] [-p pidlist]\n"
+"\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
 "  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
@@ -62,12 +75,29 @@ static void usage(FILE *f, int code)
 "  -W          truncate long user names, and call names with -y\n"
 "              (always, on a terminal)\n"
 "  --json      one JSON object per line and interval\n"
+"  --prometheus, --openmetrics\n"
+"              one snapshot's lifetime state seconds and counters as\n"
+"              Prometheus text (node_exporter's textfile collector) or\n"
+"              OpenMetrics, per process, then exit\n"
+"  --save file\n"
+"              write one capture of every visible thread and process\n"
+"              (with each process's cgroup) to file ('-': stdout)\n"
+"  --compare a b\n"
+"              what happened between two captures, per process or\n"
+"              --group, sorted by the time in the -s state\n"
+"  --group by  one line per cgroup (v2 path), user or comm (thread\n"
+"              name, trailing number folded: worker-{N}) instead of per\n"
+"              process (pid); exited threads count in their group\n"
 "\n"
 "Examples:\n"
 "  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
 "  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
 "  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
+"  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
+"  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
+"  tsa-prstat --save before; ...; tsa-prstat --save after\n"
+"  tsa-prstat --compare before after --group comm -s lck\n"
 "\n"
 "Reads $TSA_PROC_DIR/all (default /proc/tsa/all), and with -y calls.\n"
 "See tsa-prstat(8).\n");
@@ -126,7 +156,29 @@ static void parse_n(struct options *o, const char *arg)
 	free(copy);
 }
 
-enum { OPT_JSON = 256, OPT_VERSION };
+/*
+ * The export is one snapshot's lifetime numbers, per process or group:
+ * no interval, no view, and no per-thread series (their number is not
+ * bounded: threads come and go, each would be a series of its own).
+ */
+static void check_metrics_args(const struct options *o, int argc,
+			       int nmetrics, int view)
+{
+	if (nmetrics > 1)
+		bad_usage("%s", "--prometheus and --openmetrics: choose one");
+	if (o->lwps)
+		bad_usage("%s", "-L: the export has no per-thread series "
+			  "(unbounded); use --group comm");
+	if (view || o->json)
+		bad_usage("%s", "--prometheus and --openmetrics show no view; "
+			  "drop -A, -y and --json");
+	if (optind < argc)
+		bad_usage("%s", "--prometheus and --openmetrics take one "
+			  "snapshot: no interval or count");
+}
+
+enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
+       OPT_SAVE, OPT_COMPARE };
 
 static void parse_args(struct options *o, int argc, char **argv)
 {
@@ -136,10 +188,15 @@ static void parse_args(struct options *o, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "prometheus", no_argument, NULL, OPT_PROM },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "group", required_argument, NULL, OPT_GROUP },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL;
-	int tsa = 0, calls = 0;
+	int tsa = 0, calls = 0, nmetrics = 0;
 	char why[128];
 	char *end;
 	int c;
@@ -151,6 +208,10 @@ static void parse_args(struct options *o, int argc, char **argv)
 	o->proc_dir = getenv("TSA_PROC_DIR");
 	if (!o->proc_dir || !*o->proc_dir)
 		o->proc_dir = "/proc/tsa";
+	o->procfs = getenv("TSA_PROCFS");
+	if (!o->procfs || !*o->procfs)
+		o->procfs = "/proc";
+	o->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
 	while ((c = getopt_long(argc, argv, ":AcLmvWyhp:n:s:S:", longopts,
@@ -203,6 +264,26 @@ static void parse_args(struct options *o, int argc, char **argv)
 		case OPT_JSON:
 			o->json = 1;
 			break;
+		case OPT_PROM:
+		case OPT_OPENMETRICS:
+			o->metrics = 1 + (c == OPT_OPENMETRICS ?
+					  METRICS_OPENMETRICS :
+					  METRICS_PROMETHEUS);
+			nmetrics++;
+			break;
+		case OPT_GROUP:
+			o->group_by = group_by_lookup(optarg);
+			if (o->group_by < 0)
+				bad_usage("invalid argument for --group: '%s' "
+					  "(pid, cgroup, user or comm)",
+					  optarg);
+			break;
+		case OPT_SAVE:
+			o->save = optarg;
+			break;
+		case OPT_COMPARE:
+			o->compare[0] = optarg;
+			break;
 		case OPT_VERSION:
 			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
 			exit(0);
@@ -213,6 +294,26 @@ static void parse_args(struct options *o, int argc, char **argv)
 			usage(stderr, EXIT_USAGE);
 		}
 	}
+	if ((o->save != NULL) + (o->compare[0] != NULL) + !!o->metrics > 1)
+		bad_usage("%s", "--save, --compare and an export are three "
+			  "modes; choose one");
+	if (o->save && (o->lwps || tsa || calls || o->json || o->npids ||
+			o->group_by >= 0 || optind < argc))
+		bad_usage("%s", "--save writes every visible thread once: no "
+			  "other option or operand");
+	if (o->compare[0]) {
+		if (optind >= argc)
+			bad_usage("%s", "--compare needs two captures: "
+				  "--compare a b");
+		o->compare[1] = argv[optind++];
+		if (o->lwps || calls)
+			bad_usage("%s", "--compare shows processes or groups: "
+				  "not with -L or -y");
+	}
+	if (o->metrics)
+		check_metrics_args(o, argc, nmetrics, tsa || calls);
+	else if (o->group_by >= 0 && (o->lwps || calls))
+		bad_usage("%s", "--group shows groups: not with -L or -y");
 	if (optind < argc) {
 		errno = 0;
 		o->interval = strtod(argv[optind], &end);
@@ -370,6 +471,121 @@ static size_t lines_shown(const struct options *o, size_t n, int redraw)
 	return n;
 }
 
+/* --save: one capture, to a file or stdout. */
+static int save_capture(const struct options *o, const char *path)
+{
+	struct tsa_snap s;
+	char msg[256];
+	int rc, to_stdout = !strcmp(o->save, "-");
+	FILE *f;
+
+	memset(&s, 0, sizeof(s));
+	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read(rc, path, msg);
+	f = to_stdout ? stdout : fopen(o->save, "we");
+	if (!f)
+		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
+		    o->save, strerror(errno));
+	if (capture_write(f, &s, o->procfs) ||
+	    (!to_stdout && fclose(f) == EOF)) {
+		int err = errno;
+
+		if (!to_stdout)
+			unlink(o->save);	/* never half a capture */
+		die(EXIT_BADDATA, "%s: write error: %s", o->save,
+		    strerror(err));
+	}
+	tsa_snap_free(&s);
+	return 0;
+}
+
+static void load_capture(struct capture *c, const char *path)
+{
+	char msg[256];
+	int rc = capture_read(c, path, msg, sizeof(msg));
+
+	if (rc == TSA_EACCES)
+		die(EXIT_ACCESS, "%s: %s", path, msg);
+	if (rc != TSA_OK)
+		die(EXIT_BADDATA, "%s: %s", path, msg);
+}
+
+/* --compare A B: one report of B against A. */
+static int compare_captures(const struct options *o)
+{
+	struct capture a, b;
+	struct group_report r;
+	struct tsa_select sel;
+	struct tsa_totals tot;
+	struct compare_sum sum;
+	enum group_by by = o->group_by < 0 ? GROUP_PID :
+			   (enum group_by)o->group_by;
+	size_t n;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&r, 0, sizeof(r));
+	load_capture(&a, o->compare[0]);
+	load_capture(&b, o->compare[1]);
+	if (a.boot_id[0] && b.boot_id[0] && strcmp(a.boot_id, b.boot_id))
+		die(EXIT_BADDATA, "%s and %s: captures of two different "
+		    "boots cannot be compared", o->compare[0], o->compare[1]);
+	if (b.snap.now < a.snap.now)
+		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
+		    "capture first", o->compare[1], o->compare[0]);
+	sel.lwps = 0;
+	sel.interval = (double)(b.snap.now - a.snap.now) / 1e9;
+	sel.pids = o->pids;
+	sel.npids = o->npids;
+	/* B's cgroups are the capture's, never the live system's. */
+	r.cc = b.cc;
+	memset(&b.cc, 0, sizeof(b.cc));
+	n = group_report_compute(&r, &a.snap, &b.snap, by, &sel,
+				 "/nonexistent", &tot);
+	sort_lines_time(r.d, n, o->sort_key, o->sort_order);
+	compare_count(&a.snap, &b.snap, &sum);
+	compare_print(stdout, o, by, &a, &b, &r, lines_shown(o, n, 0), &tot,
+		      &sum);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die(EXIT_BADDATA, "write error: %s", strerror(errno));
+	group_report_free(&r);
+	capture_free(&a);
+	capture_free(&b);
+	free(o->pids);
+	return 0;
+}
+
+/* --prometheus / --openmetrics: one snapshot, written once. */
+static int export_metrics(const struct options *o, const char *path)
+{
+	struct tsa_snap s;
+	struct group_table t;
+	char msg[256];
+	size_t n;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(&t, 0, sizeof(t));
+	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read(rc, path, msg);
+	if (o->npids)
+		check_pids(o, &s);
+	n = group_compute(&s, o->group_by < 0 ? GROUP_PID :
+			  (enum group_by)o->group_by, o->pids, o->npids,
+			  o->procfs, NULL, &t);
+	metrics_print(stdout, (enum metrics_format)(o->metrics - 1),
+		      o->group_by < 0 ? GROUP_PID : (enum group_by)o->group_by,
+		      t.g, n);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die(EXIT_BADDATA, "write error: %s", strerror(errno));
+	group_table_free(&t);
+	tsa_snap_free(&s);
+	free(o->pids);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
@@ -378,18 +594,27 @@ int main(int argc, char **argv)
 	struct tsa_delta *lines = NULL;
 	struct tsa_call_line *clines = NULL;
 	struct tsa_totals tot;
+	struct group_report groups;
 	struct options o;
 	struct timespec deadline;
 	size_t cap = 0, ccap = 0, n, show;
 	char path[PATH_MAX], cpath[PATH_MAX], msg[256];
 	double la[3];
-	int tty, redraw, rc, calls;
+	int tty, redraw, rc, calls, grouped;
 	long done;
 
 	parse_args(&o, argc, argv);
 	calls = o.view == VIEW_CALLS;
+	grouped = o.group_by > GROUP_PID;	/* pid: the usual report */
+	memset(&groups, 0, sizeof(groups));
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
 	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
+	if (o.metrics)
+		return export_metrics(&o, path);
+	if (o.save)
+		return save_capture(&o, path);
+	if (o.compare[0])
+		return compare_captures(&o);
 	tty = isatty(STDOUT_FILENO);
 	redraw = tty && !o.no_clear && !o.json;
 	memset(snaps, 0, sizeof(snaps));
@@ -417,19 +642,34 @@ int main(int argc, char **argv)
 		if (!prev && o.npids)
 			check_pids(&o, cur);
 
-		n = tsa_delta_compute(prev, cur, &sel, &lines, &cap, &tot);
-		if (calls) {
-			/* Call lines point at the (unsorted) lines. */
-			n = tsa_calls_compute(prev, cur, cprev, ccur, &sel,
-					      lines, n, &clines, &ccap);
-			sort_call_lines(clines, n, o.sort_key, o.sort_order);
+		if (grouped) {
+			n = group_report_compute(&groups, prev, cur,
+						 (enum group_by)o.group_by,
+						 &sel, o.procfs, &tot);
+			sort_lines(groups.d, n, o.sort_key, o.sort_order);
 		} else {
-			sort_lines(lines, n, o.sort_key, o.sort_order);
+			n = tsa_delta_compute(prev, cur, &sel, &lines, &cap,
+					      &tot);
+			if (calls) {
+				/* Call lines point at the (unsorted) lines. */
+				n = tsa_calls_compute(prev, cur, cprev, ccur,
+						      &sel, lines, n, &clines,
+						      &ccap);
+				sort_call_lines(clines, n, o.sort_key,
+						o.sort_order);
+			} else {
+				sort_lines(lines, n, o.sort_key, o.sort_order);
+			}
 		}
 		show = lines_shown(&o, n, redraw);
 
 		if (o.json) {
-			if (calls)
+			if (grouped)
+				json_print_groups(stdout,
+						  (enum group_by)o.group_by,
+						  cur, &groups, groups.d,
+						  show);
+			else if (calls)
 				json_print_calls(stdout, &o, ccur, clines,
 						 show);
 			else
@@ -438,7 +678,12 @@ int main(int argc, char **argv)
 			read_loadavg(la);
 			if (redraw)
 				fputs("\033[H\033[J", stdout);
-			if (calls)
+			if (grouped)
+				group_table_print(stdout, &o,
+						  (enum group_by)o.group_by,
+						  &groups, groups.d, show,
+						  &tot, la);
+			else if (calls)
 				calls_table_print(stdout, &o, clines, show,
 						  &tot, la, o.trunc || redraw);
 			else
@@ -460,6 +705,7 @@ int main(int argc, char **argv)
 	tsa_calls_free(&csnaps[1]);
 	free(lines);
 	free(clines);
+	group_report_free(&groups);
 	free(o.pids);
 	return 0;
 }

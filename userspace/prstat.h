@@ -29,6 +29,11 @@ struct options {
 	double interval;	/* seconds between reports */
 	long count;		/* number of reports; -1 = until killed */
 	const char *proc_dir;	/* $TSA_PROC_DIR or /proc/tsa */
+	int metrics;		/* --prometheus / --openmetrics: 1 + format */
+	int group_by;		/* --group: enum group_by; -1 = not given */
+	const char *procfs;	/* $TSA_PROCFS or /proc: /proc/PID/cgroup */
+	const char *save;	/* --save FILE: write one capture */
+	const char *compare[2];	/* --compare A B: the two captures */
 };
 
 #endif /* PRSTAT_H */

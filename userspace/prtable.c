@@ -163,6 +163,86 @@ void table_print(FILE *f, const struct options *o,
 	print_total(f, tot, loadavg);
 }
 
+const char *group_title(enum group_by by)
+{
+	static const char *const title[GROUP_NBY] = {
+		"PID COMM", "CGROUP", "USERNAME", "THREADNAME",
+	};
+
+	return title[by];
+}
+
+/*
+ * A group's line: as a process's, with the processes and live threads
+ * it has instead of PID and USERNAME, and its whole name last (a cgroup
+ * path can be long; it is the last column so nothing is cut).  With
+ * @with_time (a compare), TIME: the threads' time over the interval.
+ */
+static void print_group_line(FILE *f, const struct options *o,
+			     enum group_by by, const struct tsa_group *g,
+			     const struct tsa_delta *d, int with_time)
+{
+	char name[4096], comm[64], c[SOL_NCOLS][4], n[4][4], t[24];
+	uint64_t ns[SOL_NCOLS];
+	int i;
+
+	strip_comm(name, sizeof(name), g->key);
+	if (by == GROUP_PID) {	/* "PID comm" */
+		strip_comm(comm, sizeof(comm), g->comm ? g->comm : "");
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 " %s", comm);
+	}
+	fprintf(f, "%6lu %5lu ", g->nprocs, g->nlwps);
+	if (with_time) {
+		format_dur(t, d->elapsed);
+		fprintf(f, "%6s ", t);
+	}
+	if (o->view == VIEW_TSA) {
+		tsa_cols(d, ns);
+		for (i = 0; i < TSA_NCOLS; i++)
+			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
+		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %s\n",
+			c[0], c[1], c[2], c[3], c[4], c[5], c[6], name);
+		return;
+	}
+	sol_cols(d, ns);
+	for (i = 0; i < SOL_NCOLS; i++)
+		format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
+	format_num(n[0], d->shown[C_VCX]);
+	format_num(n[1], d->shown[C_ICX]);
+	format_num(n[2], d->shown[C_SCL]);
+	format_num(n[3], d->shown[C_SIG]);
+	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
+		"%3.3s %3.3s %3.3s %3.3s %s\n",
+		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
+		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
+		n[0], n[1], n[2], n[3], name);
+}
+
+void group_lines_print(FILE *f, const struct options *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, int with_time)
+{
+	const char *hdr = o->view == VIEW_TSA ? HDR_TSA_GROUP : HDR_SOL_GROUP;
+	size_t i;
+
+	/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP ". */
+	fprintf(f, "%.12s%s%s%s\n", hdr, with_time ? "   TIME" : "",
+		hdr + 12, group_title(by));
+	for (i = 0; i < n; i++)
+		print_group_line(f, o, by, &r->t.g[d[i].id], &d[i],
+				 with_time);
+}
+
+void group_table_print(FILE *f, const struct options *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, const struct tsa_totals *tot,
+		       const double loadavg[3])
+{
+	group_lines_print(f, o, by, r, d, n, 0);
+	print_total(f, tot, loadavg);
+}
+
 static void print_call_line(FILE *f, const struct tsa_call_line *l,
 			    int trunc_names)
 {

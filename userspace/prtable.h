@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "prgroup.h"
 #include "prstat.h"
 #include "tsaall.h"
 #include "tsacalls.h"
@@ -51,6 +52,12 @@ extern const char *const call_col_name[CALL_NCOLS];
 "   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
 "IDL SLP PROCESS/NLWP  "
 
+/* Group reports (--group): the name column's title follows. */
+#define HDR_SOL_GROUP \
+" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+#define HDR_TSA_GROUP \
+" NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
+
 /* Fold a line's interval ns into the columns of each view. */
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS]);
 void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS]);
@@ -66,6 +73,20 @@ void table_print(FILE *f, const struct options *o,
 		 const struct tsa_delta *d, size_t n,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names);
+
+/* The name column's title of a group report: CGROUP, USERNAME, ... */
+const char *group_title(enum group_by by);
+
+/* A group report's header and @n lines; @with_time adds TIME. */
+void group_lines_print(FILE *f, const struct options *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, int with_time);
+
+/* One report of groups: header, @n lines of @r, the Total line. */
+void group_table_print(FILE *f, const struct options *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, const struct tsa_totals *tot,
+		       const double loadavg[3]);
 
 /* One report of the system-call view: header, @n lines, Total line. */
 void calls_table_print(FILE *f, const struct options *o,

@@ -73,4 +73,10 @@ void format_cut(char *out, size_t len, const char *name, size_t width,
 /* Copy @comm without unprintable characters (prstat's stripfname). */
 void strip_comm(char *out, size_t len, const char *comm);
 
+/*
+ * The length of the UTF-8 sequence at @s (1 for ASCII, 2 to 4), or 0
+ * when it is not valid UTF-8 (shared by the JSON and metrics writers).
+ */
+int utf8_len(const unsigned char *s);
+
 #endif /* PRUTIL_H */

@@ -538,17 +538,27 @@ void tsa_snap_free(struct tsa_snap *s)
 
 /* ---- deltas ----------------------------------------------------------- */
 
-static uint64_t since(const struct tsa_row *r)
+uint64_t tsa_row_since(const struct tsa_row *r)
 {
 	return r->v[F_ELAPSED] > r->v[F_AT] ? 0 : r->v[F_AT] - r->v[F_ELAPSED];
 }
 
+static uint64_t since(const struct tsa_row *r)
+{
+	return tsa_row_since(r);
+}
+
 /* Started no later than the earlier row was measured: not a reused tid. */
-static int same_thread(const struct tsa_row *p, const struct tsa_row *r)
+int tsa_same_thread(const struct tsa_row *p, const struct tsa_row *r)
 {
 	return p && p->v[F_PID] == r->v[F_PID] &&
 	       r->v[F_ELAPSED] >= p->v[F_ELAPSED] &&
 	       since(r) <= p->v[F_AT];
+}
+
+static int same_thread(const struct tsa_row *p, const struct tsa_row *r)
+{
+	return tsa_same_thread(p, r);
 }
 
 static int not_backwards(const struct tsa_row *p, const struct tsa_row *r)

@@ -106,6 +106,15 @@ int tsa_snap_read(struct tsa_snap *s, const char *path,
 int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen);
 void tsa_snap_free(struct tsa_snap *s);
 
+/* When the row's thread began to be measured (at - elapsed): tells a
+ * thread, or a process by its first thread, from a later one that
+ * reused its id. */
+uint64_t tsa_row_since(const struct tsa_row *r);
+
+/* @r (later) is the thread @p (earlier) was, not one that reused its
+ * tid; @p may be NULL. */
+int tsa_same_thread(const struct tsa_row *p, const struct tsa_row *r);
+
 const struct tsa_row *tsa_snap_thread(const struct tsa_snap *s, uint64_t tid);
 const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid);
 

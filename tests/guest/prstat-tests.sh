@@ -5,13 +5,15 @@
 #
 #   prstat-tests.sh TSA_PRSTAT TSA_PTEST [SECTION...]
 #
-# SECTIONs (default all): workloads exits access errors signals calls unload
+# SECTIONs (default all): workloads exits access errors signals calls groups unload
 # 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
 # 2. process totals while threads exit                 (tsa-ptest exits, storm)
 # 3. access: nobody vs root, non-dumpable              (here)
 # 4. error paths: names with a newline, stale fd, writes, -p 999999, exit 3, module gone
 # 5. SIGINT / SIGTERM end tsa-prstat with exit 0
 # 6. tsa-prstat -y on the real /proc/tsa/calls: a sleep and a pipe reader
+# 7. --group cgroup (a spinner held by cpu.max, sleepers, exited threads),
+#    --save/--compare, --prometheus checked by promtool
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
 set -u
@@ -372,6 +374,97 @@ if [ -r /proc/tsa/calls ]; then
 else
 	n=$((n + 1)); echo "ok $n - # SKIP calls: no /proc/tsa/calls (calls=0 or syscalls=0)"
 fi
+fi
+
+# --- 7. groups, captures, the metrics export ---
+if want groups; then
+say "7. --group cgroup, --save/--compare, --prometheus on the real module"
+cgr=/sys/fs/cgroup
+spin_cg=$cgr/tsa-spin sleep_cg=$cgr/tsa-sleep
+mkdir -p "$spin_cg" "$sleep_cg" 2>/dev/null
+if echo +cpu >"$cgr/cgroup.subtree_control" 2>/dev/null &&
+	echo "20000 100000" >"$spin_cg/cpu.max"; then
+	# A spinner held to 20 % of a CPU; a sleeper; a process whose two
+	# threads spin 2 s each and exit, then it sleeps (its exited
+	# threads must keep counting in its cgroup).
+	bash -c "echo \$\$ >$spin_cg/cgroup.procs; while :; do :; done" &
+	spin=$!
+	pids+=("$spin")
+	bash -c "echo \$\$ >$sleep_cg/cgroup.procs; exec sleep 600" &
+	slp=$!
+	pids+=("$slp")
+	bash -c "echo \$\$ >$sleep_cg/cgroup.procs; exec python3 -c '
+import threading, time
+def spin():
+    t = time.monotonic()
+    while time.monotonic() - t < 2: pass
+th = [threading.Thread(target=spin) for _ in range(2)]
+[x.start() for x in th]
+[x.join() for x in th]
+print(\"done\", flush=True)
+time.sleep(600)'" >"$tmp/py.out" &
+	py=$!
+	pids+=("$py")
+	for ((k = 0; k < 600; k++)); do
+		[ -s "$tmp/py.out" ] && break
+		sleep 0.1
+	done
+	[ "$(cat "$tmp/py.out")" = "done" ]
+	t $? "groups: a spinner in /tsa-spin (cpu.max 20 %), a sleeper and a python whose 2 threads spun 2 s each and exited, in /tsa-sleep"
+
+	# Reports by cgroup: the second covers 2 s.
+	"$prstat" --group cgroup -c 2 2 >"$tmp/g.out" 2>"$tmp/g.err"
+	st=$?
+	g2=$(awk '/^ NPROC/ { r++ } r == 2' "$tmp/g.out")
+	read -r np_s nl_s usr_s _ _ _ _ _ _ lat_s _ <<<"$(grep ' /tsa-spin$' <<<"$g2")"
+	read -r np_z nl_z _ _ _ _ _ _ slp_z _ <<<"$(grep ' /tsa-sleep$' <<<"$g2")"
+	num() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; }
+	[ $st -eq 0 ] && [ "${np_s:-}" = 1 ] && [ "$nl_s" = 1 ] &&
+		num "$usr_s" 10 35 && num "$lat_s" 60 90
+	t $? "groups: --group cgroup, /tsa-spin over 2 s: 1 process, 1 thread, USR ${usr_s:-?} % (10-35), LAT ${lat_s:-?} % (60-90: held by cpu.max) (exit $st)"
+	[ $st -eq 0 ] && [ "${np_z:-}" = 2 ] && [ "$nl_z" = 2 ] && num "$slp_z" 95 100
+	t $? "groups: /tsa-sleep: 2 processes, 2 live threads, SLP ${slp_z:-?} % (95-100)"
+	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/g.out" "$tmp/g.err"
+
+	# The export: promtool accepts it; /tsa-sleep's elapsed time holds
+	# the exited threads' 2 s each beyond its live threads' lives.  One
+	# snapshot for both (the live threads age while promtool starts).
+	mkdir -p "$tmp/snap" && cat /proc/tsa/all >"$tmp/snap/all"
+	TSA_PROC_DIR=$tmp/snap "$prstat" --prometheus --group cgroup >"$tmp/m.prom" 2>"$tmp/m.err"
+	st=$?
+	promtool check metrics <"$tmp/m.prom" >"$tmp/pt.out" 2>&1
+	pst=$?
+	t $((st | pst)) "groups: promtool check metrics accepts the real --prometheus --group cgroup (exit $st, promtool $pst: $(head -c 300 "$tmp/pt.out"))"
+	grp=$(awk '/^tsa_cgroup_elapsed_seconds_total\{cgroup="\/tsa-sleep"\}/ { print $2 }' "$tmp/m.prom")
+	live=$(awk -v a="$slp" -v b="$py" '
+		/^fields / { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+		c["pid"] && ($(c["pid"]) == a || $(c["pid"]) == b) && $(c["tid"]) != 0 {
+			s += $(c["elapsed"]) }
+		END { printf "%.9f", s / 1e9 }' "$tmp/snap/all")
+	num "$(awk -v g="${grp:-0}" -v l="$live" 'BEGIN { print g - l }')" 4 30
+	t $? "groups: /tsa-sleep's elapsed seconds in the export (${grp:-?} s) hold its 2 exited threads' 2 s each beyond its live threads' ($live s, the same snapshot)"
+
+	# A capture, a second, another: the compare shows the second.
+	"$prstat" --save "$tmp/a.cap" && sleep 1 && "$prstat" --save "$tmp/b.cap"
+	st=$?
+	"$prstat" --compare "$tmp/a.cap" "$tmp/b.cap" --group cgroup -A >"$tmp/c.out" 2>"$tmp/c.err"
+	cst=$?
+	secs=$(sed -n 's/^Compare: .*, \([0-9.]*\) s apart$/\1/p' "$tmp/c.out")
+	read -r _ _ tm_z _ _ _ slp_c _ <<<"$(grep ' /tsa-sleep$' "$tmp/c.out")"
+	read -r _ _ _ ex_s run_s _ <<<"$(grep ' /tsa-spin$' "$tmp/c.out")"
+	[ $st -eq 0 ] && [ $cst -eq 0 ] && num "$slp_c" 95 100 && num "$ex_s" 10 35 && num "$run_s" 60 90
+	t $? "groups: --compare of two captures ${secs:-?} s apart, -A: /tsa-sleep SLP ${slp_c:-?} % (TIME ${tm_z:-?}: 2 threads), /tsa-spin EXEC ${ex_s:-?} % RUN ${run_s:-?} % (exit $st, $cst)"
+	[ $cst -eq 0 ] || sed 's/^/# /' "$tmp/c.out" "$tmp/c.err"
+	"$prstat" --compare /proc/tsa/all "$tmp/b.cap" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	[ $st -eq 5 ] && grep -q '^tsa-prstat: /proc/tsa/all: not a tsa-prstat capture' "$tmp/err"
+	t $? "groups: --compare of /proc/tsa/all (not a capture): exit $st, $(head -c 200 "$tmp/err")"
+	kill "$spin" "$slp" "$py" 2>/dev/null
+	wait "$spin" "$slp" "$py" 2>/dev/null
+else
+	t 1 "groups: a cgroup v2 with cpu.max at $spin_cg"
+fi
+rmdir "$spin_cg" "$sleep_cg" 2>/dev/null
 fi
 
 # --- 4b. the module goes away ---

@@ -25,7 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prcapture.h"
+#include "prgroup.h"
 #include "prjson.h"
+#include "prmetrics.h"
 #include "prsort.h"
 #include "prstat.h"
 #include "prtable.h"
@@ -2274,6 +2277,47 @@ static void test_big(void)
 	free(err);
 
 	/*
+	 * Groups of the same threads: ten reports each (the first reads
+	 * every process's cgroup file, the next ones take it from the
+	 * cache); a fake /proc with one cgroup file per process, in 50
+	 * cgroups.
+	 */
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p proc && for p in "
+		 "$(awk 'NR > 4 { print $2 }' all | uniq); do mkdir -p "
+		 "proc/$p && echo 0::/system.slice/svc$((p %% 50)).service "
+		 "> proc/$p/cgroup; done", dir);
+	if (system(cmd) == 0) {
+		static const char *const by[] = { "user", "comm", "cgroup" };
+		char procfs[400];
+		size_t i;
+
+		snprintf(procfs, sizeof(procfs), "%s/proc", dir);
+		setenv("TSA_PROCFS", procfs, 1);
+		for (i = 0; i < 3; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			rc = run(dir, (const char *[]){ "--group", by[i], "-c",
+				 "0.001", "10", NULL }, &out, &err, 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			is_long(rc, 0, "10,000 threads, --group %s: exit 0",
+				by[i]);
+			if (i == 2)
+				ok(strstr(out, " /system.slice/svc49.service\n")
+				   && !strstr(out, " ?\n"),
+				   "10,000 threads, --group cgroup: every "
+				   "process in its cgroup");
+			printf("# 10,000 threads, --group %s, ten reports: "
+			       "%.0f ms\n", by[i],
+			       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+			free(out);
+			free(err);
+		}
+		unsetenv("TSA_PROCFS");
+	} else {
+		skip("10,000 threads: no fake /proc for --group cgroup");
+	}
+
+	/*
 	 * The system-call view of the same threads: the first report has a
 	 * line per thread's call row; the second, of the same snapshot,
 	 * none (nothing happened in between).
@@ -2474,6 +2518,919 @@ static void test_calls_binary(void)
 	unlink(cpath);
 }
 
+/* ---- groups and the metrics export (--prometheus, --openmetrics) ------ */
+
+static void test_fold_escape(void)
+{
+	static const struct { const char *in, *want; } t[] = {
+		{ "worker-0", "worker-{N}" }, { "worker-12", "worker-{N}" },
+		{ "kworker/3:1H", "kworker/3:1H" }, { "42", "{N}" },
+		{ "db server", "db server" }, { "", "" },
+		{ "pool2-7", "pool2-{N}" },
+	};
+	char out[64], *buf;
+	size_t i, len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		fold_comm(out, sizeof(out), t[i].in);
+		is_str(out, t[i].want, "fold_comm(\"%s\") is \"%s\"", t[i].in,
+		       t[i].want);
+	}
+	f = open_memstream(&buf, &len);
+	metrics_label_value(f, "a\"b\\c\nd\te\xff" "f\xc3\xa9" "g\xed\xa0\x80");
+	fclose(f);
+	is_str(buf, "a\\\"b\\\\c\\nd\xef\xbf\xbd" "e\xef\xbf\xbd" "f\xc3\xa9"
+	       "g\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+	       "label values: \\ \" and newline escaped; other control bytes, "
+	       "invalid UTF-8 and surrogates are U+FFFD; UTF-8 kept");
+	free(buf);
+	is_long(group_by_lookup("cgroup"), GROUP_CGROUP, "--group cgroup");
+	is_long(group_by_lookup("tid"), -1, "--group tid is not a group");
+}
+
+/* The export of snapshot B grouped by @by, as text. */
+static char *export_b(enum group_by by, enum metrics_format fmt,
+		      const char *procfs)
+{
+	struct tsa_snap s = { 0 };
+	struct group_table t = { 0 };
+	char *text = snap_b(), *out;
+	size_t n, len;
+	FILE *f;
+
+	load(&s, text);
+	n = group_compute(&s, by, NULL, 0, procfs, NULL, &t);
+	f = open_memstream(&out, &len);
+	metrics_print(f, fmt, by, t.g, n);
+	fclose(f);
+	group_table_free(&t);
+	tsa_snap_free(&s);
+	free(text);
+	return out;
+}
+
+/* Does @text have the line @line (whole)? */
+static int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line)) != NULL) {
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static void test_metrics_lib(void)
+{
+	char *out, procfs[300], path[400];
+
+	/*
+	 * Per process, snapshot B.  pid 100 = exited line + tids 100, 102:
+	 * USR 0.5 + 1.5 + 0.05 = 2.05 s; LCK 1.25 (exited tid 101 only);
+	 * elapsed 3.5 + 5 + 0.5 = 9 s; VCX 28 + 1510 + 1234 = 2772;
+	 * SCL 60 + 100100 + 99999 = 200159; threads 2 (live).
+	 * pid 300 = exited 301 (5.2 s SLP) + 300 (6 s SLP) + new 301
+	 * (USR 0.2, SLP 0.6): SLP 11.8 s.  pid 400 has no live thread.
+	 */
+	out = export_b(GROUP_PID, METRICS_PROMETHEUS, "/nonexistent");
+	ok(has_line(out, "# TYPE tsa_process_state_seconds_total counter"),
+	   "prometheus: TYPE names the samples' family, with _total");
+	ok(has_line(out, "tsa_process_state_seconds_total{pid=\"100\","
+		    "comm=\"db server\",user=\"root\",state=\"USR\"} "
+		    "2.050000000"),
+	   "pid 100 USR: 0.5 exited + 1.5 + 0.05 = 2.05 s");
+	ok(has_line(out, "tsa_process_state_seconds_total{pid=\"100\","
+		    "comm=\"db server\",user=\"root\",state=\"LCK\"} "
+		    "1.250000000"),
+	   "pid 100 LCK: the exited thread's 1.25 s counts");
+	ok(has_line(out, "tsa_process_elapsed_seconds_total{pid=\"100\","
+		    "comm=\"db server\",user=\"root\"} 9.000000000"),
+	   "pid 100 elapsed: 3.5 + 5 + 0.5 = 9 s");
+	ok(has_line(out, "tsa_process_context_switches_total{pid=\"100\","
+		    "comm=\"db server\",user=\"root\",kind=\"voluntary\"} "
+		    "2772"), "pid 100 VCX: 28 + 1510 + 1234");
+	ok(has_line(out, "tsa_process_syscalls_total{pid=\"100\","
+		    "comm=\"db server\",user=\"root\"} 200159"),
+	   "pid 100 SCL: 60 + 100100 + 99999");
+	ok(has_line(out, "tsa_process_threads{pid=\"100\",comm=\"db server\","
+		    "user=\"root\"} 2"), "pid 100: 2 live threads");
+	ok(has_line(out, "tsa_process_state_seconds_total{pid=\"300\","
+		    "comm=\"sleeper\",user=\"root\",state=\"SLP\"} "
+		    "11.800000000"),
+	   "pid 300 SLP: 5.2 exited + 6 + 0.6 (a reused tid is new) = 11.8 s");
+	ok(has_line(out, "tsa_process_state_seconds_total{pid=\"200\","
+		    "comm=\"spin\",user=\"4000000\",state=\"USR\"} "
+		    "1.500000000"), "pid 200 USR 1.5 s, user without a name");
+	ok(!strstr(out, "pid=\"400\""),
+	   "a process without a live thread is not exported (as prstat)");
+	ok(!strstr(out, "# EOF") && !strstr(out, "# UNIT"),
+	   "prometheus: no # EOF, no # UNIT");
+	ok(!strstr(out, "processes{"), "per process: no processes gauge");
+	free(out);
+
+	out = export_b(GROUP_PID, METRICS_OPENMETRICS, "/nonexistent");
+	ok(has_line(out, "# TYPE tsa_process_state_seconds counter") &&
+	   has_line(out, "# UNIT tsa_process_state_seconds seconds"),
+	   "openmetrics: TYPE and UNIT name the family without _total");
+	ok(strlen(out) > 6 && !strcmp(out + strlen(out) - 6, "# EOF\n"),
+	   "openmetrics: ends with # EOF");
+	free(out);
+
+	/*
+	 * By thread name: "db server" = tid 100 + pid 100's exited line
+	 * (its name is the process's): USR 1.5 + 0.5 = 2 s; "db worker"
+	 * = tid 102 alone: USR 0.05 s; "sleeper": 2 processes? no: pid
+	 * 300 only, 2 live threads.
+	 */
+	out = export_b(GROUP_COMM, METRICS_PROMETHEUS, "/nonexistent");
+	ok(has_line(out, "tsa_threadname_state_seconds_total{comm="
+		    "\"db server\",state=\"USR\"} 2.000000000"),
+	   "by comm: db server = tid 100 and the exited threads: 2 s USR");
+	ok(has_line(out, "tsa_threadname_state_seconds_total{comm="
+		    "\"db worker\",state=\"USR\"} 0.050000000"),
+	   "by comm: db worker = tid 102: 0.05 s USR");
+	ok(has_line(out, "tsa_threadname_threads{comm=\"sleeper\"} 2") &&
+	   has_line(out, "tsa_threadname_processes{comm=\"sleeper\"} 1"),
+	   "by comm: sleeper has 2 live threads of 1 process");
+	free(out);
+
+	/* By user: root = pids 100 and 300; USR 2.05 + 0.2 = 2.25 s. */
+	out = export_b(GROUP_USER, METRICS_PROMETHEUS, "/nonexistent");
+	ok(has_line(out, "tsa_user_state_seconds_total{user=\"root\","
+		    "state=\"USR\"} 2.250000000") &&
+	   has_line(out, "tsa_user_processes{user=\"root\"} 2"),
+	   "by user: root = pids 100 and 300, USR 2.05 + 0.2 s");
+	free(out);
+
+	/*
+	 * By cgroup, from a fake /proc: 100 in /db.slice (v2 line after
+	 * a v1 one), 200 in /db.slice too, 300 without a file: "?".
+	 */
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("procfs"));
+	snprintf(path, sizeof(path), "%s/100", procfs);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/cgroup", procfs);
+	put(path, "12:cpu,cpuacct:/old\n0::/db.slice\n");
+	snprintf(path, sizeof(path), "%s/200", procfs);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/200/cgroup", procfs);
+	put(path, "0::/db.slice\n");
+	out = export_b(GROUP_CGROUP, METRICS_PROMETHEUS, procfs);
+	ok(has_line(out, "tsa_cgroup_state_seconds_total{cgroup=\"/db.slice\","
+		    "state=\"USR\"} 3.550000000"),
+	   "by cgroup: /db.slice = pids 100 and 200, USR 2.05 + 1.5 s");
+	ok(has_line(out, "tsa_cgroup_state_seconds_total{cgroup=\"?\","
+		    "state=\"SLP\"} 11.800000000"),
+	   "by cgroup: pid 300 without a cgroup file is in \"?\"");
+	ok(has_line(out, "tsa_cgroup_threads{cgroup=\"/db.slice\"} 3"),
+	   "by cgroup: /db.slice has 3 live threads");
+	free(out);
+}
+
+/* Run @cmd with the file @path on its stdin or as "%s"; 0 if it passes. */
+static int check_cmd(const char *fmt, const char *path)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), fmt, path, path, path);
+	fflush(stdout);
+	return system(cmd);
+}
+
+static void test_metrics_binary(void)
+{
+	static const char *const groups[] = { "pid", "cgroup", "user",
+					      "comm" };
+	char *out, *err, path[400], mpath[400], *dir, *text;
+	int rc, have_promtool;
+	size_t i;
+	struct fx r[] = {
+		{ 500, 500, 0, 0, MS(1000), S_USR, { [S_USR] = MS(1000) },
+		  1, 2, 3, 4, "we\"ird\\134na me\\012x\\377\\001" },
+		{ 501, 500, 0, 0, MS(1000), S_SLP, { [S_SLP] = MS(1000) },
+		  0, 0, 0, 0, "worker-1" },
+		{ 502, 500, 0, 0, MS(1000), S_SLP, { [S_SLP] = MS(1000) },
+		  0, 0, 0, 0, "worker-2" },
+		{ 0, 500, 0, 4, MS(3000), 0, { [S_LCK] = MS(3000) },
+		  9, 0, 0, 0, "we\"ird\\134na me\\012x\\377\\001" },
+	};
+
+	dir = mkdir_in_tmp("metrics");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	snprintf(mpath, sizeof(mpath), "%s/out.prom", tmp);
+	text = snap_b();
+	{
+		/* Snapshot B and a process with an awkward name after it. */
+		char *more = snapshot(MS(11000), r, sizeof(r) / sizeof(r[0]));
+		char *rows = strstr(more, "\n500 ");
+		FILE *f = fopen(path, "w");
+
+		fputs(text, f);
+		fputs(rows + 1, f);
+		fclose(f);
+		free(more);
+	}
+	free(text);
+
+	rc = run(dir, (const char *[]){ "--openmetrics", "-p", "500", NULL },
+		 &out, &err, 0);
+	is_long(rc, 0, "--openmetrics -p 500: exit 0");
+	ok(has_line(out, "tsa_process_state_seconds_total{pid=\"500\",comm="
+		    "\"we\\\"ird\\\\na me\\nx\xef\xbf\xbd\xef\xbf\xbd\","
+		    "user=\"root\",state=\"LCK\"} 3.000000000"),
+	   "a name with a quote, backslash, space, newline, 0xff and 0x01 "
+	   "is escaped; the exited threads' 3 s LCK count");
+	ok(!strstr(out, "pid=\"100\""), "-p selects the process");
+	free(out);
+	free(err);
+
+	have_promtool = system("command -v promtool >/dev/null") == 0;
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		rc = run(dir, (const char *[]){ "--prometheus", "--group",
+			 groups[i], NULL }, &out, &err, 0);
+		is_long(rc, 0, "--prometheus --group %s: exit 0", groups[i]);
+		put(mpath, out);
+		if (have_promtool)
+			is_long(check_cmd("promtool check metrics < %s",
+					  mpath), 0,
+				"promtool check metrics accepts --prometheus "
+				"--group %s", groups[i]);
+		else
+			ok(0, "promtool not found (tests/deps.sh installs "
+			   "Debian's prometheus)");
+		free(out);
+		free(err);
+
+		rc = run(dir, (const char *[]){ "--openmetrics", "--group",
+			 groups[i], NULL }, &out, &err, 0);
+		is_long(rc, 0, "--openmetrics --group %s: exit 0", groups[i]);
+		put(mpath, out);
+		/*
+		 * promtool's OpenMetrics parser is Prometheus's own, in the
+		 * backfill command, which wants a timestamp on each sample.
+		 */
+		if (have_promtool)
+			is_long(check_cmd("d=$(mktemp -d) && sed -E "
+				"'/^[^#]/ s/$/ 1700000000/' %s > $d/ts && "
+				"promtool tsdb create-blocks-from openmetrics "
+				"$d/ts $d/blocks >/dev/null; rc=$?; "
+				"rm -rf $d; exit $rc", mpath), 0,
+				"promtool's OpenMetrics parser accepts "
+				"--openmetrics --group %s", groups[i]);
+		/* Debian's python3-prometheus-client is in /usr/bin's. */
+		if (system("/usr/bin/python3 -c 'import prometheus_client' "
+			   "2>/dev/null") == 0)
+			is_long(check_cmd("/usr/bin/python3 -c 'import sys\n"
+				"from prometheus_client.openmetrics.parser "
+				"import text_string_to_metric_families as p\n"
+				"n = sum(len(f.samples) for f in "
+				"p(open(sys.argv[1]).read()))\n"
+				"assert n > 0' %s", mpath), 0,
+				"prometheus_client's OpenMetrics parser accepts "
+				"--openmetrics --group %s", groups[i]);
+		else
+			skip("python3-prometheus-client not installed");
+		free(out);
+		free(err);
+	}
+	/* The lint really runs: a counter without _total fails it. */
+	if (have_promtool) {
+		put(mpath, "# HELP x_seconds a\n# TYPE x_seconds counter\n"
+		    "x_seconds 1\n");
+		ok(check_cmd("promtool check metrics < %s >/dev/null 2>&1",
+			     mpath) != 0,
+		   "promtool check metrics rejects a counter without _total");
+	}
+
+	rc = run(dir, (const char *[]){ "--prometheus", "-L", NULL }, &out,
+		 &err, 0);
+	ok(rc == 1 && strstr(err, "per-thread"),
+	   "--prometheus -L: exit 1, no per-thread series");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--openmetrics", "1", NULL }, &out,
+		 &err, 0);
+	ok(rc == 1 && strstr(err, "one snapshot"),
+	   "--openmetrics with an interval: exit 1");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--prometheus", "--group", "tid",
+		 NULL }, &out, &err, 0);
+	ok(rc == 1 && strstr(err, "--group: 'tid'"),
+	   "--group tid: exit 1");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--group", "user", "-L", NULL },
+		 &out, &err, 0);
+	ok(rc == 1 && strstr(err, "not with -L or -y"),
+	   "--group with -L: exit 1");
+	free(out);
+	free(err);
+	rc = run("/nonexistent/tsa", (const char *[]){ "--prometheus", NULL },
+		 &out, &err, 0);
+	ok(rc == 2 && !*out, "--prometheus, module not loaded: exit 2, "
+	   "no output");
+	free(out);
+	free(err);
+}
+
+/* One group report of @cur against @prev (NULL: first), as text. */
+static char *group_report_text(const char *prev, const char *cur,
+			       enum group_by by, const struct options *o,
+			       const char *procfs)
+{
+	static const double la[3] = { 1.0, 2.5, 10.0 };
+	struct tsa_snap a = { 0 }, b = { 0 };
+	struct tsa_select sel = { 0, o->interval, o->pids, o->npids };
+	struct group_report r = { 0 };
+	struct tsa_totals tot;
+	char *out;
+	size_t n, len;
+	FILE *f;
+
+	if (prev)
+		load(&a, prev);
+	load(&b, cur);
+	n = group_report_compute(&r, prev ? &a : NULL, &b, by, &sel, procfs,
+				 &tot);
+	sort_lines(r.d, n, o->sort_key, o->sort_order);
+	f = open_memstream(&out, &len);
+	if (o->json)
+		json_print_groups(f, by, &b, &r, r.d, n);
+	else
+		group_table_print(f, o, by, &r, r.d, n, &tot, la);
+	fclose(f);
+	group_report_free(&r);
+	tsa_snap_free(&a);
+	tsa_snap_free(&b);
+	return out;
+}
+
+/* A fake /proc/PID/cgroup under @procfs. */
+static void put_cgroup(const char *procfs, int pid, const char *text)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/%d", procfs, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, pid);
+	put(path, text);
+}
+
+static void test_group_report(void)
+{
+	char *a = snap_a(), *b = snap_b(), *out, procfs[300];
+	struct options o;
+
+	/*
+	 * By user, A -> B (1 s).  Process intervals (exited threads in):
+	 * pid 100: 2 s = USR .55 SYS .1 TFL .04975 DFL .0497 APG .1
+	 *   LCK .25 KLK .1 IOW .1 IDL .1 SLP .30075 LAT .2998;
+	 *   VCX 2772 - 33, ICX 1007 - 7, SCL 200159 - 150, SIG 2 - 1.
+	 * pid 300: 2 s = USR .2 SLP 1.8 (its tid 301 reused); VCX 5.
+	 * root = both, 4 s: USR .75 = 18.75 %, SYS 2.5 %, TFL 1.24 %,
+	 * DFL+APG 3.74 %, LCK 6.25 %, SLP+KLK+IOW+IDL 2.40075 = 60.0 %,
+	 * LAT 7.495 %; VCX 2744, ICX 1000, SCL 200009, SIG 1.
+	 * 4000000 = pid 200: USR 50 LAT 50, ICX 1000000.
+	 */
+	opts_init(&o, VIEW_SOLARIS, 0);
+	out = group_report_text(a, b, GROUP_USER, &o, "/nonexistent");
+	is_str(out,
+	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+	       "USERNAME\n"
+	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 "
+	       "4000000\n"
+	       "     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5  2K  1K .2M   1 "
+	       "root\n"
+	       "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, "
+	       "10.00\n",
+	       "--group user: the processes' intervals summed, exited "
+	       "threads included (numbers by hand)");
+	free(out);
+
+	/*
+	 * By thread name, A -> B.  Live threads: "db server" tid 100 1 s
+	 * (USR .5 SYS .1 APG .1 KLK .1 IOW .1 IDL .1), "db worker" tid 102
+	 * born: .5 s, "sleeper" 300 (1 s SLP) and the reused 301 (.8 s:
+	 * USR .2 SLP .6).  What the processes had besides: pid 100's
+	 * exited tid 101, its last .5 s (LCK .25 LAT .25), to "db server"
+	 * (the process's name); pid 300's exited 301, its last .2 s SLP,
+	 * to "sleeper".  db server: 1.5 s = USR 33.3 SYS 6.7 DFL 6.7
+	 * LCK 16.7 SLP 20 LAT 16.7.  sleeper: 2 s = USR 10 SLP 90.
+	 */
+	o.view = VIEW_SOLARIS;
+	o.sort_key = sort_key_lookup("slp", VIEW_SOLARIS, NULL, 0);
+	out = group_report_text(a, b, GROUP_COMM, &o, "/nonexistent");
+	is_str(out,
+	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+	       "THREADNAME\n"
+	       "     1     2  10 0.0 0.0 0.0 0.0 0.0  90 0.0   5   0   0   0 "
+	       "sleeper\n"
+	       "     1     1  10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 "
+	       "db worker\n"
+	       "     1     1  33 6.7 0.0 0.0 6.7  17  20  17  1K  1K .1M   1 "
+	       "db server\n"
+	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 "
+	       "spin\n"
+	       "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, "
+	       "10.00\n",
+	       "--group comm -s slp: an exited thread's last interval counts "
+	       "in its process's name (numbers by hand)");
+	free(out);
+
+	/* The TSA view of the same: EXEC RUN APG SLP LCK IDL STP. */
+	opts_init(&o, VIEW_TSA, 0);
+	out = group_report_text(a, b, GROUP_COMM, &o, "/nonexistent");
+	ok(strstr(out, " NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
+		  "THREADNAME\n") &&
+	   strstr(out, "     1     1   40   17  6.7  6.7   23  6.7  0.0 "
+		  "db server\n"),
+	   "--group comm -A: db server EXEC .6/1.5, RUN .25, APG .1, "
+	   "SLP .1 (IOW), LCK .35, IDL .1");
+	free(out);
+
+	/*
+	 * By cgroup, through the cache: A reads 100, 200, 300; then pid
+	 * 100 moves (its file changes) and pid 200 is a new process with
+	 * the same pid in another cgroup.  B: 100 stays in /db.slice
+	 * (read once per process), 200 is read again (/other), 300 has
+	 * no file ("?").
+	 */
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("procfs2"));
+	put_cgroup(procfs, 100, "0::/db.slice\n");
+	put_cgroup(procfs, 200, "0::/db.slice\n");
+	{
+		struct tsa_snap sa = { 0 }, sb = { 0 }, sc = { 0 };
+		struct tsa_select sel = { 0, 1, NULL, 0 };
+		struct group_report r = { 0 };
+		struct tsa_totals tot;
+		struct fx c[] = {
+			{ 100, 100, 0, 0, MS(6000), S_SLP,
+			  { [S_USR] = MS(1000), [S_SYS] = MS(1000),
+			    [S_SLP] = MS(4000) }, 0, 0, 0, 0, "db server" },
+			/* pid 200 again, born 0.5 s before C (12 s) */
+			{ 200, 200, 0, 0, MS(500), S_USR,
+			  { [S_USR] = MS(500) }, 0, 0, 0, 0, "spin2" },
+		};
+		char *ctext = snapshot(MS(12000), c, 2);
+		size_t n, i;
+		long g;
+
+		load(&sa, a);
+		load(&sb, b);
+		load(&sc, ctext);
+		n = group_report_compute(&r, NULL, &sa, GROUP_CGROUP, &sel,
+					 procfs, &tot);
+		is_long((long)n, 2, "cgroups of A: /db.slice and ?");
+		is_long((long)r.cc.reads, 3, "A: three processes read");
+		put_cgroup(procfs, 100, "0::/moved.slice\n");
+		put_cgroup(procfs, 200, "0::/other.slice\n");
+		n = group_report_compute(&r, &sa, &sb, GROUP_CGROUP, &sel,
+					 procfs, &tot);
+		is_long((long)r.cc.reads, 3, "B: the same processes, no read");
+		g = group_find(&r.t, "/db.slice");
+		ok(g >= 0 && r.t.g[g].nprocs == 2,
+		   "B: pids 100 and 200 still in /db.slice (cached)");
+		for (i = 0; g >= 0 && i < n && r.d[i].id != (uint64_t)g; i++)
+			;
+		ok(g >= 0 && i < n && r.d[i].elapsed == MS(3000) &&
+		   r.d[i].ns[S_USR] == MS(1050),
+		   "B: /db.slice's interval: pid 100 2 s + pid 200 1 s, "
+		   "USR .55 + .5");
+		n = group_report_compute(&r, &sb, &sc, GROUP_CGROUP, &sel,
+					 procfs, &tot);
+		is_long((long)r.cc.reads, 4, "C: the new pid 200 is read "
+			"again");
+		ok(group_find(&r.t, "/other.slice") >= 0 &&
+		   group_find(&r.t, "/db.slice") >= 0 &&
+		   group_find(&r.t, "?") < 0,
+		   "C: the reused pid 200 in /other.slice, 100 still in "
+		   "/db.slice, 300 gone");
+		group_report_free(&r);
+		tsa_snap_free(&sa);
+		tsa_snap_free(&sb);
+		tsa_snap_free(&sc);
+		free(ctext);
+	}
+
+	/* JSON: one object per group; lifetime totals with exits. */
+	opts_init(&o, VIEW_SOLARIS, 0);
+	o.json = 1;
+	out = group_report_text(a, b, GROUP_COMM, &o, "/nonexistent");
+	ok(strstr(out, "\"group\":\"comm\",\"name\":\"db server\",\"nproc\":1,"
+		  "\"nlwp\":1,\"first\":false,\"elapsed_ns\":1500000000,"
+		  "\"total_elapsed_ns\":8500000000,") != NULL,
+	   "--group comm --json: db server's interval 1.5 s, lifetime "
+	   "3.5 s exited + 5 s");
+	free(out);
+	free(a);
+	free(b);
+}
+
+/* Group reports through the binary: two snapshots through a FIFO. */
+static void test_group_binary(void)
+{
+	char *out, *err, path[400], *dir, *snaps[2], *p;
+	int rc, status;
+	pid_t w;
+
+	dir = mkdir_in_tmp("gfifo");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	if (mkfifo(path, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	snaps[0] = snap_a();
+	snaps[1] = snap_b();
+	w = feed_fifo(path, snaps, 2);
+	rc = run(dir, (const char *[]){ "--group", "user", "0.2", "2", NULL },
+		 &out, &err, 0);
+	waitpid(w, &status, 0);
+	is_long(rc, 0, "--group user, two reports through a FIFO: exit 0");
+	p = strstr(out + 1, " NPROC");
+	ok(p && strstr(p, "\n     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5  "
+			   "2K  1K .2M   1 root\n"),
+	   "--group user: the second report's root line is the hand-"
+	   "computed one");
+	free(out);
+	free(err);
+
+	w = feed_fifo(path, snaps, 2);
+	rc = run(dir, (const char *[]){ "--group", "comm", "--json", "0.2",
+		 "2", NULL }, &out, &err, 0);
+	waitpid(w, &status, 0);
+	is_long(rc, 0, "--group comm --json: exit 0");
+	if (system("python3 -c '' 2>/dev/null") == 0) {
+		char cmd[800];
+
+		/* Every line parses; its states add up to its elapsed. */
+		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys\n"
+			 "n = 0\n"
+			 "for l in open(sys.argv[1]):\n"
+			 "    o = json.loads(l); n += 1\n"
+			 "    assert o[\"group\"] == \"comm\", l\n"
+			 "    assert sum(s[\"ns\"] for s in "
+			 "o[\"states\"].values()) == o[\"elapsed_ns\"], l\n"
+			 "assert n == 8, n\n' %s/stdout", tmp);
+		is_long(system(cmd), 0, "--group comm --json: 4 groups "
+			"twice, every line parses, states add up to "
+			"elapsed_ns");
+	} else {
+		skip("--group --json: python3 not found");
+	}
+	free(out);
+	free(err);
+	free(snaps[0]);
+	free(snaps[1]);
+	unlink(path);
+
+	/* --group pid is the usual process report. */
+	dir = mkdir_in_tmp("gpid");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	snaps[0] = snap_b();
+	put(path, snaps[0]);
+	{
+		char *out2, *err2;
+
+		rc = run(dir, (const char *[]){ "--group", "pid", "1", "1",
+			 NULL }, &out, &err, 0);
+		run(dir, (const char *[]){ "1", "1", NULL }, &out2, &err2, 0);
+		cut_loadavg(out);
+		cut_loadavg(out2);
+		ok(rc == 0 && !strcmp(out, out2),
+		   "--group pid is the default per-process report");
+		free(out2);
+		free(err2);
+	}
+	free(out);
+	free(err);
+	free(snaps[0]);
+}
+
+/* ---- captures: --save and --compare ------------------------------------ */
+
+/* Save the snapshot @text through the binary into @cap; its exit. */
+static int save_via_binary(const char *name, const char *text,
+			   const char *cap)
+{
+	char path[400], *dir, *out, *err;
+	int rc;
+
+	dir = mkdir_in_tmp(name);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, text);
+	rc = run(dir, (const char *[]){ "--save", cap, NULL }, &out, &err, 0);
+	free(out);
+	free(err);
+	return rc;
+}
+
+static void test_capture_roundtrip(void)
+{
+	struct tsa_snap s = { 0 };
+	struct capture c = { 0 };
+	char *text = snap_a(), path[400], msg[256], procfs[300];
+	size_t i, same = 0;
+	FILE *f;
+	int rc, k;
+
+	/* A name the kernel escaped: a backslash, a tab, a newline. */
+	text = xrealloc(text, strlen(text) + 400);
+	strcat(text, "400 400 0 0 1000 0 0");
+	for (k = 0; k < 3 * TSA_NSTATES + 1; k++)	/* + "future" */
+		strcat(text, k == 0 ? " 1000" : " 0");
+	strcat(text, " 0 0 0 0 0 0 0 a\\134b\\011c\\012d\n");
+	load(&s, text);
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("procfs3"));
+	put_cgroup(procfs, 100, "0::/db slice\\x\n");
+	snprintf(path, sizeof(path), "%s/roundtrip.cap", tmp);
+	f = fopen(path, "w");
+	rc = capture_write(f, &s, procfs);
+	fclose(f);
+	is_long(rc, 0, "capture_write: 0");
+	rc = capture_read(&c, path, msg, sizeof(msg));
+	is_long(rc, TSA_OK, "capture_read of it: ok%s%s", rc ? ": " : "",
+		rc ? msg : "");
+	if (rc == TSA_OK && c.snap.nrows == s.nrows) {
+		for (i = 0; i < s.nrows; i++) {
+			const struct tsa_row *x = &s.rows[i], *y = &c.snap.rows[i];
+			int eq = !strcmp(x->comm, y->comm) &&
+				 x->v[F_TID] == y->v[F_TID] &&
+				 x->v[F_PID] == y->v[F_PID] &&
+				 x->v[F_UID] == y->v[F_UID] &&
+				 x->v[F_FLAGS] == y->v[F_FLAGS] &&
+				 x->v[F_ELAPSED] == y->v[F_ELAPSED] &&
+				 x->v[F_AT] == y->v[F_AT];
+
+			for (k = 0; k < TSA_NSTATES; k++)
+				eq &= x->v[F_NS + k] == y->v[F_NS + k];
+			for (k = 0; k < TSA_NCOUNTERS; k++)
+				eq &= x->v[F_CNT + k] == y->v[F_CNT + k];
+			same += eq;
+		}
+	}
+	is_long((long)same, (long)s.nrows, "a capture read back has every "
+		"row's states, counters, ids, times and name (\\, tab, "
+		"newline) as saved");
+	{
+		char cg[256];
+
+		cgroup_lookup(&c.cc, cg, sizeof(cg), "/nonexistent", 100,
+			      tsa_row_since(&s.rows[s.procs[0].leader]));
+		is_str(cg, "/db slice\\x", "the capture keeps pid 100's "
+		       "cgroup (a space and a backslash in it)");
+	}
+	capture_free(&c);
+	tsa_snap_free(&s);
+	free(text);
+}
+
+static void test_compare_binary(void)
+{
+	char a[400], b[400], b2[400], path[400], *out, *err, *text, *p;
+	int rc;
+
+	snprintf(a, sizeof(a), "%s/a.cap", tmp);
+	snprintf(b, sizeof(b), "%s/b.cap", tmp);
+	text = snap_a();
+	is_long(save_via_binary("capa", text, a), 0, "--save a.cap: exit 0");
+	free(text);
+	text = snap_b();
+	is_long(save_via_binary("capb", text, b), 0, "--save b.cap: exit 0");
+	free(text);
+
+	/*
+	 * A -> B by thread name: the group report's numbers (see
+	 * test_group_report), and TIME, the threads' time in it: db
+	 * server 1.5 s, sleeper 2 s, db worker .5 s, spin 1 s.  Only in
+	 * A: tid 101 (exited) and the first 301; only in B: 102 and the
+	 * second 301; no process gone.  Sorted by SLP time (the column:
+	 * SLP + KLK + IOW + IDL), not share.
+	 */
+	rc = run(NULL, (const char *[]){ "--compare", a, b, "--group", "comm",
+		 "-s", "slp", NULL }, &out, &err, 0);
+	is_long(rc, 0, "--compare a b --group comm: exit 0");
+	p = strchr(out, '\n');
+	is_str(p ? p + 1 : out,
+	       " NPROC  NLWP   TIME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX "
+	       "SCL SIG THREADNAME\n"
+	       "     1     2  2.00s  10 0.0 0.0 0.0 0.0 0.0  90 0.0   5   0 "
+	       "  0   0 sleeper\n"
+	       "     1     1  500ms  10 0.0 0.0  10 9.9 0.0  60  10  1K   0 "
+	       "99K   0 db worker\n"
+	       "     1     1  1.50s  33 6.7 0.0 0.0 6.7  17  20  17  1K  1K "
+	       ".1M   1 db server\n"
+	       "     1     1  1.00s  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10 "
+	       "  0   0 spin\n"
+	       "Total: 3 processes, 5 lwps in B; only in A: 2 threads "
+	       "(exited), 0 processes gone (their time after A is not "
+	       "counted); only in B: 2 threads (new, counted from their "
+	       "start)\n",
+	       "--compare: per thread name by SLP time (sleeper 1.8 s, db "
+	       "worker .30075 s, db server .3 s: though its share is "
+	       "lower), threads in one capture only counted");
+	ok(!strncmp(out, "Compare: ", 9) && strstr(out, ", 1.000 s apart\n"),
+	   "--compare: the first line names the two times, 1 s apart");
+	free(out);
+	free(err);
+
+	/* Per process (the default), JSON: B's process 200 gone. */
+	snprintf(b2, sizeof(b2), "%s/b2.cap", tmp);
+	text = snap_b();
+	p = strstr(text, "\n200 200 ");
+	if (p) {
+		char *nl = strchr(p + 1, '\n');
+
+		memmove(p + 1, nl + 1, strlen(nl + 1) + 1);
+	}
+	is_long(save_via_binary("capb2", text, b2), 0, "--save b2.cap "
+		"(pid 200 gone): exit 0");
+	free(text);
+	rc = run(NULL, (const char *[]){ "--compare", a, b2, "--json", NULL },
+		 &out, &err, 0);
+	is_long(rc, 0, "--compare --json: exit 0");
+	ok(strstr(out, "\"group\":\"pid\",\"name\":\"100\",\"nproc\":1,"
+		  "\"nlwp\":2,\"first\":false,\"elapsed_ns\":2000000000,") &&
+	   strstr(out, "\"only_a_threads\":3,\"gone_processes\":1,"
+		  "\"only_b_threads\":2}}\n"),
+	   "--compare --json: pid 100's 2 s, exited tid 101 within; pid 200 "
+	   "gone, its 3 threads of A counted as only in A");
+	free(out);
+	free(err);
+
+	/* Errors: clear, one line, non-zero. */
+	rc = run(NULL, (const char *[]){ "--compare", a, "/nonexistent/x.cap",
+		 NULL }, &out, &err, 0);
+	is_str(err, "tsa-prstat: /nonexistent/x.cap: No such file or "
+	       "directory\n", "--compare, a missing capture: its name and "
+	       "why");
+	is_long(rc, 5, "--compare, a missing capture: exit 5");
+	free(out);
+	free(err);
+
+	snprintf(path, sizeof(path), "%s/capa/all", tmp);
+	rc = run(NULL, (const char *[]){ "--compare", path, b, NULL }, &out,
+		 &err, 0);
+	ok(rc == 5 && strstr(err, "all: not a tsa-prstat capture (first "
+			     "line: \"tsa-all 1\")\n"),
+	   "--compare, a /proc/tsa/all that is not a capture: exit 5");
+	free(out);
+	free(err);
+
+	/* Cut short, then one byte changed. */
+	text = slurp(b);
+	snprintf(path, sizeof(path), "%s/cut.cap", tmp);
+	text[strlen(text) - 7] = '\0';
+	put(path, text);
+	rc = run(NULL, (const char *[]){ "--compare", a, path, NULL }, &out,
+		 &err, 0);
+	ok(rc == 5 && strstr(err, "cut.cap: damaged capture: ") &&
+	   strstr(err, "(cut short?)\n"),
+	   "--compare, a capture cut short: exit 5, \"damaged capture\"");
+	free(out);
+	free(err);
+	free(text);
+	text = slurp(b);
+	p = strstr(text, "\n100 100 0 0 5000000000 ");
+	if (p)
+		p[20] = '6';	/* elapsed 5 s -> 6 s */
+	snprintf(path, sizeof(path), "%s/flip.cap", tmp);
+	put(path, text);
+	rc = run(NULL, (const char *[]){ "--compare", a, path, NULL }, &out,
+		 &err, 0);
+	ok(p && rc == 5 && strstr(err, "flip.cap: damaged capture: checksum "
+				  "mismatch\n"),
+	   "--compare, a capture with one digit changed: exit 5, checksum");
+	free(out);
+	free(err);
+	p = strstr(text, "tsa-capture 1");
+	if (p)
+		p[12] = '2';
+	snprintf(path, sizeof(path), "%s/v2.cap", tmp);
+	put(path, text);
+	rc = run(NULL, (const char *[]){ "--compare", a, path, NULL }, &out,
+		 &err, 0);
+	ok(rc == 5 && strstr(err, "capture format version 2, this "
+			     "tsa-prstat reads version 1\n"),
+	   "--compare, a capture of format version 2: exit 5, named");
+	free(out);
+	free(err);
+	free(text);
+
+	rc = run(NULL, (const char *[]){ "--compare", tmp, b, NULL }, &out,
+		 &err, 0);
+	ok(rc == 5 && strstr(err, "Is a directory"),
+	   "--compare, a directory: exit 5");
+	free(out);
+	free(err);
+	rc = run(NULL, (const char *[]){ "--compare", b, a, NULL }, &out,
+		 &err, 0);
+	ok(rc == 5 && strstr(err, "give the earlier capture first"),
+	   "--compare b a (the later first): exit 5");
+	free(out);
+	free(err);
+	rc = run(NULL, (const char *[]){ "--compare", a, NULL }, &out, &err,
+		 0);
+	ok(rc == 1 && strstr(err, "needs two captures"),
+	   "--compare with one capture: exit 1");
+	free(out);
+	free(err);
+	if (geteuid() == 0) {
+		chmod(a, 0600);
+		rc = run(NULL, (const char *[]){ "--compare", a, b, NULL },
+			 &out, &err, 1);
+		ok(rc == 3 && strstr(err, "a.cap: Permission denied\n"),
+		   "--compare, a capture the user may not read: exit 3");
+		free(out);
+		free(err);
+	} else {
+		skip("not root: no unreadable capture");
+	}
+	rc = run("/nonexistent/tsa", (const char *[]){ "--save", b, NULL },
+		 &out, &err, 0);
+	ok(rc == 2 && access(b, F_OK) == 0,
+	   "--save, module not loaded: exit 2, the old file kept");
+	free(out);
+	free(err);
+	rc = run(mkdir_in_tmp("capa"), (const char *[]){ "--save",
+		 "/nonexistent/dir/x.cap", NULL }, &out, &err, 0);
+	ok(rc == 5 && strstr(err, "/nonexistent/dir/x.cap: No such file"),
+	   "--save to a directory that does not exist: exit 5");
+	free(out);
+	free(err);
+	if (access("/dev/full", W_OK) == 0) {
+		rc = run(mkdir_in_tmp("capa"), (const char *[]){ "--save",
+			 "/dev/full", NULL }, &out, &err, 0);
+		ok(rc == 5 && strstr(err, "/dev/full: write error: No space"),
+		   "--save to a full device: exit 5, write error");
+		free(out);
+		free(err);
+	}
+	rc = run(mkdir_in_tmp("capa"), (const char *[]){ "--save", b, "-L",
+		 NULL }, &out, &err, 0);
+	ok(rc == 1, "--save -L: exit 1");
+	free(out);
+	free(err);
+}
+
+/*
+ * Damaged captures: every one of 300 random single-byte changes in the
+ * rows is refused (size or checksum); changes in the header never
+ * crash the reader.
+ */
+static void test_capture_fuzz(void)
+{
+	char path[400], src[400], msg[256], *text, *rows;
+	unsigned long seed = 12345;
+	int i, refused = 0, tries = 0, crashed = 0;
+	size_t len, hdr;
+
+	snprintf(src, sizeof(src), "%s/b.cap", tmp);
+	text = slurp(src);
+	len = strlen(text);
+	rows = strstr(text, "\ntsa-all 1\n");
+	if (!rows || !len) {
+		skip("capture fuzz: no b.cap");
+		free(text);
+		return;
+	}
+	hdr = (size_t)(rows - text) + 1;
+	snprintf(path, sizeof(path), "%s/fuzz.cap", tmp);
+	for (i = 0; i < 400; i++) {
+		struct capture c = { 0 };
+		size_t at;
+		char old;
+		int rc;
+
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		at = i < 300 ? hdr + (seed >> 33) % (len - hdr) :
+		     (seed >> 33) % hdr;
+		old = text[at];
+		text[at] = (char)(old ^ (1 + (seed >> 20) % 255));
+		put(path, text);
+		text[at] = old;
+		rc = capture_read(&c, path, msg, sizeof(msg));
+		if (i < 300) {
+			tries++;
+			refused += rc == TSA_EFORMAT &&
+				   (strstr(msg, "checksum") ||
+				    strstr(msg, "cut short"));
+		} else {
+			crashed += rc != TSA_OK && !*msg;
+		}
+		capture_free(&c);
+	}
+	is_long(refused, tries, "capture fuzz: all %d one-byte changes in the "
+		"rows refused as damaged", tries);
+	is_long(crashed, 0, "capture fuzz: 100 changes in the header read or "
+		"refused with a reason");
+	free(text);
+}
+
 int main(void)
 {
 	const char *env;
@@ -2510,6 +3467,14 @@ int main(void)
 	test_calls_binary();
 	test_sigterm();
 	test_tty();
+	test_fold_escape();
+	test_metrics_lib();
+	test_metrics_binary();
+	test_group_report();
+	test_group_binary();
+	test_capture_roundtrip();
+	test_compare_binary();
+	test_capture_fuzz();
 	test_big();
 
 	if (!tap_failed) {

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prcapture.c - captures and their comparison.
+ *
+ * A capture is a small header and the rows of one /proc/tsa/all read
+ * in the kernel's own format, cut to the columns a compare needs (no
+ * x_n, x_max, state), so that one parser reads both and a capture is
+ * about half the size of the file it came from:
+ *
+ *   tsa-capture 1
+ *   wall 1700000000.123456789
+ *   boot_id 6f1c...
+ *   cgroup 4240 123456789 /system.slice/db.service
+ *   ...
+ *   size 123456 crc32 89abcdef
+ *   tsa-all 1
+ *   now ...
+ *   fields tid pid uid flags elapsed at usr_ns ... stp_ns vcx ... mig comm
+ *   ...
+ *
+ * "cgroup PID SINCE PATH" gives each process's cgroup at the capture
+ * (SINCE tells it from a later process with its pid); "size" and
+ * "crc32" cover every byte after their line, so a capture cut short or
+ * damaged is refused rather than compared.  Names and paths escape
+ * control bytes, DEL and the backslash as \ooo, as the kernel does.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prcapture.h"
+#include "prjson.h"
+#include "prtable.h"
+#include "prutil.h"
+
+static uint32_t crc32(const char *p, size_t n)
+{
+	static uint32_t table[256];
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	if (!table[1])
+		for (i = 0; i < 256; i++) {
+			uint32_t v = (uint32_t)i;
+
+			for (k = 0; k < 8; k++)
+				v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+			table[i] = v;
+		}
+	for (i = 0; i < n; i++)
+		c = table[(c ^ (unsigned char)p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* As the kernel writes comm: \ooo for control bytes, DEL and \. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+static void read_boot_id(char *out, size_t len, const char *procfs)
+{
+	char path[300];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+/* The rows, with the columns a compare reads. */
+static void write_rows(FILE *f, const struct tsa_snap *s)
+{
+	size_t i;
+	int k;
+
+	fprintf(f, "tsa-all 1\nnow %" PRIu64 "\nstates", s->now);
+	for (k = 0; k < TSA_NSTATES; k++)
+		fprintf(f, " %s", tsa_state_name[k]);
+	fputs("\nfields tid pid uid flags elapsed at", f);
+	for (k = 0; k < TSA_NSTATES; k++) {
+		char name[8];
+		int j;
+
+		for (j = 0; tsa_state_name[k][j]; j++)
+			name[j] = (char)(tsa_state_name[k][j] | 0x20);
+		name[j] = '\0';
+		fprintf(f, " %s_ns", name);
+	}
+	fputs(" vcx icx scl sig minf majf mig comm\n", f);
+	for (i = 0; i < s->nrows; i++) {
+		const struct tsa_row *r = &s->rows[i];
+
+		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %" PRIu64, r->v[F_TID], r->v[F_PID],
+			r->v[F_UID], r->v[F_FLAGS], r->v[F_ELAPSED],
+			r->v[F_AT]);
+		for (k = 0; k < TSA_NSTATES; k++)
+			fprintf(f, " %" PRIu64, r->v[F_NS + k]);
+		for (k = 0; k < TSA_NCOUNTERS; k++)
+			fprintf(f, " %" PRIu64, r->v[F_CNT + k]);
+		fputc(' ', f);
+		put_escaped(f, r->comm);
+		fputc('\n', f);
+	}
+}
+
+int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs)
+{
+	char boot[64], path[4096];
+	char *body;
+	size_t blen, i;
+	FILE *m;
+
+	m = open_memstream(&body, &blen);
+	if (!m)
+		return -1;
+	write_rows(m, s);
+	if (fclose(m))
+		return -1;
+	read_boot_id(boot, sizeof(boot), procfs);
+	fprintf(f, "tsa-capture 1\nwall %lld.%09ld\n",
+		(long long)s->wall.tv_sec, s->wall.tv_nsec);
+	if (boot[0])
+		fprintf(f, "boot_id %s\n", boot);
+	/* Each process's cgroup, at its first row. */
+	for (i = 0; i < s->nrows; i++) {
+		const struct tsa_row *r = &s->rows[i];
+		const struct tsa_proc *p = tsa_snap_proc(s, r->v[F_PID]);
+
+		if (!p || !p->nlwp ||
+		    (i && s->rows[i - 1].v[F_PID] == r->v[F_PID]))
+			continue;
+		cgroup_of(path, sizeof(path), procfs, r->v[F_PID]);
+		fprintf(f, "cgroup %" PRIu64 " %" PRIu64 " ", r->v[F_PID],
+			proc_since(s, p, r));
+		put_escaped(f, path);
+		fputc('\n', f);
+	}
+	fprintf(f, "size %zu crc32 %08x\n", blen, crc32(body, blen));
+	fwrite(body, 1, blen, f);
+	free(body);
+	return fflush(f) == EOF || ferror(f) ? -1 : 0;
+}
+
+/* A "cgroup PID SINCE PATH" line into the cache. */
+static int cgroup_line(struct capture *c, char *line)
+{
+	const char *t = line;
+	uint64_t pid, since;
+
+	if (tsa_parse_u64(&t, &pid) || *t++ != ' ' ||
+	    tsa_parse_u64(&t, &since) || *t++ != ' ')
+		return -1;
+	unescape(line + (t - line));
+	cgroup_cache_put(&c->cc, pid, since, t);
+	return 0;
+}
+
+static int bad(char *msg, size_t msglen, const char *why, size_t lineno)
+{
+	snprintf(msg, msglen, "not a valid capture: %s (line %zu)", why,
+		 lineno);
+	return TSA_EFORMAT;
+}
+
+int capture_read(struct capture *c, const char *path, char *msg,
+		 size_t msglen)
+{
+	struct tsa_snap *s = &c->snap;
+	char *p, *end, *line, *q;
+	size_t lineno = 1, size = 0;
+	unsigned long crc = 0;
+	long major;
+	int rc;
+
+	rc = tsa_read_file(path, &s->buf, &s->len, &s->cap, msg, msglen);
+	if (rc != TSA_OK)
+		return rc;
+	p = s->buf;
+	end = s->buf + s->len;
+	line = tsa_next_line(&p, end);
+	if (!line || strncmp(line, "tsa-capture ", 12)) {
+		snprintf(msg, msglen, "not a tsa-prstat capture (first line: "
+			 "\"%.40s\")", line ? line : "");
+		return TSA_EFORMAT;
+	}
+	errno = 0;
+	major = strtol(line + 12, &q, 10);
+	if (q == line + 12 || errno)
+		return bad(msg, msglen, "bad version", lineno);
+	if (major != 1) {
+		snprintf(msg, msglen, "capture format version %.20s, this "
+			 "tsa-prstat reads version 1", line + 12);
+		return TSA_EVERSION;
+	}
+	c->boot_id[0] = '\0';
+	for (;;) {
+		line = tsa_next_line(&p, end);
+		lineno++;
+		if (!line)
+			return bad(msg, msglen, "no \"size\" line", lineno);
+		if (!strncmp(line, "size ", 5)) {
+			if (sscanf(line, "size %zu crc32 %lx", &size, &crc) != 2)
+				return bad(msg, msglen, "bad \"size\" line",
+					   lineno);
+			break;
+		}
+		if (!strncmp(line, "wall ", 5)) {
+			long long sec;
+			long nsec;
+
+			if (sscanf(line, "wall %lld.%ld", &sec, &nsec) != 2)
+				return bad(msg, msglen, "bad \"wall\" line",
+					   lineno);
+			c->wall.tv_sec = (time_t)sec;
+			c->wall.tv_nsec = nsec;
+		} else if (!strncmp(line, "boot_id ", 8)) {
+			snprintf(c->boot_id, sizeof(c->boot_id), "%s",
+				 line + 8);
+		} else if (!strncmp(line, "cgroup ", 7)) {
+			if (cgroup_line(c, line + 7))
+				return bad(msg, msglen, "bad \"cgroup\" line",
+					   lineno);
+		}	/* other header lines: a later minor version's */
+	}
+	if ((size_t)(end - p) != size) {
+		snprintf(msg, msglen, "damaged capture: %zu bytes of rows "
+			 "announced, %zu found (cut short?)", size,
+			 (size_t)(end - p));
+		return TSA_EFORMAT;
+	}
+	if (crc32(p, size) != (uint32_t)crc) {
+		snprintf(msg, msglen, "damaged capture: checksum mismatch");
+		return TSA_EFORMAT;
+	}
+	/* The rows, to the start of the buffer, for the usual parser. */
+	memmove(s->buf, p, size);
+	s->len = size;
+	rc = tsa_snap_parse(s, msg, msglen);
+	s->wall = c->wall;
+	return rc;
+}
+
+void capture_free(struct capture *c)
+{
+	tsa_snap_free(&c->snap);
+	cgroup_cache_free(&c->cc);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+/* @pid's process in @b is the one it was in @a (it began before @a). */
+static int same_proc(const struct tsa_snap *a, const struct tsa_snap *b,
+		     uint64_t pid)
+{
+	const struct tsa_proc *pb = tsa_snap_proc(b, pid);
+
+	if (!pb || !pb->nlwp)
+		return 0;
+	return pb->leader < 0 || tsa_row_since(&b->rows[pb->leader]) <= a->now;
+}
+
+void compare_count(const struct tsa_snap *a, const struct tsa_snap *b,
+		   struct compare_sum *sum)
+{
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < a->nrows; i++) {
+		const struct tsa_row *r = &a->rows[i];
+		const struct tsa_proc *p = tsa_snap_proc(a, r->v[F_PID]);
+		const struct tsa_row *t;
+
+		if (r->v[F_FLAGS] & TSA_F_TOTALS)
+			continue;
+		t = tsa_snap_thread(b, r->v[F_TID]);
+		if (!t || !tsa_same_thread(r, t))
+			sum->only_a++;
+		/* Once per process: at its first row. */
+		if (p && p->nlwp && (!i || a->rows[i - 1].v[F_PID] !=
+				     r->v[F_PID]) &&
+		    !same_proc(a, b, r->v[F_PID]))
+			sum->gone++;
+	}
+	for (i = 0; i < b->nrows; i++) {
+		const struct tsa_row *r = &b->rows[i];
+
+		if (!(r->v[F_FLAGS] & TSA_F_TOTALS) &&
+		    !tsa_same_thread(tsa_snap_thread(a, r->v[F_TID]), r))
+			sum->only_b++;
+	}
+}
+
+static void fmt_wall(char *out, size_t len, const struct timespec *t)
+{
+	struct tm tm;
+
+	gmtime_r(&t->tv_sec, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void compare_print(FILE *f, const struct options *o, enum group_by by,
+		   const struct capture *a, const struct capture *b,
+		   const struct group_report *r, size_t n,
+		   const struct tsa_totals *tot,
+		   const struct compare_sum *sum)
+{
+	double secs = (double)(b->snap.now - a->snap.now) / 1e9;
+	char wa[32], wb[32];
+
+	if (o->json) {
+		json_print_groups(f, by, &b->snap, r, r->d, n);
+		fprintf(f, "{\"compare\":{\"a_ts\":%lld.%03ld,\"b_ts\":%lld."
+			"%03ld,\"a_now\":%" PRIu64 ",\"b_now\":%" PRIu64 ","
+			"\"seconds\":%.3f,\"nproc\":%lu,\"nlwp\":%lu,"
+			"\"only_a_threads\":%lu,\"gone_processes\":%lu,"
+			"\"only_b_threads\":%lu}}\n",
+			(long long)a->wall.tv_sec, a->wall.tv_nsec / 1000000,
+			(long long)b->wall.tv_sec, b->wall.tv_nsec / 1000000,
+			a->snap.now, b->snap.now, secs, tot->nprocs,
+			tot->nlwps, sum->only_a, sum->gone, sum->only_b);
+		return;
+	}
+	fmt_wall(wa, sizeof(wa), &a->wall);
+	fmt_wall(wb, sizeof(wb), &b->wall);
+	fprintf(f, "Compare: %s -> %s, %.3f s apart\n", wa, wb, secs);
+	group_lines_print(f, o, by, r, r->d, n, 1);
+	fprintf(f, "Total: %lu processes, %lu lwps in B; only in A: %lu "
+		"threads (exited), %lu processes gone (their time after A "
+		"is not counted); only in B: %lu threads (new, counted "
+		"from their start)\n", tot->nprocs, tot->nlwps, sum->only_a,
+		sum->gone, sum->only_b);
+}
