@@ -67,23 +67,6 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
-static void unescape(char *s)
-{
-	char *o = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 4;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = '\0';
-}
-
 static void read_boot_id(char *out, size_t len, const char *procfs)
 {
 	char path[300];
@@ -184,7 +167,7 @@ static int cgroup_line(struct capture *c, char *line)
 	if (tsa_parse_u64(&t, &pid) || *t++ != ' ' ||
 	    tsa_parse_u64(&t, &since) || *t++ != ' ')
 		return -1;
-	unescape(line + (t - line));
+	tsa_comm_unescape(line + (t - line));
 	cgroup_cache_put(&c->cc, pid, since, t);
 	return 0;
 }

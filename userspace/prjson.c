@@ -78,23 +78,60 @@ void json_string(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
-		const struct tsa_delta *d)
+/* The "solaris" and "tsa" objects of a line, and its end. */
+static void views(FILE *f, const struct tsa_delta *d)
 {
-	const struct tsa_row *r = d->now;
 	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
 	int i;
 
-	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
-		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
-		(unsigned long long)(o->lwps ? r->v[F_AT] : cur->now),
-		(unsigned long long)r->v[F_AT], (unsigned long long)d->pid);
+	sol_cols(d, sol);
+	fputs(",\"solaris\":{", f);
+	for (i = 0; i < SOL_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
+			pct_of(sol[i], d->elapsed));
+	tsa_cols(d, tsa);
+	fputs("},\"tsa\":{", f);
+	for (i = 0; i < TSA_NCOLS; i++)
+		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
+			pct_of(tsa[i], d->elapsed));
+	fputs("}}\n", f);
+}
+
+/* The "counters" object: thread, process and group lines write it alike. */
+static void counters(FILE *f, const uint64_t *delta, const uint64_t *total)
+{
+	int i;
+
+	fputs("},\"counters\":{", f);
+	for (i = 0; i < TSA_NCOUNTERS; i++)
+		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
+			i ? "," : "", tsa_counter_name[i],
+			(unsigned long long)delta[i],
+			(unsigned long long)total[i]);
+}
+
+/* "tid" or "nlwp", "uid", "user", "comm": state and call lines share them. */
+static void who(FILE *f, const struct options *o, const struct tsa_delta *d)
+{
 	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
 		(unsigned long long)d->id);
 	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);
 	json_string(f, user_name((uid_t)d->uid));
 	fputs(",\"comm\":", f);
 	json_string(f, d->comm);
+}
+
+static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
+		const struct tsa_delta *d)
+{
+	const struct tsa_row *r = d->now;
+	int i;
+
+	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
+		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
+		(unsigned long long)(o->lwps ? r->v[F_AT] : cur->now),
+		(unsigned long long)r->v[F_AT], (unsigned long long)d->pid);
+	who(f, o, d);
 	if (o->lwps) {
 		uint64_t st = r->v[F_STATE];
 
@@ -117,23 +154,9 @@ static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
 			(unsigned long long)r->v[F_NS + i],
 			(unsigned long long)r->v[F_N + i],
 			(unsigned long long)r->v[F_MAX + i]);
-	fputs("},\"counters\":{", f);
-	for (i = 0; i < TSA_NCOUNTERS; i++)
-		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
-			i ? "," : "", tsa_counter_name[i],
-			(unsigned long long)d->cnt[i],
-			(unsigned long long)r->v[F_CNT + i]);
-	sol_cols(d, sol);
-	fputs("},\"solaris\":{", f);
-	for (i = 0; i < SOL_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
-			pct_of(sol[i], d->elapsed));
-	tsa_cols(d, tsa);
-	fputs("},\"tsa\":{", f);
-	for (i = 0; i < TSA_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
-			pct_of(tsa[i], d->elapsed));
-	fputs("}}\n", f);
+	counters(f, d->cnt, &r->v[F_CNT]);
+	fputc('}', f);
+	views(f, d);
 }
 
 void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
@@ -143,25 +166,6 @@ void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
 
 	for (i = 0; i < n; i++)
 		one(f, o, cur, &d[i]);
-}
-
-/* The "solaris" and "tsa" objects of a line, and its end. */
-static void views(FILE *f, const struct tsa_delta *d)
-{
-	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
-	int i;
-
-	sol_cols(d, sol);
-	fputs(",\"solaris\":{", f);
-	for (i = 0; i < SOL_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
-			pct_of(sol[i], d->elapsed));
-	tsa_cols(d, tsa);
-	fputs("},\"tsa\":{", f);
-	for (i = 0; i < TSA_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
-			pct_of(tsa[i], d->elapsed));
-	fputs("}}\n", f);
 }
 
 static void one_group(FILE *f, enum group_by by, const struct tsa_snap *cur,
@@ -187,12 +191,7 @@ static void one_group(FILE *f, enum group_by by, const struct tsa_snap *cur,
 			(unsigned long long)d->ns[i],
 			pct_of(d->ns[i], d->elapsed),
 			(unsigned long long)g->ns[i]);
-	fputs("},\"counters\":{", f);
-	for (i = 0; i < TSA_NCOUNTERS; i++)
-		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
-			i ? "," : "", tsa_counter_name[i],
-			(unsigned long long)d->cnt[i],
-			(unsigned long long)g->cnt[i]);
+	counters(f, d->cnt, g->cnt);
 	fputc('}', f);
 	views(f, d);
 }
@@ -219,12 +218,7 @@ static void one_call(FILE *f, const struct options *o,
 		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
 		(unsigned long long)cur->now, (unsigned long long)l->at,
 		(unsigned long long)d->pid);
-	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
-		(unsigned long long)d->id);
-	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);
-	json_string(f, user_name((uid_t)d->uid));
-	fputs(",\"comm\":", f);
-	json_string(f, d->comm);
+	who(f, o, d);
 	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,\"call\":",
 		d->first ? "true" : "false", (unsigned long long)l->elapsed);
 	json_string(f, l->name);

@@ -211,12 +211,12 @@ double call_key_value(int key, const struct tsa_call_line *l)
 
 static int sort_order;
 
-static int cmp(const void *a, const void *b)
+/* By key in @sort_order, then pid and id: state and call lines alike. */
+static int cmp_key_who(double xkey, double ykey, const struct tsa_delta *x,
+		       const struct tsa_delta *y)
 {
-	const struct tsa_delta *x = a, *y = b;
-
-	if (x->key != y->key)
-		return (x->key < y->key ? -1 : 1) * sort_order;
+	if (xkey != ykey)
+		return (xkey < ykey ? -1 : 1) * sort_order;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->id != y->id)
@@ -224,36 +224,42 @@ static int cmp(const void *a, const void *b)
 	return 0;
 }
 
-void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
+static int cmp(const void *a, const void *b)
+{
+	const struct tsa_delta *x = a, *y = b;
+
+	return cmp_key_who(x->key, y->key, x, y);
+}
+
+/* Key the lines with @value and sort: report and compare differ in it. */
+static void sort_by(struct tsa_delta *d, size_t n, int key, int order,
+		    double (*value)(int key, const struct tsa_delta *d))
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		d[i].key = sort_key_value(key, &d[i]);
+		d[i].key = value(key, &d[i]);
 	sort_order = order;
 	qsort(d, n, sizeof(*d), cmp);
 }
 
+void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
+{
+	sort_by(d, n, key, order, sort_key_value);
+}
+
 void sort_lines_time(struct tsa_delta *d, size_t n, int key, int order)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		d[i].key = sort_key_time(key, &d[i]);
-	sort_order = order;
-	qsort(d, n, sizeof(*d), cmp);
+	sort_by(d, n, key, order, sort_key_time);
 }
 
 static int call_cmp(const void *a, const void *b)
 {
 	const struct tsa_call_line *x = a, *y = b;
+	int c = cmp_key_who(x->key, y->key, x->who, y->who);
 
-	if (x->key != y->key)
-		return (x->key < y->key ? -1 : 1) * sort_order;
-	if (x->who->pid != y->who->pid)
-		return x->who->pid < y->who->pid ? -1 : 1;
-	if (x->who->id != y->who->id)
-		return x->who->id < y->who->id ? -1 : 1;
+	if (c)
+		return c;
 	if (x->other != y->other)
 		return x->other - y->other;
 	return strcmp(x->name, y->name);

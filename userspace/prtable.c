@@ -106,25 +106,23 @@ const char *table_header(const struct options *o)
 	return o->lwps ? HDR_SOL_LWP : HDR_SOL_PROC;
 }
 
-static void print_line(FILE *f, const struct options *o,
-		       const struct tsa_delta *d, int trunc_names)
+/*
+ * The view's columns, each followed by a space: process, thread and
+ * group lines differ only in what comes before and after them.
+ */
+static void print_cols(FILE *f, const struct options *o,
+		       const struct tsa_delta *d)
 {
-	char user[64], comm[64], c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
+	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
 	uint64_t ns[SOL_NCOLS];	/* the wider of the two views */
 	int i;
-
-	format_user(user, sizeof(user), user_name((uid_t)d->uid),
-		    trunc_names);
-	strip_comm(comm, sizeof(comm), d->comm);
 
 	if (o->view == VIEW_TSA) {
 		tsa_cols(d, ns);
 		for (i = 0; i < TSA_NCOLS; i++)
 			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-		fprintf(f, "%6d %-8s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s "
-			"%4.4s %-.12s/%d\n", (int)d->pid, user,
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6],
-			comm, (int)d->id);
+		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s ",
+			c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
 		return;
 	}
 	sol_cols(d, ns);
@@ -134,11 +132,25 @@ static void print_line(FILE *f, const struct options *o,
 	format_num(n[1], d->shown[C_ICX]);
 	format_num(n[2], d->shown[C_SCL]);
 	format_num(n[3], d->shown[C_SIG]);
-	fprintf(f, "%6d %-8s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s %-.12s/%d\n", (int)d->pid, user,
+	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
+		"%3.3s %3.3s %3.3s %3.3s ",
 		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
 		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
-		n[0], n[1], n[2], n[3], comm, (int)d->id);
+		n[0], n[1], n[2], n[3]);
+}
+
+static void print_line(FILE *f, const struct options *o,
+		       const struct tsa_delta *d, int trunc_names)
+{
+	char user[64], comm[64];
+
+	format_user(user, sizeof(user), user_name((uid_t)d->uid),
+		    trunc_names);
+	strip_comm(comm, sizeof(comm), d->comm);
+
+	fprintf(f, "%6d %-8s ", (int)d->pid, user);
+	print_cols(f, o, d);
+	fprintf(f, "%-.12s/%d\n", comm, (int)d->id);
 }
 
 static void print_total(FILE *f, const struct tsa_totals *tot,
@@ -182,9 +194,7 @@ static void print_group_line(FILE *f, const struct options *o,
 			     enum group_by by, const struct tsa_group *g,
 			     const struct tsa_delta *d, int with_time)
 {
-	char name[4096], comm[64], c[SOL_NCOLS][4], n[4][4], t[24];
-	uint64_t ns[SOL_NCOLS];
-	int i;
+	char name[4096], comm[64], t[24];
 
 	strip_comm(name, sizeof(name), g->key);
 	if (by == GROUP_PID) {	/* "PID comm" */
@@ -197,26 +207,8 @@ static void print_group_line(FILE *f, const struct options *o,
 		format_dur(t, d->elapsed);
 		fprintf(f, "%6s ", t);
 	}
-	if (o->view == VIEW_TSA) {
-		tsa_cols(d, ns);
-		for (i = 0; i < TSA_NCOLS; i++)
-			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %s\n",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6], name);
-		return;
-	}
-	sol_cols(d, ns);
-	for (i = 0; i < SOL_NCOLS; i++)
-		format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-	format_num(n[0], d->shown[C_VCX]);
-	format_num(n[1], d->shown[C_ICX]);
-	format_num(n[2], d->shown[C_SCL]);
-	format_num(n[3], d->shown[C_SIG]);
-	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s %s\n",
-		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
-		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
-		n[0], n[1], n[2], n[3], name);
+	print_cols(f, o, d);
+	fprintf(f, "%s\n", name);
 }
 
 void group_lines_print(FILE *f, const struct options *o, enum group_by by,

@@ -57,23 +57,35 @@ const char *const tsa_counter_name[TSA_NCOUNTERS] = {
 #define MAX_STATES	64
 
 /*
+ * The space-separated word at *@p (NULL at the end), *@p moved past it:
+ * the "states" and "fields" header lines are both lists of words.
+ */
+static const char *next_word(const char **p)
+{
+	const char *w;
+
+	while (**p == ' ')
+		(*p)++;
+	if (!**p)
+		return NULL;
+	w = *p;
+	while (**p && **p != ' ')
+		(*p)++;
+	return w;
+}
+
+/*
  * The "states" header line names the module's state numbers in order
  * ("states USR SYS ..."); map each to ours (TSA_NSTATES: unknown).
  */
 static void statemap_parse(const char *p, uint64_t *map, uint64_t *n)
 {
+	const char *w;
+
 	*n = 0;
-	while (*p && *n < MAX_STATES) {
-		const char *w;
+	while (*n < MAX_STATES && (w = next_word(&p))) {
 		uint64_t i;
 
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		w = p;
-		while (*p && *p != ' ')
-			p++;
 		for (i = 0; i < TSA_NSTATES; i++)
 			if (strlen(tsa_state_name[i]) == (size_t)(p - w) &&
 			    !memcmp(tsa_state_name[i], w, (size_t)(p - w)))
@@ -86,7 +98,7 @@ static void statemap_parse(const char *p, uint64_t *map, uint64_t *n)
  * The module writes control bytes, DEL and the backslash of a thread's
  * name as \ooo (a name must not end or forge a line); decode in place.
  */
-static void comm_unescape(char *s)
+void tsa_comm_unescape(char *s)
 {
 	char *o = s;
 
@@ -169,6 +181,20 @@ int tsa_snap_read(struct tsa_snap *s, const char *path,
 
 /* ---- parsing ---------------------------------------------------------- */
 
+int tsa_state_prefix(const char *name)
+{
+	char lower[3];
+	int i, k;
+
+	for (i = 0; i < TSA_NSTATES; i++) {
+		for (k = 0; k < 3; k++)
+			lower[k] = (char)(tsa_state_name[i][k] | 0x20);
+		if (!memcmp(lower, name, 3))
+			return i;
+	}
+	return -1;
+}
+
 /* Map a column name to a field index, or -1 for a column we skip. */
 static int field_index(const char *name, size_t len)
 {
@@ -177,8 +203,8 @@ static int field_index(const char *name, size_t len)
 		"at",
 	};
 	static const char *const suffix[] = { "_ns", "_n", "_max" };
-	char lower[8];
 	size_t i, k;
+	int st;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strlen(fixed[i]) == len && !memcmp(fixed[i], name, len))
@@ -188,18 +214,12 @@ static int field_index(const char *name, size_t len)
 		if (k == len && !strncasecmp(tsa_counter_name[i], name, len))
 			return F_CNT + (int)i;
 	}
-	if (len < 4 || name[3] != '_')
+	if (len < 4 || name[3] != '_' || (st = tsa_state_prefix(name)) < 0)
 		return -1;
-	for (i = 0; i < TSA_NSTATES; i++) {
-		for (k = 0; k < 3; k++)
-			lower[k] = (char)(tsa_state_name[i][k] | 0x20);
-		if (memcmp(lower, name, 3))
-			continue;
-		for (k = 0; k < 3; k++)
-			if (strlen(suffix[k]) == len - 3 &&
-			    !memcmp(suffix[k], name + 3, len - 3))
-				return (int)(F_NS + k * TSA_NSTATES + i);
-	}
+	for (k = 0; k < 3; k++)
+		if (strlen(suffix[k]) == len - 3 &&
+		    !memcmp(suffix[k], name + 3, len - 3))
+			return (int)(F_NS + k * TSA_NSTATES) + st;
 	return -1;
 }
 
@@ -220,16 +240,9 @@ int tsa_parse_fields(char *list, int *colmap, int max,
 		     int (*index)(const char *name, size_t len), int *have)
 {
 	int ncols = 0;
-	char *q, *w;
+	const char *q = list, *w;
 
-	for (q = list; *q; ) {
-		while (*q == ' ')
-			q++;
-		if (!*q)
-			break;
-		w = q;
-		while (*q && *q != ' ')
-			q++;
+	while ((w = next_word(&q))) {
 		if (ncols == max)
 			return -1;
 		colmap[ncols] = index(w, (size_t)(q - w));
@@ -275,9 +288,28 @@ int tsa_parse_u64(const char **pp, uint64_t *v)
 	return 0;
 }
 
-static size_t hash_slot(uint64_t key, size_t cap)
+size_t tsa_hash_slot(uint64_t key, size_t cap)
 {
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+void tsa_index_reset(uint32_t **tid_hash, uint32_t **pid_hash,
+		     size_t *hash_cap, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	if (cap > *hash_cap) {
+		free(*tid_hash);
+		free(*pid_hash);
+		*tid_hash = xmalloc(cap * sizeof(**tid_hash));
+		*pid_hash = xmalloc(cap * sizeof(**pid_hash));
+		*hash_cap = cap;
+	}
+	cap = *hash_cap;
+	memset(*tid_hash, 0, cap * sizeof(**tid_hash));
+	memset(*pid_hash, 0, cap * sizeof(**pid_hash));
 }
 
 static const struct tsa_row *lookup(const uint32_t *h, size_t cap,
@@ -288,7 +320,7 @@ static const struct tsa_row *lookup(const uint32_t *h, size_t cap,
 
 	if (!cap)
 		return NULL;
-	for (i = hash_slot(key, cap); h[i]; i = (i + 1) & (cap - 1)) {
+	for (i = tsa_hash_slot(key, cap); h[i]; i = (i + 1) & (cap - 1)) {
 		const char *e = (const char *)base + (h[i] - 1) * stride;
 
 		if (*(const uint64_t *)(e + keyoff) == key)
@@ -332,20 +364,10 @@ static void agg_add(struct tsa_row *a, const struct tsa_row *r)
 /* Build the tid and pid indexes and the per-process sums. */
 static void build_index(struct tsa_snap *s)
 {
-	size_t cap = 16, i, j;
+	size_t cap, i, j;
 
-	while (cap < 2 * s->nrows + 2)
-		cap *= 2;
-	if (cap > s->hash_cap) {
-		free(s->tid_hash);
-		free(s->pid_hash);
-		s->tid_hash = xmalloc(cap * sizeof(*s->tid_hash));
-		s->pid_hash = xmalloc(cap * sizeof(*s->pid_hash));
-		s->hash_cap = cap;
-	}
+	tsa_index_reset(&s->tid_hash, &s->pid_hash, &s->hash_cap, s->nrows);
 	cap = s->hash_cap;
-	memset(s->tid_hash, 0, cap * sizeof(*s->tid_hash));
-	memset(s->pid_hash, 0, cap * sizeof(*s->pid_hash));
 	if (s->procs_cap < s->nrows) {
 		s->procs_cap = s->nrows;
 		s->procs = xrealloc(s->procs, s->procs_cap * sizeof(*s->procs));
@@ -357,7 +379,7 @@ static void build_index(struct tsa_snap *s)
 		uint64_t pid = r->v[F_PID];
 		struct tsa_proc *p;
 
-		for (j = hash_slot(pid, cap); s->pid_hash[j];
+		for (j = tsa_hash_slot(pid, cap); s->pid_hash[j];
 		     j = (j + 1) & (cap - 1))
 			if (s->procs[s->pid_hash[j] - 1].agg.v[F_PID] == pid)
 				break;
@@ -383,7 +405,7 @@ static void build_index(struct tsa_snap *s)
 		}
 		if (r->v[F_TID] == pid)
 			p->leader = (int32_t)i;
-		for (j = hash_slot(r->v[F_TID], cap); s->tid_hash[j];
+		for (j = tsa_hash_slot(r->v[F_TID], cap); s->tid_hash[j];
 		     j = (j + 1) & (cap - 1))
 			;
 		s->tid_hash[j] = (uint32_t)(i + 1);
@@ -515,7 +537,8 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 			return TSA_EFORMAT;
 		}
 		r->comm = t;
-		comm_unescape(s->buf + (t - s->buf));	/* t is in our buffer */
+		/* t is in our buffer */
+		tsa_comm_unescape(s->buf + (t - s->buf));
 		if (!(r->v[F_FLAGS] & TSA_F_TOTALS) && r->v[F_TID] == 0) {
 			snprintf(msg, msglen, "line %zu: tid 0", lineno);
 			return TSA_EFORMAT;

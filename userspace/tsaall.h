@@ -97,6 +97,24 @@ char *tsa_next_line(char **p, char *end);
 int tsa_parse_u64(const char **pp, uint64_t *v);
 int tsa_parse_fields(char *list, int *colmap, int max,
 		     int (*index)(const char *name, size_t len), int *have);
+/*
+ * Decode a comm the module wrote with \ooo escapes, in place; shared
+ * with prcapture.c, whose captures escape it the same way.
+ */
+void tsa_comm_unescape(char *s);
+/*
+ * The state whose name, in lower case, is @name's first three bytes
+ * ("usr_ns": S_USR), or -1: per-state columns of both files are so named.
+ */
+int tsa_state_prefix(const char *name);
+/* A key's first slot in a power-of-two table of @cap (tsacalls.c too). */
+size_t tsa_hash_slot(uint64_t key, size_t cap);
+/*
+ * Grow the tid and pid tables to hold @n entries and empty them: this
+ * file's and tsacalls.c's snapshots index their threads alike.
+ */
+void tsa_index_reset(uint32_t **tid_hash, uint32_t **pid_hash,
+		     size_t *hash_cap, size_t n);
 
 /* Read and parse @path into @s (reusing its memory).  On error, a
  * one-line reason (without the path) is left in @msg. */

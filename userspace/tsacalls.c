@@ -79,21 +79,16 @@ static int cfield_index(const char *name, size_t len)
 		"tid", "pid", "uid", "flags", "elapsed", "at",
 		"call", "calls", "ns", "max", "name", "kind",
 	};
-	char lower[4];
-	size_t i, k;
+	size_t i;
+	int st;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strlen(fixed[i]) == len && !memcmp(fixed[i], name, len))
 			return (int)i;
-	if (len != 6 || memcmp(name + 3, "_ns", 3))
+	if (len != 6 || memcmp(name + 3, "_ns", 3) ||
+	    (st = tsa_state_prefix(name)) < 0)
 		return -1;
-	for (i = 0; i < TSA_NSTATES; i++) {
-		for (k = 0; k < 3; k++)
-			lower[k] = (char)(tsa_state_name[i][k] | 0x20);
-		if (!memcmp(lower, name, 3))
-			return CF_STATE + (int)i;
-	}
-	return -1;
+	return CF_STATE + st;
 }
 
 /*
@@ -168,11 +163,6 @@ static uint32_t intern(struct tsa_calls_snap *s, const char *name)
 	return (uint32_t)(s->nnames - 1);
 }
 
-static size_t hash_slot(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-}
-
 static uint64_t since(uint64_t at, uint64_t elapsed)
 {
 	return elapsed > at ? 0 : at - elapsed;
@@ -185,7 +175,7 @@ const struct tsa_cgroup *tsa_calls_thread(const struct tsa_calls_snap *s,
 
 	if (!s || !s->hash_cap)
 		return NULL;
-	for (i = hash_slot(tid, s->hash_cap); s->tid_hash[i];
+	for (i = tsa_hash_slot(tid, s->hash_cap); s->tid_hash[i];
 	     i = (i + 1) & (s->hash_cap - 1)) {
 		const struct tsa_cgroup *g = &s->groups[s->tid_hash[i] - 1];
 
@@ -199,25 +189,15 @@ const struct tsa_cgroup *tsa_calls_thread(const struct tsa_calls_snap *s,
 static int build_index(struct tsa_calls_snap *s, char *msg, size_t msglen,
 		       const uint32_t *lineof)
 {
-	size_t cap = 16, i, j;
+	size_t cap, i, j;
 
-	while (cap < 2 * s->ngroups + 2)
-		cap *= 2;
-	if (cap > s->hash_cap) {
-		free(s->tid_hash);
-		free(s->pid_hash);
-		s->tid_hash = xmalloc(cap * sizeof(*s->tid_hash));
-		s->pid_hash = xmalloc(cap * sizeof(*s->pid_hash));
-		s->hash_cap = cap;
-	}
+	tsa_index_reset(&s->tid_hash, &s->pid_hash, &s->hash_cap, s->ngroups);
 	cap = s->hash_cap;
-	memset(s->tid_hash, 0, cap * sizeof(*s->tid_hash));
-	memset(s->pid_hash, 0, cap * sizeof(*s->pid_hash));
 
 	for (i = 0; i < s->ngroups; i++) {
 		struct tsa_cgroup *g = &s->groups[i];
 
-		for (j = hash_slot(g->pid, cap); s->pid_hash[j];
+		for (j = tsa_hash_slot(g->pid, cap); s->pid_hash[j];
 		     j = (j + 1) & (cap - 1))
 			if (s->groups[s->pid_hash[j] - 1].pid == g->pid)
 				break;
@@ -225,7 +205,7 @@ static int build_index(struct tsa_calls_snap *s, char *msg, size_t msglen,
 		s->pid_hash[j] = (uint32_t)(i + 1);
 		if (g->flags & TSA_F_TOTALS)
 			continue;
-		for (j = hash_slot(g->tid, cap); s->tid_hash[j];
+		for (j = tsa_hash_slot(g->tid, cap); s->tid_hash[j];
 		     j = (j + 1) & (cap - 1)) {
 			if (s->groups[s->tid_hash[j] - 1].tid == g->tid) {
 				snprintf(msg, msglen, "line %u: thread %llu "
@@ -626,7 +606,7 @@ static uint32_t pid_chain(const struct tsa_calls_snap *s, uint64_t pid)
 
 	if (!s || !s->hash_cap)
 		return 0;
-	for (j = hash_slot(pid, s->hash_cap); s->pid_hash[j];
+	for (j = tsa_hash_slot(pid, s->hash_cap); s->pid_hash[j];
 	     j = (j + 1) & (s->hash_cap - 1))
 		if (s->groups[s->pid_hash[j] - 1].pid == pid)
 			return s->pid_hash[j];
