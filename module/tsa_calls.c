@@ -196,17 +196,6 @@ void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from)
 	tsa_call_row_add(&to->other, &from->other);
 }
 
-/* Time inside calls: the rows and the other row. */
-u64 tsa_calls_total(const struct tsa_calls *c)
-{
-	u64 ns = c->other.ns;
-	unsigned int i;
-
-	for (i = 0; i < c->rows; i++)
-		ns += c->row[i].ns;
-	return ns;
-}
-
 static int tsa_call_row_cmp(const void *a, const void *b)
 {
 	const struct tsa_call_row *x = a, *y = b;

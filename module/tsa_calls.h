@@ -150,7 +150,6 @@ static inline void tsa_calls_end(struct tsa_calls *c, u16 key)
 
 void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from);
 void tsa_calls_clear_rows(struct tsa_calls *c);
-u64 tsa_calls_total(const struct tsa_calls *c);
 void tsa_calls_sort(struct tsa_calls *c);
 const char *tsa_call_name(u16 key);
 const char *tsa_softirq_name(u16 key);

@@ -360,8 +360,11 @@ static TSA_PROBE_TASK(tsa_sched_process_free)
 }
 TSA_CHECK_PROBE(sched_process_free, tsa_sched_process_free);
 
-/* @nr: the call's number, as the task passed it. */
-static void tsa_syscall(enum tsa_event ev, long nr, bool sig)
+/*
+ * @nr: the call's number, as the task passed it; @compat: the task is a
+ * 32-bit one; @sig: the call handed it a signal.
+ */
+static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
@@ -371,8 +374,7 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool sig)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	call = th->acct.tab[TSA_T_CALLS] ?
-		tsa_call_key(nr, tsa_task_compat(current)) : 0;
+	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
 	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
@@ -386,24 +388,20 @@ static TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 {
 	/* From 6.13 these probes may run preemptible. */
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_ENTER, id, false);
+	tsa_syscall(TSA_EV_SYS_ENTER, id, tsa_task_compat(current), false);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
-
-static bool tsa_current_compat(void)
-{
-	return tsa_task_compat(current);
-}
 
 /* The number names a call entered before the thread was tracked. */
 static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	long nr = syscall_get_nr(current, regs);
+	bool compat = tsa_task_compat(current);
 
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_EXIT, nr,
-		    tsa_syscall_took_signal(nr, tsa_current_compat, ret));
+	tsa_syscall(TSA_EV_SYS_EXIT, nr, compat,
+		    tsa_syscall_took_signal(nr, compat, ret));
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);

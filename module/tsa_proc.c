@@ -346,12 +346,8 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		if (all->n == all->max)
 			return false;
 		r = &all->rows[all->n];
-		if (all->tables)
-			r->stay = tsa_thread_read_tables(th, all->now, &r->a,
-							 tsa_all_tables(all,
-									all->n));
-		else
-			r->stay = tsa_thread_read(th, all->now, &r->a);
+		r->stay = tsa_thread_read(th, all->now, &r->a,
+					  tsa_all_tables(all, all->n));
 		if (r->a.flags & TSA_F_NOT_LIVE)
 			continue;
 		/*
@@ -554,7 +550,6 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	struct tsa_acct *sum;
 	void *tables = NULL;
 	bool ok;
-	int k;
 
 	rcu_read_lock();
 	for_each_thread(leader, t)
@@ -573,17 +568,12 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	rcu_read_unlock();
 	if (!ok)
 		goto out;
-	for (k = 0; tables && k < TSA_NR_TABLES; k++)
-		if (tsa_table_rows(k))
-			tsa_calls_reset(tsa_table_in(tables, k),
-					tsa_table_rows(k), false);
+	if (tables)
+		tsa_tables_reset(tables);
 	for (i = 0; i < all->n; i++) {
 		tsa_acct_add(sum, &all->rows[i].a);
-		for (k = 0; tables && k < TSA_NR_TABLES; k++)
-			if (tsa_table_rows(k))
-				tsa_calls_merge(tsa_table_in(tables, k),
-						tsa_table_in(tsa_all_tables(all, i),
-							     k));
+		if (tables)
+			tsa_tables_merge(tables, tsa_all_tables(all, i));
 		if (all->rows[i].flags & TSA_ROW_TOTALS)
 			exited += all->rows[i].nr;
 		else
@@ -592,9 +582,8 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	seq_printf(m, "#process: live threads and those that exited, summed\nprocess-threads %u %u\nprocess-elapsed %llu\n",
 		   live, exited, tsa_acct_elapsed(sum));
 	tsa_show_acct(m, "process-", sum);
-	for (k = 0; tables && k < TSA_NR_TABLES; k++)
-		if (tsa_table_rows(k))
-			tsa_calls_sort(tsa_table_in(tables, k));
+	if (tables)
+		tsa_tables_sort(tables);
 	tsa_show_tables(m, "process-", tables, tsa_acct_elapsed(sum));
 out:
 	kfree(tables);
@@ -637,10 +626,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	rcu_read_lock();
 	th = tsa_thread_find(t);
 	if (th) {
-		if (tables)
-			stay = tsa_thread_read_tables(th, now, &a, tables);
-		else
-			stay = tsa_thread_read(th, now, &a);
+		stay = tsa_thread_read(th, now, &a, tables);
 		live = !(a.flags & TSA_F_NOT_LIVE);
 	}
 	rcu_read_unlock();

@@ -169,18 +169,16 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
  * Does call @nr, returning @ret, hand the thread a signal? sigtimedwait
  * (sigwaitinfo, sigwait) returns the number of the signal it took, which
  * is then received without being delivered to a handler: SIG counts it.
- * @compat is only asked for the numbers that need it (every exit passes
- * here).
+ * Every system call exit asks: inline.
  */
-static inline bool tsa_syscall_took_signal(long nr, bool (*compat)(void),
-					   long ret)
+static inline bool tsa_syscall_took_signal(long nr, bool compat, long ret)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (unlikely(nr == __NR_ia32_rt_sigtimedwait ||
-		     nr == __NR_ia32_rt_sigtimedwait_time64) && ret > 0)
-		return compat();
+		     nr == __NR_ia32_rt_sigtimedwait_time64))
+		return compat && ret > 0;
 #endif
-	return unlikely(nr == __NR_rt_sigtimedwait) && ret > 0 && !compat();
+	return unlikely(nr == __NR_rt_sigtimedwait) && !compat && ret > 0;
 }
 
 /* The facts about a thread going to sleep that decide its sleep state. */

@@ -569,28 +569,18 @@ static void interrupt_time_is_trp_and_resumes(struct kunit *test)
 	expect_sums(test, a, 30);
 }
 
-static bool native(void)
-{
-	return false;
-}
-
-static bool compat(void)
-{
-	return true;
-}
-
 /* sigtimedwait returning a signal number: received, so SIG. */
 static void sigtimedwait_counts_a_signal(struct kunit *test)
 {
 	struct tsa_acct *a = acct(test);
 
 	KUNIT_EXPECT_TRUE(test, tsa_syscall_took_signal(__NR_rt_sigtimedwait,
-							native, 10));
+							false, 10));
 	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_rt_sigtimedwait,
-							 native, -11));
+							 false, -11));
 	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_rt_sigtimedwait,
-							 compat, 10));
-	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_read, native,
+							 true, 10));
+	KUNIT_EXPECT_FALSE(test, tsa_syscall_took_signal(__NR_read, false,
 							 10));
 	tsa_acct_init(a, 0, TSA_USR, 0);
 	tsa_acct_sys_enter(a, 1, 0);

@@ -123,6 +123,38 @@ struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
 	return (struct tsa_calls *)p;
 }
 
+/* Empty tables, laid out as after a record (a reader's sum). */
+void tsa_tables_reset(void *tables)
+{
+	int k;
+
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			tsa_calls_reset(tsa_table_in(tables, k), tsa_rows[k],
+					false);
+}
+
+/* Add the tables @from into @to (both laid out as after a record). */
+void tsa_tables_merge(void *to, void *from)
+{
+	int k;
+
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			tsa_calls_merge(tsa_table_in(to, k),
+					tsa_table_in(from, k));
+}
+
+/* Each table's rows, most time first. */
+void tsa_tables_sort(void *tables)
+{
+	int k;
+
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (tsa_rows[k])
+			tsa_calls_sort(tsa_table_in(tables, k));
+}
+
 /* Point @tab at the tables after an object and say their size. */
 static void tsa_tables_attach(struct tsa_calls **tab, void *end)
 {
@@ -439,25 +471,13 @@ void tsa_thread_remove(const struct task_struct *t)
 		call_rcu(&th->rcu, tsa_thread_free_rcu);
 }
 
-/* A consistent copy of @th's accounting as of @now; returns the stay. */
-u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out)
-{
-	struct tsa_acct copy;
-	unsigned int seq;
-
-	do {
-		seq = read_seqcount_begin(&th->seq);
-		copy = th->acct;
-	} while (read_seqcount_retry(&th->seq, seq));
-	return tsa_acct_snapshot(&copy, now, out);
-}
-
 /*
- * The same with a copy of its tables as of @now, sorted, into @tables
- * (tsa_table_size() bytes, laid out as after the record).
+ * A consistent copy of @th's accounting as of @now; returns the stay.
+ * With @tables (tsa_table_size() bytes, laid out as after the record),
+ * a copy of its tables too, as of @now, sorted.
  */
-u64 tsa_thread_read_tables(struct tsa_thread *th, u64 now,
-			   struct tsa_acct *out, void *tables)
+u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
+		    void *tables)
 {
 	struct tsa_acct copy;
 	unsigned int seq;
@@ -466,9 +486,10 @@ u64 tsa_thread_read_tables(struct tsa_thread *th, u64 now,
 	do {
 		seq = read_seqcount_begin(&th->seq);
 		copy = th->acct;
-		memcpy(tables, th + 1, tsa_table_size());
+		if (tables)
+			memcpy(tables, th + 1, tsa_table_size());
 	} while (read_seqcount_retry(&th->seq, seq));
-	for (k = 0; k < TSA_NR_TABLES; k++)
+	for (k = 0; tables && k < TSA_NR_TABLES; k++)
 		if (tsa_rows[k])
 			tsa_acct_table_snapshot(&copy, now,
 						tsa_table_in(tables, k));
@@ -494,7 +515,6 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 {
 	unsigned int seq;
 	u32 gen;
-	int k;
 
 	do {
 		seq = read_seqcount_begin(&g->seq);
@@ -505,9 +525,8 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 		*at = max(now, g->at);
 		gen = g->exits;
 	} while (read_seqcount_retry(&g->seq, seq));
-	for (k = 0; tables && k < TSA_NR_TABLES; k++)
-		if (tsa_rows[k])
-			tsa_calls_sort(tsa_table_in(tables, k));
+	if (tables)
+		tsa_tables_sort(tables);
 	return gen;
 }
 

@@ -102,10 +102,12 @@ void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
-u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out);
-u64 tsa_thread_read_tables(struct tsa_thread *th, u64 now,
-			   struct tsa_acct *out, void *tables);
+u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
+		    void *tables);
 struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k);
+void tsa_tables_reset(void *tables);
+void tsa_tables_merge(void *to, void *from);
+void tsa_tables_sort(void *tables);
 bool tsa_thread_exit_begin(struct tsa_thread *th);
 bool tsa_thread_exit(struct tsa_thread *th);
 u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
