@@ -19,6 +19,8 @@
 #include <trace/events/irq.h>
 #include <trace/events/signal.h>
 #include <trace/events/task.h>
+#include <trace/events/context_tracking.h>
+#include <linux/context_tracking_state.h>
 #include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
@@ -87,6 +89,8 @@
 	void fn(void *data, int irq, struct irqaction *action, int ret)
 #define TSA_PROBE_SOFTIRQ(fn)						\
 	void fn(void *data, unsigned int vec_nr)
+#define TSA_PROBE_USER_EDGE(fn)						\
+	void fn(void *data, int dummy)
 #define TSA_PROBE_SIGNAL_DELIVER(fn)					\
 	void fn(void *data, int sig, struct kernel_siginfo *info,	\
 		struct k_sigaction *ka)

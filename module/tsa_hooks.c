@@ -78,7 +78,8 @@ enum tsa_event {
 	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
 	TSA_EV_SYS_EXIT, TSA_EV_FAULT, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
 	TSA_EV_CONTENTION_END, TSA_EV_IRQ, TSA_EV_IRQ_EXIT, TSA_EV_SOFTIRQ,
-	TSA_EV_SOFTIRQ_EXIT, TSA_EV_SIGNAL, TSA_NR_EVENTS
+	TSA_EV_SOFTIRQ_EXIT, TSA_EV_SIGNAL, TSA_EV_USER_EXIT,
+	TSA_EV_USER_ENTER, TSA_NR_EVENTS
 };
 
 static DEFINE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
@@ -99,6 +100,15 @@ static struct tsa_thread *tsa_thread_current(void)
 	if (likely(th && th->key == current))
 		return th;
 	return tsa_thread_find(current);
+}
+
+/* Both boundary hooks are registered (user_enter and user_exit). */
+static bool tsa_edge_live;
+
+/* Does this CPU report the user/kernel boundary (nohz_full)? */
+static __always_inline bool tsa_edge_here(void)
+{
+	return context_tracking_enabled_this_cpu() && READ_ONCE(tsa_edge_live);
 }
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
@@ -222,6 +232,8 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
 	}
 	if (nth) {
+		/* Back in the kernel; user_enter will see it leave. */
+		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
 		tsa_thread_write_end_irqs_off(nth);
@@ -368,16 +380,27 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	u64 now = 0;
 	u16 call;
 
 	tsa_event(ev);
-	th = tsa_thread_current();
-	if (!th)
-		return;
-	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
-	tsa_thread_write_begin(th, flags);
+	/*
+	 * Kernel time is SYS, tsa's own included: on the way in the clock
+	 * is read first, with IRQs already off so that no interrupt's
+	 * charge can come between; on the way out, last.
+	 */
+	local_irq_save(flags);
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
+		now = tsa_clock();
+	th = tsa_thread_current();
+	if (!th) {
+		local_irq_restore(flags);
+		return;
+	}
+	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
+	tsa_thread_write_begin_irqs_off(th);
+	if (ev == TSA_EV_SYS_ENTER)
+		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	else
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call,
 					      sig));
@@ -405,6 +428,43 @@ static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
+
+/*
+ * Context tracking's boundary events, on CPUs that track user mode: the
+ * first and last the kernel does on every entry from user mode and exit
+ * to it, with IRQs off. Only the current task's record is written.
+ */
+static void tsa_user_edge(enum tsa_event ev)
+{
+	struct tsa_thread *th;
+	u64 now = 0;
+
+	tsa_event(ev);
+	/* As for syscalls: the clock first on the way in, last on the way out. */
+	if (ev == TSA_EV_USER_EXIT)
+		now = tsa_clock();
+	th = tsa_thread_current();
+	if (!th)
+		return;
+	tsa_thread_write_begin_irqs_off(th);
+	if (ev == TSA_EV_USER_EXIT)
+		tsa_clamped(tsa_acct_user_exit(&th->acct, now));
+	else
+		tsa_clamped(tsa_acct_user_enter(&th->acct, tsa_clock()));
+	tsa_thread_write_end_irqs_off(th);
+}
+
+static TSA_PROBE_USER_EDGE(tsa_user_exit)
+{
+	tsa_user_edge(TSA_EV_USER_EXIT);
+}
+TSA_CHECK_PROBE(user_exit, tsa_user_exit);
+
+static TSA_PROBE_USER_EDGE(tsa_user_enter)
+{
+	tsa_user_edge(TSA_EV_USER_ENTER);
+}
+TSA_CHECK_PROBE(user_enter, tsa_user_enter);
 
 /*
  * kprobe handlers run from the int3 trap when the probe cannot go through
@@ -700,6 +760,15 @@ static struct tsa_hook tsa_hooks[] = {
 	{ "sys_enter", TSA_TRACEPOINT, tsa_sys_enter, &tsa_param_syscalls,
 	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL),
 	  TSA_EV_SYS_ENTER, "sys_exit" },
+	/*
+	 * The user/kernel boundary, where context tracking reports it: the
+	 * kernel's entry and exit code become SYS too. They lose nothing
+	 * when missing (sys_enter and sys_exit bracket the calls).
+	 */
+	{ "user_enter", TSA_TRACEPOINT, tsa_user_enter, &tsa_param_syscalls,
+	  0, TSA_EV_USER_ENTER },
+	{ "user_exit", TSA_TRACEPOINT, tsa_user_exit, &tsa_param_syscalls,
+	  0, TSA_EV_USER_EXIT, "user_enter" },
 	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
 	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
 	{ "swap_cache_get_folio", TSA_KPROBE, &tsa_swapin_probe,
@@ -1044,6 +1113,7 @@ static void tsa_unregister(void)
 	if (tracepoints)
 		tracepoint_synchronize_unregister();
 	WRITE_ONCE(tsa_syscalls_live, false);
+	WRITE_ONCE(tsa_edge_live, false);
 }
 
 int tsa_hooks_init(void)
@@ -1064,8 +1134,9 @@ int tsa_hooks_init(void)
 			continue;
 		/* An entry whose exit is missing would never be left. */
 		if (h->exit && !tsa_hook_live(h->exit)) {
-			pr_warn("tsa: not hooking %s: %s is not hooked; degraded, see /sys/kernel/debug/tsa/stats\n",
-				h->name, h->exit);
+			if (h->degrades)
+				pr_warn("tsa: not hooking %s: %s is not hooked; degraded, see /sys/kernel/debug/tsa/stats\n",
+					h->name, h->exit);
 			continue;
 		}
 		if (h->skip) {
@@ -1079,6 +1150,11 @@ int tsa_hooks_init(void)
 			       h->name, ret);
 			goto fail;
 		}
+		/* Losing nothing, it is no news (debugfs shows it). */
+		if (ret && !h->degrades) {
+			pr_debug("tsa: %s not hooked (%d)\n", h->name, ret);
+			continue;
+		}
 		if (ret) {
 			pr_warn("tsa: cannot hook %s (%d): degraded, see /sys/kernel/debug/tsa/stats\n",
 				h->name, ret);
@@ -1088,6 +1164,8 @@ int tsa_hooks_init(void)
 	}
 	WRITE_ONCE(tsa_syscalls_live, tsa_hook_live("sys_enter") &&
 				      tsa_hook_live("sys_exit"));
+	WRITE_ONCE(tsa_edge_live, tsa_hook_live("user_enter") &&
+				  tsa_hook_live("user_exit"));
 	tsa_late_live = true;
 	ret = tsa_seed_untracked(&tsa_seeded);
 	if (ret)
@@ -1122,6 +1200,19 @@ unsigned int tsa_hooks_trap_rows(void)
 	return tsa_param_interrupts ? TSA_TRAP_ROWS : 0;
 }
 
+/* CPUs on which user_enter/user_exit bracket kernel time for tsa. */
+static unsigned int tsa_edge_cpus(void)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	if (!READ_ONCE(tsa_edge_live))
+		return 0;
+	for_each_online_cpu(cpu)
+		n += context_tracking_enabled_cpu(cpu);
+	return n;
+}
+
 void tsa_hooks_show(struct seq_file *m)
 {
 	u64 total[TSA_NR_EVENTS] = { 0 };
@@ -1145,4 +1236,5 @@ void tsa_hooks_show(struct seq_file *m)
 	seq_printf(m, "tracked_late %lld\n", atomic64_read(&tsa_late_tracked));
 	seq_printf(m, "late_walks %lld\n", atomic64_read(&tsa_late_walks));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
+	seq_printf(m, "edge_cpus %u\n", tsa_edge_cpus());
 }

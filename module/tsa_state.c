@@ -125,11 +125,14 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 	return __tsa_acct_enter(a, now, s);
 }
 
-/* On CPU in a syscall, a kernel thread or a page fault: SYS. */
+/*
+ * On CPU in a syscall, a kernel thread, a page fault, or anywhere in the
+ * kernel on a CPU that traces the user/kernel boundary: SYS.
+ */
 static enum tsa_state tsa_acct_cpu_state(const struct tsa_acct *a)
 {
-	return (a->flags & TSA_F_IN_KERNEL) || (a->ctx & TSA_C_FAULT) ?
-		TSA_SYS : TSA_USR;
+	return (a->flags & (TSA_F_IN_KERNEL | TSA_F_EDGE)) ||
+		(a->ctx & TSA_C_FAULT) ? TSA_SYS : TSA_USR;
 }
 
 /*
@@ -174,10 +177,14 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 	bool clamped = false;
 
 	a->count[TSA_SCL]++;
-	a->flags |= TSA_F_IN_KERNEL;
-	/* The hottest path of all: the state change inlined. */
-	if (a->state == TSA_USR || (a->flags & TSA_F_PROVISIONAL))
+	/*
+	 * The hottest path of all: the state change inlined. In SYS since
+	 * user_exit, the entry code's time is charged here: not the call's.
+	 */
+	if (a->state == TSA_USR ||
+	    (a->flags & (TSA_F_PROVISIONAL | TSA_F_EDGE)))
 		clamped = __tsa_acct_enter(a, now, TSA_SYS);
+	a->flags |= TSA_F_IN_KERNEL;
 	if (a->tab[TSA_T_CALLS])
 		tsa_calls_begin(a->tab[TSA_T_CALLS], call);
 	return clamped;
@@ -193,8 +200,13 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 
 	a->flags &= ~TSA_F_IN_KERNEL;
 	a->count[TSA_SIG] += sig;
+	/*
+	 * With the boundary traced, user mode starts at user_enter; the
+	 * call's time is charged here all the same.
+	 */
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
-		clamped = __tsa_acct_enter(a, now, TSA_USR);
+		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
+					   TSA_SYS : TSA_USR);
 	if (a->tab[TSA_T_CALLS])
 		tsa_calls_end(a->tab[TSA_T_CALLS], call);
 	return clamped;
@@ -298,8 +310,35 @@ bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 		else
 			a->count[TSA_MINF]++;
 	}
-	if (a->state != TSA_SYS || (a->flags & TSA_F_IN_KERNEL) ||
+	if (a->state != TSA_SYS ||
+	    (a->flags & (TSA_F_IN_KERNEL | TSA_F_EDGE)) ||
 	    (saved & TSA_C_FAULT))
+		return false;
+	return tsa_acct_enter(a, now, TSA_USR);
+}
+
+/*
+ * Context tracking's user_exit and user_enter (on nohz_full CPUs) fire at
+ * the user/kernel boundary itself: in enter_from_user_mode() on every
+ * syscall, exception and interrupt from user mode, and in
+ * exit_to_user_mode(). Between them all is kernel time, the entry and
+ * exit code included, which sys_enter and sys_exit fire too late and too
+ * early to see (and, without a trap hook, interrupt time too).
+ */
+bool tsa_acct_user_exit(struct tsa_acct *a, u64 now)
+{
+	a->flags |= TSA_F_EDGE;
+	if (a->state != TSA_USR && !(a->flags & TSA_F_PROVISIONAL))
+		return false;
+	return tsa_acct_enter(a, now, TSA_SYS);
+}
+
+/* Back to user mode: any syscall or fault it was in has been left. */
+bool tsa_acct_user_enter(struct tsa_acct *a, u64 now)
+{
+	a->flags &= ~TSA_F_EDGE;
+	if ((a->state != TSA_SYS || (a->flags & TSA_F_IN_KERNEL) ||
+	     (a->ctx & TSA_C_FAULT)) && !(a->flags & TSA_F_PROVISIONAL))
 		return false;
 	return tsa_acct_enter(a, now, TSA_USR);
 }

@@ -66,6 +66,12 @@ enum tsa_counter {
 #define TSA_F_PROVISIONAL	0x08	/* seeded, state not yet known */
 #define TSA_F_EXITING		0x10	/* in do_exit(): numbers so far handed on */
 #define TSA_F_KTHREAD		0x20	/* kernel thread: never in a system call */
+/*
+ * In the kernel on a CPU whose user/kernel boundary is traced (context
+ * tracking, nohz_full): the return to user mode is seen by user_enter,
+ * so on-CPU time is SYS until then, whatever the other hooks say.
+ */
+#define TSA_F_EDGE		0x40
 /* Not a live thread for readers: its numbers are elsewhere or unknown. */
 #define TSA_F_NOT_LIVE		(TSA_F_DEAD | TSA_F_PROVISIONAL | TSA_F_EXITING)
 
@@ -131,9 +137,23 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s);
 bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
 			 enum tsa_switch_kind kind, enum tsa_state sleep);
 bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
+
+/*
+ * Before a switch-in: @edge, the CPU traces the user/kernel boundary, so
+ * the thread (back in the kernel) is seen when it returns to user mode.
+ */
+static inline void tsa_acct_set_edge(struct tsa_acct *a, bool edge)
+{
+	if (edge)
+		a->flags |= TSA_F_EDGE;
+	else
+		a->flags &= ~TSA_F_EDGE;
+}
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);
+bool tsa_acct_user_exit(struct tsa_acct *a, u64 now);
+bool tsa_acct_user_enter(struct tsa_acct *a, u64 now);
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 			 struct tsa_calls *const *sum_tab);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);

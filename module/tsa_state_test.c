@@ -531,6 +531,63 @@ static void fault_time_is_sys_and_counted(struct kunit *test)
 	expect_sums(test, a, 60);
 }
 
+/*
+ * With context tracking's boundary events (nohz_full CPUs), the kernel's
+ * entry and exit code is SYS: the syscall and fault hooks inside it change
+ * USR/SYS no more, and a thread switched in there is in the kernel.
+ */
+static void boundary_events_bracket_kernel_time(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+	u8 saved;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_user_exit(a, 10);		/* USR 10 */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	tsa_acct_sys_enter(a, 13, 0);		/* entry code: SYS 3 */
+	tsa_acct_sys_exit(a, 20, 0, false);	/* the call: SYS 7 */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	tsa_acct_user_enter(a, 24);		/* exit code: SYS 4 */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 14ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
+
+	/* A user fault: the same. */
+	tsa_acct_user_exit(a, 30);		/* USR 6 */
+	tsa_acct_fault_enter(a, 32, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 40, saved, FAULT_FLAG_USER, 0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	tsa_acct_user_enter(a, 41);		/* SYS 11 */
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MINF], 1ULL);
+
+	/* An interrupt from user mode, preempting: SYS up to the switch. */
+	tsa_acct_user_exit(a, 50);		/* USR 9 */
+	tsa_acct_switch_out(a, 52, TSA_SW_PREEMPT, TSA_SLP); /* SYS 2 */
+	tsa_acct_set_edge(a, true);
+	tsa_acct_switch_in(a, 60, 1);		/* LAT 8 */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	tsa_acct_user_enter(a, 61);		/* SYS 1 */
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 10ULL + 6 + 9);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 14ULL + 11 + 2 + 1);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 8ULL);
+
+	/*
+	 * Switched in on a CPU that does not trace the boundary: the hooks
+	 * inside the kernel decide again, or the thread would stay SYS.
+	 */
+	tsa_acct_sys_enter(a, 70, 0);		/* USR 9 */
+	tsa_acct_set_edge(a, true);
+	tsa_acct_switch_out(a, 71, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_set_edge(a, false);
+	tsa_acct_switch_in(a, 72, 0);
+	tsa_acct_sys_exit(a, 75, 0, false);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->flags & TSA_F_EDGE, 0);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 28ULL + 1 + 3);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 25ULL + 9);
+	expect_sums(test, a, 80);
+}
+
 static void swap_mark_is_cleared_at_fault_return(struct kunit *test)
 {
 	struct tsa_acct *a = acct(test);
@@ -602,6 +659,7 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(process_totals_sum_threads),
 	KUNIT_CASE(exit_hands_over_then_adds_the_tail),
 	KUNIT_CASE(fault_time_is_sys_and_counted),
+	KUNIT_CASE(boundary_events_bracket_kernel_time),
 	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	KUNIT_CASE(sigtimedwait_counts_a_signal),

@@ -181,6 +181,20 @@ replay sng-sem "${sng[@]}" --sem-sysv 2
 replay sng-mq "${sng[@]}" --mq 2
 replay sng-poll "${sng[@]}" --poll 2
 replay sng-sigq "${sng[@]}" --sigq 2
+replay sng-epoll "${sng[@]}" --epoll 2
+# Direct and synchronous writes and reads on /dev/vda (ext4, made on the
+# host by run-replay-tests.sh): block I/O sleeps woken from interrupts.
+if want sng-hdd; then
+	hdd=/mnt/tsa-hdd
+	mkdir -p "$hdd"
+	if { modprobe ext4 && mount -t ext4 /dev/vda "$hdd"; } 2>"$work/err"; then
+		replay sng-hdd "${sng[@]}" --hdd 2 --hdd-opts direct,dsync \
+			--hdd-bytes 8M --temp-path "$hdd"
+		umount "$hdd"
+	else
+		not_ok "replay sng-hdd: mount /dev/vda (ext4) on $hdd: $(cat "$work/err")"
+	fi
+fi
 
 # Before guest-run unloads tsa: no kprobe may stay on its functions.
 echo 0 >$T/events/enable

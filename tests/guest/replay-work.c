@@ -11,8 +11,15 @@
  *   replay-work sysloop    getppid() in a loop, and a spinner beside it
  *   replay-work faults     maps, touches and unmaps 64 anonymous pages
  *   replay-work sleeper    nanosleep(1 ms) in a loop, and one 2 s sleep
+ *   replay-work getppid    getppid() in a loop (USR/SYS tests: a call as
+ *                          cheap as tsa's own probes)
+ *   replay-work read0      read()s 64 KiB of /dev/zero in a loop
+ *
+ * A second argument, SECS, makes the getppid, read0 and faults loops stop
+ * after that long and sleep in pause(): read at leisure, on an idle guest.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -74,11 +81,49 @@ static void *pong(void *arg)
 	return NULL;
 }
 
+static double deadline;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Past the deadline (checked every 256 calls), sleep for good. */
+static void until(void)
+{
+	static __thread unsigned int calls;
+
+	if (deadline && !(++calls & 255) && now() >= deadline)
+		for (;;)
+			pause();
+}
+
 static void *sysloop(void *arg)
 {
 	(void)arg;
-	for (;;)
+	for (;;) {
 		syscall(SYS_getppid);
+		until();
+	}
+	return NULL;
+}
+
+static void *read0(void *arg)
+{
+	static char buf[65536];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	(void)arg;
+	if (fd < 0)
+		exit(1);
+	for (;;) {
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			exit(1);
+		until();
+	}
 	return NULL;
 }
 
@@ -94,6 +139,7 @@ static void *faults(void *arg)
 		for (int i = 0; i < 64; i++)
 			m[i * 4096] = 1;
 		munmap(m, 64 * 4096);
+		until();
 	}
 	return NULL;
 }
@@ -117,6 +163,8 @@ int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
 
+	if (argc > 2)
+		deadline = now() + atof(argv[2]);
 	if (!strcmp(m, "lockhand")) {
 		for (int i = 0; i < 3; i++)
 			start(lockhand, NULL);
@@ -137,13 +185,17 @@ int main(int argc, char **argv)
 	} else if (!strcmp(m, "sysloop")) {
 		start(sysloop, NULL);
 		start(spin, NULL);
+	} else if (!strcmp(m, "getppid")) {
+		start(sysloop, NULL);
+	} else if (!strcmp(m, "read0")) {
+		start(read0, NULL);
 	} else if (!strcmp(m, "faults")) {
 		start(faults, NULL);
 	} else if (!strcmp(m, "sleeper")) {
 		start(sleeper, NULL);
 		start(sleeper, (void *)1);
 	} else {
-		fprintf(stderr, "usage: replay-work lockhand|spin1|spin2|pipe|sysloop|faults|sleeper\n");
+		fprintf(stderr, "usage: replay-work lockhand|spin1|spin2|pipe|sysloop|faults|sleeper|getppid|read0\n");
 		return 2;
 	}
 	for (;;)

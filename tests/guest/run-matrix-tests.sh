@@ -9,6 +9,7 @@
 #           DKMS builds tsa.ko for the kernel (vermagic checked)
 #   generic engine, wait-state and tsa-prstat suites (access rule included),
 #           and the event-trace replay on nine of its workloads
+#           and USR/SYS against the kernel's vtime (usrsys)
 #   rt      engine suite (interrupts=1) and the load/unload churn
 #
 # The engine suite's first test says what the module lost at load (a hook
@@ -139,9 +140,10 @@ for series in "${series_list[@]}"; do
 			run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
 			# The event-trace referee on every generic kernel (the
 			# known workloads and three of the stressors: about 3
-			# minutes a kernel).
+			# minutes a kernel), and USR/SYS against the kernel's
+			# vtime on a nohz_full CPU (2 minutes).
 			run_suite "$ver" replay bash tests/guest/run-replay-tests.sh \
-				lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem
+				lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem usrsys
 			;;
 		rt-amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" \

@@ -1,10 +1,13 @@
 #!/bin/bash
 # The referee: boot the stock kernel under QEMU with tsa.ko and compare tsa
 # with a replay of the raw event trace (tests/guest/replay-tests.sh, with
-# tests/guest/tsa-replay.c) on known and third-party workloads. TAP on
+# tests/guest/tsa-replay.c) on known and third-party workloads; then, in
+# a second boot with nohz_full=1, tsa's USR/SYS split against the
+# kernel's own exact book there (tests/guest/usrsys-tests.sh). TAP on
 # stdout; exit status non-zero if any test failed or the run broke.
 #
-#   tests/guest/run-replay-tests.sh [WORKLOAD...]   (names as in replay-tests.sh)
+#   tests/guest/run-replay-tests.sh [WORKLOAD...]   (names as in replay-tests.sh,
+#                                                   or usrsys for the second boot)
 #
 # Environment: TSA_KO (use this module, skip the build), GUEST_RUN_ARGS,
 # TSA_REPLAY_SECS, TSA_REPLAY_TOL_NS.
@@ -30,11 +33,31 @@ gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-replay" \
 	"$here/tsa-replay.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/replay-work" "$here/replay-work.c"
 
+# A scratch ext4 disk for the hdd stressor (O_DIRECT and O_DSYNC writes
+# on a virtio disk), made from an empty staging dir: no root or loop.
+stage=$out/stage
+rm -rf "$stage" "$out/disk.img"
+mkdir -p "$stage"
+mke2fs -q -F -t ext4 -b 4096 -d "$stage" "$out/disk.img" 128M
+rmdir "$stage"
+
+only=" $* "
 set +e
-# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 900 \
-	${GUEST_RUN_ARGS:-} -- bash "$here/replay-tests.sh" "$TSA_KO" "$out" "$@"
-rc=$?
+rc=0
+if [ "$only" != " usrsys " ]; then
+	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
+	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 900 \
+		--disk "$out/disk.img" ${GUEST_RUN_ARGS:-} -- \
+		bash "$here/replay-tests.sh" "$TSA_KO" "$out" "$@"
+	rc=$?
+fi
+if [ $# -eq 0 ] || [[ $only == *" usrsys "* ]]; then
+	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
+	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 600 \
+		--append nohz_full=1 ${GUEST_RUN_ARGS:-} -- \
+		bash "$here/usrsys-tests.sh" "$TSA_KO" "$out" || rc=1
+fi
 set -e
+rm -f "$out/disk.img"
 log "exit $rc after $(($(date +%s) - start)) s"
 exit "$rc"
