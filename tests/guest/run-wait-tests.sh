@@ -29,6 +29,16 @@ if [ -z "${TSA_KO:-}" ]; then
 fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
 	"$here/tsa-wtest.c" "$here/tsa-read.c"
+gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-race" "$here/tsa-race.c" "$here/tsa-read.c"
+# The TASK_WAKING test's helper module, where this host has the target
+# kernel's build tree (not for the matrix's unpacked kernels: skipped).
+rm -rf "$out/race"
+if [ ! -d "$TSA_KERNEL" ] && [ -n "${KDIR:-}" ] && [ -d "$KDIR" ]; then
+	mkdir -p "$out/race"
+	cp "$here/race/Kbuild" "$here/race/tsa_race.c" "$out/race/"
+	make -s -C "$KDIR" M="$out/race" modules >"$out/race/build.log" 2>&1 ||
+		tsa_die "building tests/guest/race/tsa_race.c failed: $(tail -5 "$out/race/build.log")"
+fi
 
 # The ext4 disk: made from a staging dir, no root or loop device needed.
 stage=$out/stage

@@ -235,6 +235,39 @@ if [ -n "$(want degraded-missing)" ]; then
 	setup "insmod tsa.ko" insmod "$ko"
 fi
 
+# --- phase 5: a stop whose wakeup overwrites __state in the switch ---
+# try_to_wake_up() on another CPU writes TASK_WAKING to a task that is
+# still switching out; tsa classifies by sched_switch's prev_state, not
+# a re-read of __state. tests/guest/race/tsa_race.ko holds each stop of
+# tsa-race's child in that window (its probe runs before tsa's) until
+# the parent's SIGCONT has written TASK_WAKING; built only where the
+# host has the kernel's build tree.
+race=$(dirname "$wtest")
+if [ -n "$(want waking)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
+	say "phase 5 skipped: no tsa_race.ko for $(uname -r)"
+elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" insmod "$race/race/tsa_race.ko"; then
+	say "phase 5: 20 stops, each woken while its switch is under way"
+	res=$("$race/tsa-race" 20 /sys/module/tsa_race/parameters/widened 2>&1)
+	woken=$(cat /sys/module/tsa_race/parameters/woken)
+	widened=$(cat /sys/module/tsa_race/parameters/widened)
+	setup "rmmod tsa_race" rmmod tsa_race
+	read -r _ stops _ stp _ stp_ns _ slp _ slp_ns <<<"$res"
+	n=$((n + 1))
+	if [ "$woken" = 20 ] && [ "$widened" = 20 ]; then
+		echo "ok $n - waking: every stop's wakeup wrote TASK_WAKING before its switch ended (20 of 20)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - waking: every stop's wakeup wrote TASK_WAKING before its switch ended (expected 20 of 20, saw $woken of $widened; tsa-race: $res)"
+	fi
+	n=$((n + 1))
+	if [ "${stops:-}" = 20 ] && [ "${stp:-}" = 20 ] && [ "${slp:-}" = 0 ]; then
+		echo "ok $n - waking: each such stop is STP (expected 20 STP, 0 SLP; saw $stp STP in $stp_ns ns, $slp SLP in $slp_ns ns)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - waking: each such stop is STP (expected 20 STP, 0 SLP; saw: ${res:-nothing})"
+	fi
+fi
+
 # --- teardown (guest-run unloads tsa.ko afterwards) ---
 [ $apg_ok = 0 ] || { rmdir "$cg" 2>/dev/null; swapoff -a; dmsetup remove tsa-slow 2>/dev/null; }
 [ $disk_ok = 0 ] || { umount "$dir"; dmsetup remove tsa-disk 2>/dev/null; }
