@@ -380,27 +380,22 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
-	u64 now = 0;
 	u16 call;
 
 	tsa_event(ev);
-	/*
-	 * Kernel time is SYS, tsa's own included: on the way in the clock
-	 * is read first, with IRQs already off so that no interrupt's
-	 * charge can come between; on the way out, last.
-	 */
-	local_irq_save(flags);
-	if (ev == TSA_EV_SYS_ENTER)
-		now = tsa_clock();
 	th = tsa_thread_current();
-	if (!th) {
-		local_irq_restore(flags);
+	if (!th)
 		return;
-	}
 	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
-	tsa_thread_write_begin_irqs_off(th);
+	/*
+	 * The clock is read with the record open (see tsa_sched_switch):
+	 * read before, a vCPU or an NMI stalling between the read and the
+	 * open would let a reader charge the old state past the stamp, and
+	 * a later read would then see that state's time go down.
+	 */
+	tsa_thread_write_begin(th, flags);
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
+		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
 	else
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call,
 					      sig));
@@ -437,18 +432,15 @@ TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
 static void tsa_user_edge(enum tsa_event ev)
 {
 	struct tsa_thread *th;
-	u64 now = 0;
 
 	tsa_event(ev);
-	/* As for syscalls: the clock first on the way in, last on the way out. */
-	if (ev == TSA_EV_USER_EXIT)
-		now = tsa_clock();
 	th = tsa_thread_current();
 	if (!th)
 		return;
+	/* The clock is read with the record open: see tsa_syscall(). */
 	tsa_thread_write_begin_irqs_off(th);
 	if (ev == TSA_EV_USER_EXIT)
-		tsa_clamped(tsa_acct_user_exit(&th->acct, now));
+		tsa_clamped(tsa_acct_user_exit(&th->acct, tsa_clock()));
 	else
 		tsa_clamped(tsa_acct_user_enter(&th->acct, tsa_clock()));
 	tsa_thread_write_end_irqs_off(th);
