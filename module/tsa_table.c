@@ -475,6 +475,10 @@ void tsa_thread_remove(const struct task_struct *t)
  * A consistent copy of @th's accounting as of @now; returns the stay.
  * With @tables (tsa_table_size() bytes, laid out as after the record),
  * a copy of its tables too, as of @now, sorted.
+ *
+ * Readers copy under the seqcount with IRQs on and no record lock held:
+ * what they read, however many threads, never adds to the IRQs-off time
+ * of the writers (one event each) it races with. Lockdep checks it.
  */
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables)
@@ -483,6 +487,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 	unsigned int seq;
 	int k;
 
+	lockdep_assert_irqs_enabled();
 	do {
 		seq = read_seqcount_begin(&th->seq);
 		copy = th->acct;
@@ -516,6 +521,7 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 	unsigned int seq;
 	u32 gen;
 
+	lockdep_assert_irqs_enabled();	/* see tsa_thread_read() */
 	do {
 		seq = read_seqcount_begin(&g->seq);
 		*sum = g->exited;
