@@ -192,6 +192,7 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
 	struct tsa_thread *pth, *nth;
+	bool plock = false, nlock = false;
 	u64 now;
 
 	tsa_event(TSA_EV_SWITCH);
@@ -208,9 +209,10 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	 * record would let a reader charge the old state past the stamp.
 	 */
 	if (pth)
-		tsa_thread_write_begin_irqs_off(pth);
+		plock = tsa_thread_own_begin_irqs_off(pth, 0);
 	if (nth)
-		tsa_thread_write_begin_nested(nth);
+		nlock = tsa_thread_own_begin_irqs_off(nth,
+						      SINGLE_DEPTH_NESTING);
 	now = tsa_clock();
 	if (pth) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
@@ -236,10 +238,10 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
-		tsa_thread_write_end_irqs_off(nth);
+		tsa_thread_own_end_irqs_off(nth, nlock);
 	}
 	if (pth)
-		tsa_thread_write_end_irqs_off(pth);
+		tsa_thread_own_end_irqs_off(pth, plock);
 	this_cpu_write(tsa_current, nth);
 }
 TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
@@ -252,10 +254,25 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	u8 state;
 
 	tsa_event(ev);
 	th = tsa_thread_find(p);
 	if (!th)
+		return;
+	/*
+	 * Only a thread off CPU, asleep or stopped, has anything to wake;
+	 * a running or runnable one's record may be open on its own CPU
+	 * without the lock (tsa_thread_own_begin()), so it is left alone,
+	 * looked at without the lock. This is stable: a thread is on CPU
+	 * (on_cpu) from before its switch-in to after its switch-out, and a
+	 * wakeup of a queued thread holds the rq lock its switches hold, so
+	 * neither can change until this wakeup is over.
+	 */
+	state = READ_ONCE(th->acct.state);
+	if (READ_ONCE(p->on_cpu) ||
+	    (!(READ_ONCE(th->acct.flags) & TSA_F_PROVISIONAL) &&
+	     (tsa_state_on_cpu(state) || state == TSA_LAT)))
 		return;
 	/* The clock is read with the record open: see tsa_sched_switch. */
 	tsa_thread_write_begin(th, flags);
@@ -380,6 +397,7 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 	u16 call;
 
 	tsa_event(ev);
@@ -393,13 +411,13 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 	 * open would let a reader charge the old state past the stamp, and
 	 * a later read would then see that state's time go down.
 	 */
-	tsa_thread_write_begin(th, flags);
+	locked = tsa_thread_own_begin(th, &flags);
 	if (ev == TSA_EV_SYS_ENTER)
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
 	else
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call,
 					      sig));
-	tsa_thread_write_end(th, flags);
+	tsa_thread_own_end(th, flags, locked);
 }
 
 static TSA_PROBE_SYS_ENTER(tsa_sys_enter)
@@ -432,18 +450,19 @@ TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
 static void tsa_user_edge(enum tsa_event ev)
 {
 	struct tsa_thread *th;
+	bool locked;
 
 	tsa_event(ev);
 	th = tsa_thread_current();
 	if (!th)
 		return;
 	/* The clock is read with the record open: see tsa_syscall(). */
-	tsa_thread_write_begin_irqs_off(th);
+	locked = tsa_thread_own_begin_irqs_off(th, 0);
 	if (ev == TSA_EV_USER_EXIT)
 		tsa_clamped(tsa_acct_user_exit(&th->acct, tsa_clock()));
 	else
 		tsa_clamped(tsa_acct_user_enter(&th->acct, tsa_clock()));
-	tsa_thread_write_end_irqs_off(th);
+	tsa_thread_own_end_irqs_off(th, locked);
 }
 
 static TSA_PROBE_USER_EDGE(tsa_user_exit)
@@ -881,10 +900,14 @@ static bool tsa_seed_task(struct task_struct *t)
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
 		      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
 		      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
+	/* Its own events take the lock until the seeder is done. */
+	th->seeding = 1;
 	th = tsa_track(th, t);
 	if (!th)
 		return false;
 	tsa_seed_state(th, t);
+	/* Pairs with tsa_thread_own_begin_irqs_off(): our writes first. */
+	smp_store_release(&th->seeding, 0);
 	tsa_proc_tid_changed(task_pid_nr(t));
 	return true;
 }

@@ -10,12 +10,17 @@
  * fork and at load (process context, never under the rq lock), removed
  * when the task is freed, and freed after a grace period.
  *
- * Each record is written by its own thread's events and by wakeups from
- * other CPUs; writers serialise on a raw spinlock (legal under the rq
- * lock, and on PREEMPT_RT), readers copy under a seqcount and never make a
- * writer wait. Writers read the clock after taking the lock: a reader that
- * copied the record before them has then read the clock before them too,
- * so the time it charged to the current state is never taken back.
+ * Each record is written by its own thread's events, by wakeups from
+ * other CPUs and by a seeder (load, late tracking); readers copy under a
+ * seqcount and never make a writer wait. A wakeup writes only the record
+ * of a thread that is off CPU and asleep or stopped, so the thread's own
+ * CPU writes a running or runnable thread's record alone: the hottest
+ * events (syscalls, sched_switch) write it with local IRQs off and no
+ * lock. The others, and every event while a seeder may write the record,
+ * serialise on a raw spinlock (legal under the rq lock, and on
+ * PREEMPT_RT). Writers read the clock inside their write section: a reader
+ * that copied the record before them has then read the clock before them
+ * too, so the time it charged to the current state is never taken back.
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
@@ -74,6 +79,7 @@ struct tsa_thread {
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
+	u8 seeding;			/* a seeder may write it: events lock */
 	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
@@ -130,19 +136,6 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 		write_seqcount_begin(&(th)->seq);		\
 	} while (0)
 
-/*
- * A second record open at once (sched_switch: next while prev is open).
- * Only a CPU's own switch holds two, prev then next, and no thread is
- * prev on one CPU while next on another: no other order exists.
- */
-#define tsa_thread_write_begin_nested(th)				\
-	do {								\
-		lockdep_assert_irqs_disabled();				\
-		raw_spin_lock_nested(&(th)->lock, SINGLE_DEPTH_NESTING); \
-		write_seqcount_begin_nested(&(th)->seq,		\
-					    SINGLE_DEPTH_NESTING);	\
-	} while (0)
-
 #define tsa_thread_write_end(th, flags)				\
 	do {							\
 		write_seqcount_end(&(th)->seq);			\
@@ -154,5 +147,55 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 		write_seqcount_end(&(th)->seq);			\
 		raw_spin_unlock(&(th)->lock);			\
 	} while (0)
+
+/*
+ * The record's own thread, on its own CPU, IRQs off (sched_switch: prev,
+ * and next under the rq lock that any wakeup of it must take): no other
+ * CPU writes the record meanwhile unless a seeder may (@th->seeding, whose
+ * release orders the seeder's writes before ours); then the lock. @sub is
+ * the lockdep subclass of a second record open at once: only a CPU's own
+ * switch holds two, prev then next, and no thread is prev on one CPU
+ * while next on another, so no other order exists. Returns whether
+ * the lock was taken, for tsa_thread_own_end_irqs_off().
+ */
+static __always_inline bool tsa_thread_own_begin_irqs_off(struct tsa_thread *th,
+							  int sub)
+{
+	lockdep_assert_irqs_disabled();
+	/* Pairs with the seeder's release in tsa_seed_task(). */
+	if (unlikely(smp_load_acquire(&th->seeding))) {
+		raw_spin_lock_nested(&th->lock, sub);
+		write_seqcount_begin_nested(&th->seq, sub);
+		return true;
+	}
+	raw_write_seqcount_begin(&th->seq);
+	return false;
+}
+
+static __always_inline void tsa_thread_own_end_irqs_off(struct tsa_thread *th,
+							bool locked)
+{
+	if (unlikely(locked)) {
+		write_seqcount_end(&th->seq);
+		raw_spin_unlock(&th->lock);
+		return;
+	}
+	raw_write_seqcount_end(&th->seq);
+}
+
+/* The same from a probe that may run with IRQs on (syscalls). */
+static __always_inline bool tsa_thread_own_begin(struct tsa_thread *th,
+						 unsigned long *flags)
+{
+	local_irq_save(*flags);
+	return tsa_thread_own_begin_irqs_off(th, 0);
+}
+
+static __always_inline void tsa_thread_own_end(struct tsa_thread *th,
+					       unsigned long flags, bool locked)
+{
+	tsa_thread_own_end_irqs_off(th, locked);
+	local_irq_restore(flags);
+}
 
 #endif /* TSA_TABLE_H */
