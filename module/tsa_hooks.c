@@ -111,6 +111,9 @@ static __always_inline bool tsa_edge_here(void)
 	return context_tracking_enabled_this_cpu() && READ_ONCE(tsa_edge_live);
 }
 static atomic64_t tsa_clamps = ATOMIC64_INIT(0);
+/* Switches the tracepoint's arguments alone would have miscounted. */
+static atomic64_t tsa_switch_sig_running = ATOMIC64_INIT(0);
+static atomic64_t tsa_switch_odd = ATOMIC64_INIT(0);
 static atomic64_t tsa_seeded = ATOMIC64_INIT(0);
 static atomic64_t tsa_late_tracked = ATOMIC64_INIT(0);
 static atomic64_t tsa_late_walks = ATOMIC64_INIT(0);
@@ -228,6 +231,32 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		if (!preempt && prev_state)
 			kind = tsa_task_state(prev) == TASK_RUNNING ?
 				TSA_SW_SIGNAL : TSA_SW_BLOCK;
+		/*
+		 * The kernel has already bumped the counter of this switch
+		 * (++*switch_count comes before trace_sched_switch in
+		 * __schedule()), so it says which one it was. The rule
+		 * above misses one case: a pending signal undid the sleep
+		 * and prev_state reads 0, as it does from 8feb053d5319
+		 * ("sched: Fix trace_sched_switch(.prev_state)", 6.16, and
+		 * 6.12.y stable): nvcsw counted it, the arguments look
+		 * like a yield. Only a record switched in under tsa has
+		 * the count to compare with; the first switch-out of a
+		 * thread seeded at load goes by the rule alone.
+		 */
+		if (pth->nvcsw_known) {
+			/* It moves by one at most: the low bits tell. */
+			bool vol = (u32)READ_ONCE(prev->nvcsw) != pth->nvcsw_in;
+
+			if (unlikely(vol && kind == TSA_SW_PREEMPT)) {
+				kind = TSA_SW_SIGNAL;
+				atomic64_inc(&tsa_switch_sig_running);
+			} else if (unlikely(!vol && kind != TSA_SW_PREEMPT)) {
+				/* Never seen: keep the sleep's state. */
+				atomic64_inc(&tsa_switch_odd);
+				if (kind == TSA_SW_SIGNAL)
+					kind = TSA_SW_PREEMPT;
+			}
+		}
 		if (kind == TSA_SW_BLOCK)
 			sleep = tsa_sleep_state(prev, prev_state,
 						pth->acct.ctx);
@@ -236,6 +265,8 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	if (nth) {
 		/* Back in the kernel; user_enter will see it leave. */
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
+		nth->nvcsw_in = READ_ONCE(next->nvcsw);
+		nth->nvcsw_known = true;
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
 		tsa_thread_own_end_irqs_off(nth, nlock);
@@ -1251,5 +1282,8 @@ void tsa_hooks_show(struct seq_file *m)
 	seq_printf(m, "tracked_late %lld\n", atomic64_read(&tsa_late_tracked));
 	seq_printf(m, "late_walks %lld\n", atomic64_read(&tsa_late_walks));
 	seq_printf(m, "clock_clamps %llu\n", tsa_hooks_clamps());
+	seq_printf(m, "switch_signal_running %lld\n",
+		   atomic64_read(&tsa_switch_sig_running));
+	seq_printf(m, "switch_odd %lld\n", atomic64_read(&tsa_switch_odd));
 	seq_printf(m, "edge_cpus %u\n", tsa_edge_cpus());
 }

@@ -14,6 +14,10 @@
 #   tests/kernels.sh build SERIES VER OUT
 #                                       build tsa.ko for VER (warnings are
 #                                       errors) into OUT/tsa.ko
+#   tests/kernels.sh race SERIES VER OUT
+#                                       build the wait suite's test-only
+#                                       module (tests/guest/race) for VER
+#                                       into OUT/tsa_race.ko
 #   tests/kernels.sh source SERIES      install the kernel source of the
 #                                       generic headers' version and its
 #                                       build tools in the root; prints
@@ -142,6 +146,24 @@ build() {
 	return 1
 }
 
+race() {
+	local series=$1 ver=$2 out=$3 root src
+	root=$TSA_CACHE/kernels/$series/root
+	[ -d "$root/usr/src/linux-headers-$ver" ] || tsa_die "no headers for $ver in $root: tests/kernels.sh provision $series"
+	src=$root/build/tsa-race-$$
+	rm -rf "$src" && mkdir -p "$src" "$out"
+	cp "$TSA_REPO_DIR/tests/guest/race/Kbuild" "$TSA_REPO_DIR/tests/guest/race/tsa_race.c" "$src/"
+	if tsa_in_root "$root" make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-race-$$" \
+		modules >"$out/build.log" 2>&1; then
+		cp "$src/tsa_race.ko" "$out/tsa_race.ko"
+		rm -rf "$src"
+		return 0
+	fi
+	cat "$out/build.log" >&2
+	rm -rf "$src"
+	return 1
+}
+
 # The source of the series's newest generic kernel (linux-source-7.3 for
 # 7.3.4+deb13-amd64), for the debug kernel of tests/kunit.sh --series.
 source_pkg() {
@@ -166,6 +188,7 @@ provision) [ $# -eq 2 ] || usage 2 >&2; provision "$2" ;;
 versions) [ $# -eq 2 ] || usage 2 >&2; series_release "$2" >/dev/null; versions "$2" ;;
 moddir) [ $# -eq 3 ] || usage 2 >&2; echo "$TSA_CACHE/kernels/$2/images/$3/lib/modules/$3" ;;
 build) [ $# -eq 4 ] || usage 2 >&2; build "$2" "$3" "$4" ;;
+race) [ $# -eq 4 ] || usage 2 >&2; race "$2" "$3" "$4" ;;
 source) [ $# -eq 2 ] || usage 2 >&2; provision "$2" >/dev/null; source_pkg "$2" ;;
 -h|--help) usage 0 ;;
 *) usage 2 >&2 ;;

@@ -30,14 +30,18 @@ fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
 	"$here/tsa-wtest.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-race" "$here/tsa-race.c" "$here/tsa-read.c"
-# The TASK_WAKING test's helper module, where this host has the target
-# kernel's build tree (not for the matrix's unpacked kernels: skipped).
+# The test-only helper module (TASK_WAKING, undone sleeps), where this
+# host has the target kernel's build tree, or in the series's build root
+# for the matrix's unpacked kernels (tests/kernels.sh race).
 rm -rf "$out/race"
 if [ ! -d "$TSA_KERNEL" ] && [ -n "${KDIR:-}" ] && [ -d "$KDIR" ]; then
 	mkdir -p "$out/race"
 	cp "$here/race/Kbuild" "$here/race/tsa_race.c" "$out/race/"
 	make -s -C "$KDIR" M="$out/race" modules >"$out/race/build.log" 2>&1 ||
 		tsa_die "building tests/guest/race/tsa_race.c failed: $(tail -5 "$out/race/build.log")"
+elif [[ $TSA_KERNEL =~ /kernels/([^/]+)/images/([^/]+)/lib/modules/([^/]+)/?$ ]]; then
+	bash "$repo/tests/kernels.sh" race "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" "$out/race" >/dev/null ||
+		tsa_die "building tests/guest/race/tsa_race.c for ${BASH_REMATCH[3]} failed"
 fi
 
 # The ext4 disk: made from a staging dir, no root or loop device needed.

@@ -489,6 +489,142 @@ static void test_switch_counts(void)
 	waitpid(child, NULL, 0);
 }
 
+/*
+ * --- switches of threads woken from sigsuspend() by signals ------------
+ *
+ * A signal that comes after a thread set TASK_INTERRUPTIBLE but before
+ * __schedule() looked makes the kernel undo the sleep and count the
+ * switch voluntary (nvcsw). From 6.16 and 6.12.y ("sched: Fix
+ * trace_sched_switch(.prev_state)") sched_switch then says prev_state 0,
+ * like a yield; the prev_state rule alone called these ICX (issue 15:
+ * 6.12.95, ICX 345 vs 208-255). Workers more than the CPUs, each woken
+ * by a peer (tgkill) or by a signal to the process (kill), then parked in
+ * read(): the books are compared at rest.
+ */
+#define SIGSUS_W 4
+
+static atomic_int sigsus_stop, sigsus_ready, sigsus_parked;
+static pthread_t sigsus_th[SIGSUS_W];
+static pid_t sigsus_tid[SIGSUS_W];
+static int sigsus_kill, sigsus_park[2];
+
+static void sigsus_handler(int sig) { (void)sig; }
+
+static void *sigsus_worker(void *arg)
+{
+	long i = (long)arg;
+	sigset_t open;
+	char c;
+
+	sigsus_tid[i] = gettid_();
+	sigemptyset(&open);	/* SIGUSR1 is blocked but in sigsuspend */
+	atomic_fetch_add(&sigsus_ready, 1);
+	while (!atomic_load(&sigsus_stop)) {
+		sigsuspend(&open);
+		/* Pass it on, then run: a sleeping worker takes it. */
+		if (sigsus_kill)
+			kill(getpid(), SIGUSR1);
+		else
+			pthread_kill(sigsus_th[(i + 1) % SIGSUS_W], SIGUSR1);
+		for (volatile int j = 0; j < 2000 + 700 * (int)i; j++)
+			;
+	}
+	atomic_fetch_add(&sigsus_parked, 1);
+	if (read(sigsus_park[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/* The child: runs the workers for @ms, parks them, writes their tids. */
+static void sigsus_child(int out, int ms)
+{
+	struct sigaction sa = { .sa_handler = sigsus_handler };
+	sigset_t block;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	if (pipe(sigsus_park))
+		_exit(1);
+	for (long i = 0; i < SIGSUS_W; i++)
+		pthread_create(&sigsus_th[i], NULL, sigsus_worker, (void *)i);
+	while (atomic_load(&sigsus_ready) < SIGSUS_W)
+		sleep_ms(1);
+	for (int t = 0; t < ms; t++) {
+		if (sigsus_kill)
+			kill(getpid(), SIGUSR1);
+		else
+			pthread_kill(sigsus_th[t % SIGSUS_W], SIGUSR1);
+		sleep_ms(1);
+	}
+	atomic_store(&sigsus_stop, 1);
+	while (atomic_load(&sigsus_parked) < SIGSUS_W) {
+		for (int i = 0; i < SIGSUS_W; i++)
+			pthread_kill(sigsus_th[i], SIGUSR1);
+		sleep_ms(5);
+	}
+	if (write(out, sigsus_tid, sizeof(sigsus_tid)) != sizeof(sigsus_tid))
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+static void test_switch_signals_mode(int use_kill)
+{
+	const char *what = use_kill ? "switches_signals kill" : "switches_signals tgkill";
+	pid_t tids[SIGSUS_W];
+	int fds[2];
+	pid_t child;
+	uint64_t sig0 = 0, sig1 = 0, odd = 0;
+	int have = !tsa_read_debugfs_counter("switch_signal_running", &sig0);
+
+	if (pipe(fds)) {
+		tap(0, "%s: pipe: %s", what, strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		sigsus_kill = use_kill;
+		sigsus_child(fds[1], 1500);
+	}
+	close(fds[1]);
+	if (read(fds[0], tids, sizeof(tids)) != sizeof(tids)) {
+		tap(0, "%s: the workers did not park", what);
+		goto out;
+	}
+	sleep_ms(300);	/* every worker is asleep in read() */
+	for (int i = 0; i < SIGSUS_W; i++) {
+		struct tsa_thread t;
+		uint64_t vol, invol;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s worker %d", what, i);
+		if (tsa_read_thread(tids[i], &t) ||
+		    tsa_read_ctxt_switches(tids[i], &vol, &invol))
+			tap(0, "%s: read: %s", name, strerror(errno));
+		else
+			check_switches(&t, vol, invol, name);
+	}
+	if (have && !tsa_read_debugfs_counter("switch_signal_running", &sig1))
+		printf("# %s: %llu switches of a sleep a signal undid with prev_state 0\n",
+		       what, (unsigned long long)(sig1 - sig0));
+	if (!tsa_read_debugfs_counter("switch_odd", &odd))
+		tap(odd == 0, "%s: no switch the tracepoint called a sleep that the kernel counted involuntary (saw %llu)",
+		    what, (unsigned long long)odd);
+out:
+	close(fds[0]);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+static void test_switch_signals(void)
+{
+	test_switch_signals_mode(0);
+	test_switch_signals_mode(1);
+}
+
 /* --- entries come and go with threads --------------------------------- */
 
 static void *short_lived(void *arg)
@@ -1034,6 +1170,7 @@ static const struct {
 	{ "freeze", test_freeze },
 	{ "io_uring", test_io_uring },
 	{ "switches", test_switch_counts },
+	{ "switches_signals", test_switch_signals },
 	{ "entries", test_entries },
 	{ "burst", test_burst },
 	{ "all", test_all_sum },

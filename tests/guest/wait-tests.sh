@@ -268,6 +268,43 @@ elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" insmod "$race/race/ts
 	fi
 fi
 
+# --- phase 6: sleeps a pending signal undid (issue 15) ---
+# __schedule() finds a signal pending, sets the task running again and
+# counts its switch voluntary (nvcsw); from 6.16 and 6.12.34 sched_switch
+# then gives prev_state 0, as for a yield. tsa_race.ko's tsa-sigundo
+# thread makes 100 such sleeps on CPU 0 while a hog keeps it busy.
+if [ -n "$(want sigundo)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
+	say "phase 6 skipped: no tsa_race.ko for $(uname -r)"
+elif [ -n "$(want sigundo)" ] && setup "insmod tsa_race.ko" insmod "$race/race/tsa_race.ko"; then
+	say "phase 6: 100 sleeps undone by a pending signal, CPU 0 busy"
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	sleep 0.2
+	echo 100 >/sys/module/tsa_race/parameters/sigundo
+	kill "$hog"
+	wait "$hog" 2>/dev/null
+	sleep 0.2	# parked: a plain sleep
+	tid=$(cat /sys/module/tsa_race/parameters/sigundo_tid)
+	sw=$(cat /sys/module/tsa_race/parameters/sigundo_switches)
+	read -r kv ki <<<"$(awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { i = $2 } END { print v, i }' "/proc/$tid/status")"
+	read -r tv ti <<<"$(awk '$1 == "VCX" { v = $2 } $1 == "ICX" { i = $2 } END { print v, i }' "/proc/tsa/$tid")"
+	setup "rmmod tsa_race" rmmod tsa_race
+	n=$((n + 1))
+	if [ "${sw:-0}" -gt 0 ]; then
+		echo "ok $n - sigundo: undone sleeps switched out ($sw of 100)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - sigundo: undone sleeps switched out (expected some of 100, saw ${sw:-none})"
+	fi
+	n=$((n + 1))
+	if [ -n "${kv:-}" ] && [ "$kv" = "${tv:-}" ] && [ "$ki" = "${ti:-}" ]; then
+		echo "ok $n - sigundo: VCX/ICX equal the kernel's voluntary/nonvoluntary switches (expected $kv/$ki, saw $tv/$ti)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - sigundo: VCX/ICX equal the kernel's voluntary/nonvoluntary switches (expected ${kv:-?}/${ki:-?}, saw ${tv:-?}/${ti:-?})"
+	fi
+fi
+
 # --- teardown (guest-run unloads tsa.ko afterwards) ---
 [ $apg_ok = 0 ] || { rmdir "$cg" 2>/dev/null; swapoff -a; dmsetup remove tsa-slow 2>/dev/null; }
 [ $disk_ok = 0 ] || { umount "$dir"; dmsetup remove tsa-disk 2>/dev/null; }

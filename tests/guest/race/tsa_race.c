@@ -12,6 +12,15 @@
  * before the switch ends), or @max_ms pass. tsa's probe then sees the
  * sleep with __state TASK_WAKING and prev_state still TASK_STOPPED.
  *
+ * Also (issue 15): writing N to its "sigundo" parameter runs a kernel
+ * thread, "tsa-sigundo", bound to CPU 0, that N times sets TIF_SIGPENDING
+ * on itself, sets TASK_INTERRUPTIBLE and calls schedule(): __schedule()
+ * finds the signal pending and undoes the sleep, counting the switch, if
+ * another task is picked, in nvcsw. The write returns once it is done
+ * and parked (a plain sleep); "sigundo_tid" names it and
+ * "sigundo_switches" counts its switches in that state (a test keeps
+ * CPU 0 busy, so that the pick often prefers another task).
+ *
  * Never load it anywhere but a test guest.
  */
 #include <linux/module.h>
@@ -19,6 +28,9 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/tracepoint.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/sched/signal.h>
 #include <trace/events/sched.h>
 
 static char *comm = "tsa-stopper";
@@ -36,11 +48,88 @@ module_param_named(woken, woken.counter, int, 0444);
 
 static struct tracepoint *race_tp;
 
+static struct task_struct *sigundo_task;
+static DECLARE_COMPLETION(sigundo_done);
+static int sigundo_tid;
+static atomic_t sigundo_switches = ATOMIC_INIT(0);
+module_param(sigundo_tid, int, 0444);
+module_param_named(sigundo_switches, sigundo_switches.counter, int, 0444);
+
+static int sigundo_fn(void *arg)
+{
+	long i, n = (long)arg;
+
+	/* Lighter than the hog: its vruntime runs ahead, another is picked. */
+	set_user_nice(current, 5);
+	for (i = 0; i < n; i++) {
+		u64 end = ktime_get_mono_fast_ns() + 2 * NSEC_PER_MSEC;
+
+		/* Use up some of its slice: the pick prefers the hog. */
+		while (ktime_get_mono_fast_ns() < end)
+			cpu_relax();
+		set_tsk_thread_flag(current, TIF_SIGPENDING);
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule();	/* undone: a signal is pending */
+		clear_tsk_thread_flag(current, TIF_SIGPENDING);
+	}
+	complete(&sigundo_done);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void sigundo_stop(void)
+{
+	if (sigundo_task) {
+		kthread_stop(sigundo_task);
+		put_task_struct(sigundo_task);
+		sigundo_task = NULL;
+	}
+}
+
+static int sigundo_set(const char *val, const struct kernel_param *kp)
+{
+	struct task_struct *t;
+	long n;
+	int ret = kstrtol(val, 0, &n);
+
+	if (ret || n < 0)
+		return ret ? ret : -EINVAL;
+	sigundo_stop();
+	if (!n)
+		return 0;
+	atomic_set(&sigundo_switches, 0);
+	reinit_completion(&sigundo_done);
+	t = kthread_create(sigundo_fn, (void *)n, "tsa-sigundo");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	kthread_bind(t, 0);
+	sigundo_tid = task_pid_nr(t);
+	sigundo_task = t;
+	wake_up_process(t);
+	wait_for_completion(&sigundo_done);
+	return 0;
+}
+
+static const struct kernel_param_ops sigundo_ops = { .set = sigundo_set };
+module_param_cb(sigundo, &sigundo_ops, NULL, 0200);
+MODULE_PARM_DESC(sigundo, "Run N undone sleeps in the tsa-sigundo thread");
+
 static void race_probe(void *data, bool preempt, struct task_struct *prev,
 		       struct task_struct *next, unsigned int prev_state)
 {
 	u64 end;
 
+	if (prev == READ_ONCE(sigundo_task) && !preempt &&
+	    test_tsk_thread_flag(prev, TIF_SIGPENDING) &&
+	    READ_ONCE(prev->__state) == TASK_RUNNING)
+		atomic_inc(&sigundo_switches);
 	if (preempt || !(prev_state & __TASK_STOPPED) ||
 	    strncmp(prev->comm, comm, TASK_COMM_LEN))
 		return;
@@ -72,6 +161,7 @@ static int __init race_init(void)
 
 static void __exit race_exit(void)
 {
+	sigundo_stop();
 	tracepoint_probe_unregister(race_tp, race_probe, NULL);
 	tracepoint_synchronize_unregister();
 }
