@@ -99,7 +99,7 @@ undone() {
 
 # replay NAME CMD...: run CMD in its own session under the trace.
 replay() {
-	local name=$1 sid pids c lost=0 t0 t1 th1 th2 u1 u2
+	local name=$1 sid pids c lost=0 t0 t1 th1 th2 u1 u2 rc
 	shift
 	want "$name" || return 0
 	say "$name: $*"
@@ -131,6 +131,12 @@ replay() {
 	pids=$(ps -o pid= -s "$sid" | xargs | tr ' ' ,)
 	kill -KILL -- -"$sid" 2>/dev/null
 	wait "$sid" 2>/dev/null
+	rc=$?
+	if [ -z "$pids" ]; then
+		# Killed above, it would say 137: it ended on its own.
+		not_ok "replay $name: the workload runs through both snapshots (expected processes left in its session $sid, saw none: it ended with status $rc)"
+		return
+	fi
 	for c in "$T"/per_cpu/cpu*/stats; do
 		lost=$((lost + $(awk '/^overrun:/ {print $2}' "$c")))
 	done
