@@ -116,6 +116,10 @@ replay() {
 	setsid sh -c 'echo $$ >'$T'/set_event_pid && { [ -z "'"$cg"'" ] || echo $$ >"'"$cg"'/cgroup.procs"; } && exec "$@"' \
 		sh "$@" >/dev/null 2>&1 &
 	sid=$!
+	# The observer outranks the workload: under single-threaded TCG
+	# stress-ng's sleep stressor held a nice-0 shell off for its whole
+	# 60 s, with or without tsa (its snapshots came after it ended).
+	chrt -f -p 10 $$
 	sleep 0.2
 	u1=$(undone)
 	cat /proc/tsa/all >"$work/s1"
@@ -132,6 +136,7 @@ replay() {
 	kill -KILL -- -"$sid" 2>/dev/null
 	wait "$sid" 2>/dev/null
 	rc=$?
+	chrt -o -p 0 $$
 	if [ -z "$pids" ]; then
 		# Killed above, it would say 137: it ended on its own.
 		not_ok "replay $name: the workload runs through both snapshots (expected processes left in its session $sid, saw none: it ended with status $rc)"
