@@ -245,7 +245,7 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		 */
 		if (pth->nvcsw_known) {
 			/* It moves by one at most: the low bits tell. */
-			bool vol = (u32)READ_ONCE(prev->nvcsw) != pth->nvcsw_in;
+			bool vol = (u8)READ_ONCE(prev->nvcsw) != pth->nvcsw_in;
 
 			if (unlikely(vol && kind == TSA_SW_PREEMPT)) {
 				kind = TSA_SW_SIGNAL;
@@ -265,7 +265,7 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	if (nth) {
 		/* Back in the kernel; user_enter will see it leave. */
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
-		nth->nvcsw_in = READ_ONCE(next->nvcsw);
+		nth->nvcsw_in = (u8)READ_ONCE(next->nvcsw);
 		nth->nvcsw_known = true;
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));

@@ -81,7 +81,7 @@ struct tsa_thread {
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
 	u8 seeding;			/* a seeder may write it: events lock */
 	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
-	u32 nvcsw_in;			/* task's nvcsw at its last switch-in */
+	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
 	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
