@@ -285,7 +285,6 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
-	u8 state;
 
 	tsa_event(ev);
 	th = tsa_thread_find(p);
@@ -300,10 +299,9 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 	 * wakeup of a queued thread holds the rq lock its switches hold, so
 	 * neither can change until this wakeup is over.
 	 */
-	state = READ_ONCE(th->acct.state);
 	if (READ_ONCE(p->on_cpu) ||
-	    (!(READ_ONCE(th->acct.flags) & TSA_F_PROVISIONAL) &&
-	     (tsa_state_on_cpu(state) || state == TSA_LAT)))
+	    !tsa_acct_wakes(READ_ONCE(th->acct.state),
+			    READ_ONCE(th->acct.flags)))
 		return;
 	/* The clock is read with the record open: see tsa_sched_switch. */
 	tsa_thread_write_begin(th, flags);

@@ -165,8 +165,7 @@ bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu)
  */
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
 {
-	if (!(a->flags & TSA_F_PROVISIONAL) &&
-	    (tsa_state_on_cpu(a->state) || a->state == TSA_LAT))
+	if (!tsa_acct_wakes(a->state, a->flags))
 		return false;
 	return tsa_acct_enter(a, now, TSA_LAT);
 }

@@ -149,6 +149,17 @@ static inline void tsa_acct_set_edge(struct tsa_acct *a, bool edge)
 	else
 		a->flags &= ~TSA_F_EDGE;
 }
+
+/*
+ * Does a wakeup change a record in @state with @flags? Not a thread still
+ * on CPU (it set its state but has not switched out) or already runnable;
+ * a provisional record takes the first event it sees.
+ */
+static inline bool tsa_acct_wakes(u8 state, u8 flags)
+{
+	return (flags & TSA_F_PROVISIONAL) ||
+		!(tsa_state_on_cpu(state) || state == TSA_LAT);
+}
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);

@@ -130,24 +130,10 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 		write_seqcount_begin(&(th)->seq);		\
 	} while (0)
 
-/* The same where IRQs are already off (sched_switch: __schedule()). */
-#define tsa_thread_write_begin_irqs_off(th)			\
-	do {							\
-		lockdep_assert_irqs_disabled();			\
-		raw_spin_lock(&(th)->lock);			\
-		write_seqcount_begin(&(th)->seq);		\
-	} while (0)
-
 #define tsa_thread_write_end(th, flags)				\
 	do {							\
 		write_seqcount_end(&(th)->seq);			\
 		raw_spin_unlock_irqrestore(&(th)->lock, flags);	\
-	} while (0)
-
-#define tsa_thread_write_end_irqs_off(th)			\
-	do {							\
-		write_seqcount_end(&(th)->seq);			\
-		raw_spin_unlock(&(th)->lock);			\
 	} while (0)
 
 /*
