@@ -285,6 +285,7 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	tsa_event(ev);
 	th = tsa_thread_find(p);
@@ -298,15 +299,21 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 	 * (on_cpu) from before its switch-in to after its switch-out, and a
 	 * wakeup of a queued thread holds the rq lock its switches hold, so
 	 * neither can change until this wakeup is over.
+	 *
+	 * Nor can anyone else write the record meanwhile: its own events
+	 * need it on CPU, the rq lock held here keeps it off, and the waker
+	 * is alone (p->pi_lock, or TASK_WAKING that no other wakeup
+	 * matches). So it is written as its owner writes it, without the
+	 * lock unless a seeder may write too.
 	 */
 	if (READ_ONCE(p->on_cpu) ||
 	    !tsa_acct_wakes(READ_ONCE(th->acct.state),
 			    READ_ONCE(th->acct.flags)))
 		return;
 	/* The clock is read with the record open: see tsa_sched_switch. */
-	tsa_thread_write_begin(th, flags);
+	locked = tsa_thread_own_begin(th, &flags);
 	tsa_clamped(tsa_acct_wakeup(&th->acct, tsa_clock()));
-	tsa_thread_write_end(th, flags);
+	tsa_thread_own_end(th, flags, locked);
 }
 
 static TSA_PROBE_TASK(tsa_sched_wakeup)
@@ -508,22 +515,28 @@ TSA_CHECK_PROBE(user_enter, tsa_user_enter);
 
 /*
  * kprobe handlers run from the int3 trap when the probe cannot go through
- * ftrace, and the kernel counts that trap as NMI: there a lock may only be
- * tried, never waited for (lockdep checks nothing else in NMI either, so
- * the seqcount is bumped without its annotation). A failed try is counted
- * and the event dropped whole; it cannot deadlock because no record lock
- * is ever held where the probed functions run.
+ * ftrace, and the kernel counts that trap as NMI. They write the current
+ * thread's record as its other events do (tsa_thread_own_begin()): no
+ * record is ever open where the probed functions run, so the trap never
+ * lands inside a write section. Only the lock a seeder may hold is a
+ * question there: in NMI it may only be tried, never waited for (lockdep
+ * checks nothing else in NMI either, so the seqcount is bumped without
+ * its annotation). A failed try is counted and the event dropped whole.
  */
 static atomic64_t tsa_probe_misses = ATOMIC64_INIT(0);
 
-static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags)
+static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags,
+				  bool *locked)
 {
 	if (!in_nmi()) {
-		raw_spin_lock_irqsave(&th->lock, *flags);
-		write_seqcount_begin(&th->seq);
+		*locked = tsa_thread_own_begin(th, flags);
 		return true;
 	}
-	if (!raw_spin_trylock_irqsave(&th->lock, *flags)) {
+	local_irq_save(*flags);
+	/* Pairs with the seeder's release in tsa_seed_task(). */
+	*locked = smp_load_acquire(&th->seeding);
+	if (*locked && !raw_spin_trylock(&th->lock)) {
+		local_irq_restore(*flags);
 		atomic64_inc(&tsa_probe_misses);
 		return false;
 	}
@@ -531,13 +544,17 @@ static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags)
 	return true;
 }
 
-static void tsa_probe_write_end(struct tsa_thread *th, unsigned long flags)
+static void tsa_probe_write_end(struct tsa_thread *th, unsigned long flags,
+				bool locked)
 {
-	if (!in_nmi())
-		write_seqcount_end(&th->seq);
-	else
-		raw_write_seqcount_end(&th->seq);
-	raw_spin_unlock_irqrestore(&th->lock, flags);
+	if (!in_nmi()) {
+		tsa_thread_own_end(th, flags, locked);
+		return;
+	}
+	raw_write_seqcount_end(&th->seq);
+	if (locked)
+		raw_spin_unlock(&th->lock);
+	local_irq_restore(flags);
 }
 
 /*
@@ -555,17 +572,18 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	tsa_event(TSA_EV_FAULT);
 	th = tsa_thread_current();
 	if (!th)
 		return 1;	/* no return probe for untracked tasks */
 	d->flags = regs_get_kernel_argument(regs, 2);
-	if (!tsa_probe_write_begin(th, &flags))
+	if (!tsa_probe_write_begin(th, &flags, &locked))
 		return 1;	/* not followed: no half a fault */
 	tsa_clamped(tsa_acct_fault_enter(&th->acct, tsa_clock(),
 					 tsa_fault_kind(d->flags), &d->saved));
-	tsa_probe_write_end(th, flags);
+	tsa_probe_write_end(th, flags, locked);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_fault_entry);
@@ -576,13 +594,14 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	th = tsa_thread_current();
-	if (!th || !tsa_probe_write_begin(th, &flags))
+	if (!th || !tsa_probe_write_begin(th, &flags, &locked))
 		return 0;
 	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
 					d->flags, regs_return_value(regs)));
-	tsa_probe_write_end(th, flags);
+	tsa_probe_write_end(th, flags, locked);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_fault_return);
@@ -599,14 +618,15 @@ static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	tsa_event(TSA_EV_SWAPIN);
 	th = tsa_thread_current();
 	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT) ||
-	    !tsa_probe_write_begin(th, &flags))
+	    !tsa_probe_write_begin(th, &flags, &locked))
 		return 0;
 	th->acct.ctx |= TSA_C_SWAP;
-	tsa_probe_write_end(th, flags);
+	tsa_probe_write_end(th, flags, locked);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_swapin_pre);
@@ -626,6 +646,7 @@ static TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
 {
 	struct tsa_thread *th;
 	unsigned long irqf;
+	bool locked;
 
 	if (flags & LCB_F_SPIN)
 		return;
@@ -633,10 +654,10 @@ static TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	tsa_thread_write_begin(th, irqf);
+	locked = tsa_thread_own_begin(th, &irqf);
 	th->klock = lock;
 	th->acct.ctx |= TSA_C_KLOCK;
-	tsa_thread_write_end(th, irqf);
+	tsa_thread_own_end(th, irqf, locked);
 }
 TSA_CHECK_PROBE(contention_begin, tsa_contention_begin);
 
@@ -644,15 +665,16 @@ static TSA_PROBE_CONTENTION_END(tsa_contention_end)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	th = tsa_thread_current();
 	if (!th || READ_ONCE(th->klock) != lock)
 		return;
 	tsa_event(TSA_EV_CONTENTION_END);
-	tsa_thread_write_begin(th, flags);
+	locked = tsa_thread_own_begin(th, &flags);
 	th->klock = NULL;
 	th->acct.ctx &= ~TSA_C_KLOCK;
-	tsa_thread_write_end(th, flags);
+	tsa_thread_own_end(th, flags, locked);
 }
 TSA_CHECK_PROBE(contention_end, tsa_contention_end);
 
@@ -672,7 +694,7 @@ static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 	struct tsa_thread *th;
 	unsigned long flags;
 	int depth;
-	bool nest;
+	bool nest, locked;
 
 	tsa_event(ev);
 	if (enter) {
@@ -694,7 +716,7 @@ static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 	th = tsa_thread_current();
 	if (!th || (nest && !th->acct.tab[TSA_T_TRAPS]))
 		return;
-	tsa_thread_write_begin(th, flags);
+	locked = tsa_thread_own_begin(th, &flags);
 	if (nest)
 		tsa_clamped(tsa_acct_trap_nest(&th->acct, tsa_clock(), source,
 					       !enter));
@@ -703,7 +725,7 @@ static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 						source));
 	else
 		tsa_clamped(tsa_acct_trap_exit(&th->acct, tsa_clock()));
-	tsa_thread_write_end(th, flags);
+	tsa_thread_own_end(th, flags, locked);
 }
 
 static TSA_PROBE_IRQ_ENTRY(tsa_irq_entry)
@@ -734,14 +756,15 @@ static TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
+	bool locked;
 
 	tsa_event(TSA_EV_SIGNAL);
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	tsa_thread_write_begin(th, flags);
+	locked = tsa_thread_own_begin(th, &flags);
 	th->acct.count[TSA_SIG]++;
-	tsa_thread_write_end(th, flags);
+	tsa_thread_own_end(th, flags, locked);
 }
 TSA_CHECK_PROBE(signal_deliver, tsa_signal_deliver);
 

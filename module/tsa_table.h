@@ -14,13 +14,15 @@
  * other CPUs and by a seeder (load, late tracking); readers copy under a
  * seqcount and never make a writer wait. A wakeup writes only the record
  * of a thread that is off CPU and asleep or stopped, so the thread's own
- * CPU writes a running or runnable thread's record alone: the hottest
- * events (syscalls, sched_switch) write it with local IRQs off and no
- * lock. The others, and every event while a seeder may write the record,
- * serialise on a raw spinlock (legal under the rq lock, and on
- * PREEMPT_RT). Writers read the clock inside their write section: a reader
- * that copied the record before them has then read the clock before them
- * too, so the time it charged to the current state is never taken back.
+ * CPU writes a running or runnable thread's record alone, and the one
+ * waker writes a sleeping one's alone: every event writes it with local
+ * IRQs off and no lock (tsa_thread_own_begin()). Only while a seeder may
+ * write the record do events serialise on its raw spinlock (legal under
+ * the rq lock, and on PREEMPT_RT); the exit hand-overs take it too, under
+ * their group's lock. Writers read the clock inside their write
+ * section: a reader that copied the record before them has then read the
+ * clock before them too, so the time it charged to the current state is
+ * never taken back.
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
@@ -123,7 +125,7 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 
-/* Writers: the record's lock, with the seqcount bumped for readers. */
+/* Seeders and hand-overs: the record's lock, and the seqcount bumped. */
 #define tsa_thread_write_begin(th, flags)			\
 	do {							\
 		raw_spin_lock_irqsave(&(th)->lock, flags);	\
@@ -137,8 +139,9 @@ void tsa_table_get_stats(struct tsa_table_stats *st);
 	} while (0)
 
 /*
- * The record's own thread, on its own CPU, IRQs off (sched_switch: prev,
- * and next under the rq lock that any wakeup of it must take): no other
+ * The record's sole writer, IRQs off: its own thread on its own CPU
+ * (sched_switch: prev, and next under the rq lock that any wakeup of it
+ * must take), or the wakeup of a thread off CPU (tsa_wake()). No other
  * CPU writes the record meanwhile unless a seeder may (@th->seeding, whose
  * release orders the seeder's writes before ours); then the lock. @sub is
  * the lockdep subclass of a second record open at once: only a CPU's own
