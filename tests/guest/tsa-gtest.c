@@ -1006,6 +1006,29 @@ static void test_hooks(void)
 
 /* --- every thread in the system sums exactly -------------------------- */
 
+/* PF_KTHREAD in /proc/TID/stat's flags (field 9); false if it is gone. */
+static int is_kthread(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return 0;
+	return !!(flags & 0x00200000);
+}
+
 static void test_all_sum(void)
 {
 	struct tsa_all all;
@@ -1039,6 +1062,29 @@ static void test_all_sum(void)
 	tap(stayed > 10 && staybad == 0,
 	    "all: every thread's state_ns is within its state's total (%d threads with a stay > 0, %d bad)",
 	    stayed, staybad);
+
+	/*
+	 * A kernel thread never runs in user mode: USR 0 for each, those
+	 * seeded at load (flag bit 0) included, whose flags must be set
+	 * before the record is visible to its first switch.
+	 */
+	int kthreads = 0, seeded_ran = 0, kbad = 0;
+
+	for (i = 0; i < all.n; i++) {
+		const struct tsa_thread *t = &all.t[i];
+
+		if (!t->tid || !is_kthread(t->tid))
+			continue;
+		kthreads++;
+		seeded_ran += (t->flags & 1) && t->ns[TSA_SYS] > 0;
+		if (t->ns[TSA_USR] && kbad++ < 5)
+			printf("# kernel thread %d (%s, flags %u): USR %llu ns\n",
+			       t->tid, t->comm, t->flags,
+			       (unsigned long long)t->ns[TSA_USR]);
+	}
+	tap(kthreads > 5 && seeded_ran > 0 && kbad == 0,
+	    "all: kernel threads are never USR (%d kernel threads, %d seeded at load that ran in SYS; expected 0 with USR, saw %d)",
+	    kthreads, seeded_ran, kbad);
 	tsa_free_all(&all);
 
 	/* And every per-thread file, read one by one. */
