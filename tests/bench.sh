@@ -10,6 +10,10 @@
 # instructions of every code address inside the brackets; prints, per
 # loop, the kernel functions whose instructions per operation tsa (or the
 # floor) changes most: where tsa's cost goes.
+#
+# TSA_BENCH_APPEND: more kernel parameters for the guest, e.g.
+# "nohz_full=1" (the loops run on CPU 1) to count what context tracking
+# and tsa's boundary hooks add.
 set -euo pipefail
 profile=
 [ "${1:-}" = --profile ] && profile=profile
@@ -34,12 +38,15 @@ make -s -C "$KDIR" M="$PWD/tests/bench/floor" modules >"$out/floor.log" 2>&1 ||
 echo "bench: kernel $TSA_KERNEL, QEMU TCG single-threaded, tsc=reliable, instruction meter $out/insn-meter.so${profile:+ (profile)}"
 plugin="$PWD/$out/insn-meter.so,out=$PWD/$out/meter.txt"
 append=()
+for a in ${TSA_BENCH_APPEND:-}; do
+	append+=(--append "$a")
+done
 if [ -n "$profile" ]; then
 	plugin="$plugin,profile=$PWD/$out/profile.txt"
 	# Debian's System.map is a stub: the guest writes its kernel's text
 	# symbols (fixed by nokaslr) to this disk.
 	truncate -s 32M "$out/kallsyms.img"
-	append=(--append nokaslr --disk "$out/kallsyms.img")
+	append+=(--append nokaslr --disk "$out/kallsyms.img")
 fi
 # guest-run boots with tsc=reliable (the TSC clock, as on real machines;
 # tsa reads the clock at every event) and single-threaded TCG, which the
