@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -475,8 +476,9 @@ static size_t lines_shown(const struct options *o, size_t n, int redraw)
 static int save_capture(const struct options *o, const char *path)
 {
 	struct tsa_snap s;
+	struct stat st;
 	char msg[256];
-	int rc, to_stdout = !strcmp(o->save, "-");
+	int rc, regular, to_stdout = !strcmp(o->save, "-");
 	FILE *f;
 
 	memset(&s, 0, sizeof(s));
@@ -487,12 +489,16 @@ static int save_capture(const struct options *o, const char *path)
 	if (!f)
 		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
 		    o->save, strerror(errno));
+	/* Only a regular file is removed after a failed write. */
+	regular = !to_stdout && fstat(fileno(f), &st) == 0 &&
+		  S_ISREG(st.st_mode);
 	if (capture_write(f, &s, o->procfs) ||
 	    (!to_stdout && fclose(f) == EOF)) {
 		int err = errno;
 
-		if (!to_stdout)
-			unlink(o->save);	/* never half a capture */
+		/* Never half a capture; never a device, FIFO or socket. */
+		if (regular)
+			unlink(o->save);
 		die(EXIT_BADDATA, "%s: write error: %s", o->save,
 		    strerror(err));
 	}

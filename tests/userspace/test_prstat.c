@@ -3367,6 +3367,8 @@ static void test_compare_binary(void)
 			 "/dev/full", NULL }, &out, &err, 0);
 		ok(rc == 5 && strstr(err, "/dev/full: write error: No space"),
 		   "--save to a full device: exit 5, write error");
+		ok(access("/dev/full", W_OK) == 0,
+		   "--save to a full device leaves the device in place (a failed capture removes only a regular file)");
 		free(out);
 		free(err);
 	}
