@@ -489,7 +489,6 @@ static int save_capture(const struct options *o, const char *path)
 	if (!f)
 		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
 		    o->save, strerror(errno));
-	/* Only a regular file is removed after a failed write. */
 	regular = !to_stdout && fstat(fileno(f), &st) == 0 &&
 		  S_ISREG(st.st_mode);
 	if (capture_write(f, &s, o->procfs) ||

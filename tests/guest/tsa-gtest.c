@@ -1006,27 +1006,12 @@ static void test_hooks(void)
 
 /* --- every thread in the system sums exactly -------------------------- */
 
-/* PF_KTHREAD in /proc/TID/stat's flags (field 9); false if it is gone. */
+/* PF_KTHREAD; false if the thread is gone. */
 static int is_kthread(pid_t tid)
 {
-	char path[64], buf[1024], *p;
 	unsigned long flags;
-	ssize_t len;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		return 0;
-	return !!(flags & 0x00200000);
+	return !tsa_read_task_flags(tid, &flags) && (flags & 0x00200000);
 }
 
 static void test_all_sum(void)

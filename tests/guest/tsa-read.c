@@ -492,32 +492,58 @@ int tsa_parse_state_list(const char *list, uint32_t *bits)
 	return ret;
 }
 
-int tsa_read_faults(pid_t tid, uint64_t *minflt, uint64_t *majflt)
+/*
+ * The fields of /proc/<tid>/task/<tid>/stat after comm, which may hold
+ * anything: they restart after its last ')'. NULL with errno if gone.
+ */
+static const char *stat_fields(pid_t tid, char *buf, size_t size)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long mi, ma;
+	char path[64], *p;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return NULL;
 	buf[n] = 0;
-	/* comm may hold anything: fields restart after its last ')'. */
 	p = strrchr(buf, ')');
+	if (!p)
+		errno = EPROTO;
+	return p ? p + 1 : NULL;
+}
+
+int tsa_read_faults(pid_t tid, uint64_t *minflt, uint64_t *majflt)
+{
+	char buf[1024];
+	const char *p = stat_fields(tid, buf, sizeof(buf));
+	unsigned long long mi, ma;
+
 	/* ) state ppid pgrp session tty tpgid flags minflt cminflt majflt */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu",
+	if (!p || sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu",
 			 &mi, &ma) != 2) {
 		errno = EPROTO;
 		return -1;
 	}
 	*minflt = mi;
 	*majflt = ma;
+	return 0;
+}
+
+int tsa_read_task_flags(pid_t tid, unsigned long *flags)
+{
+	char buf[1024];
+	const char *p = stat_fields(tid, buf, sizeof(buf));
+
+	/* ) state ppid pgrp session tty tpgid flags */
+	if (!p || sscanf(p, " %*c %*d %*d %*d %*d %*d %lu", flags) != 1) {
+		errno = EPROTO;
+		return -1;
+	}
 	return 0;
 }
 

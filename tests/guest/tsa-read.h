@@ -93,6 +93,8 @@ struct tsa_delays {
 int tsa_read_delays(pid_t tid, struct tsa_delays *d);
 /* The kernel's per-thread minflt/majflt (/proc/<tid>/task/<tid>/stat). */
 int tsa_read_faults(pid_t tid, uint64_t *minflt, uint64_t *majflt);
+/* The kernel's PF_* flags of a thread (stat field 9); -1 with errno. */
+int tsa_read_task_flags(pid_t tid, unsigned long *flags);
 /*
  * "A B C" list of state and counter names -> bit per state (bits 0-15) and
  * per counter (TSA_COUNTER_BIT, as the module numbers them); -1 on an

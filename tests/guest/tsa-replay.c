@@ -613,22 +613,11 @@ static void replay_event(const struct ev *e)
 
 static int is_kthread(pid_t tid)
 {
-	char p[64], buf[1024], *q;
-	unsigned long flags = 0;
-	FILE *f;
+	unsigned long flags;
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", tid);
-	f = fopen(p, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	q = strrchr(buf, ')');
-	/* state ppid pgrp session tty tpgid flags: the 7th after ')'. */
-	if (q && sscanf(q + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
-		return !!(flags & (0x00200000 | 0x10));	/* kthread, io worker */
-	return 0;
+	/* A kernel thread or an io_uring worker. */
+	return !tsa_read_task_flags(tid, &flags) &&
+	       (flags & (0x00200000 | 0x10));
 }
 
 /*
