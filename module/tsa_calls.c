@@ -148,17 +148,20 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
  * Move the call in progress so far into its row: as a call of its own
  * when @count, or as more of one already counted (the rest of a call
  * after an exit's hand-over). The call goes on, with nothing in cur[].
+ * Returns the row (NULL if none) and, in @ns if given, the time moved.
  */
-void tsa_calls_fold(struct tsa_calls *c, bool count)
+struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
 {
 	struct tsa_call_row *r;
 	unsigned int mask = c->mask, s;
 	u64 total = 0;
 
+	if (ns)
+		*ns = 0;
 	/* Nothing known of a call entered before tracking: no row. */
 	if (!tsa_calls_in_call(c) ||
 	    (c->cur_key == TSA_CALL_UNKNOWN && !mask))
-		return;
+		return NULL;
 	r = tsa_calls_row(c, c->cur_key, 0, true);
 	/* Most calls were only on CPU: one bit, one pass. */
 	for (; mask; mask &= mask - 1) {
@@ -170,6 +173,9 @@ void tsa_calls_fold(struct tsa_calls *c, bool count)
 	r->ns += total;
 	r->longest = max(r->longest, total);
 	c->mask = 0;
+	if (ns)
+		*ns = total;
+	return r;
 }
 
 /* After a hand-over: the rows start again; a call in progress goes on. */

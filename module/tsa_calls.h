@@ -108,44 +108,58 @@ static inline u16 tsa_call_key(long nr, bool ia32)
 }
 
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call);
-void tsa_calls_fold(struct tsa_calls *c, bool count);
+struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns);
 
 /* The thread enters call @key (a call still open is closed first). */
 static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
 {
 	if (unlikely(tsa_calls_in_call(c)))
-		tsa_calls_fold(c, true);
+		tsa_calls_fold(c, true, NULL);
 	c->cur_key = key;
 	c->mask = 0;
 }
 
 /*
- * The call returns. @key is the number the task returns from, which
- * names a call entered before tsa saw it.
+ * The call returns, with the time charged to it so far. @key is the
+ * number the task returns from, which names a call entered before tsa saw
+ * it. Returns the call's row (NULL if none) and its time in @ns, so that
+ * a last stay charged after this can be added (tsa_calls_add_stay()).
  */
-static inline void tsa_calls_end(struct tsa_calls *c, u16 key)
+static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
+						 u16 key, u64 *ns)
 {
 	struct tsa_call_row *r = &c->row[c->hint];
-	u64 ns = c->cur[TSA_SYS];
 
 	/*
-	 * Most calls repeat the last one and never leave the CPU: add
-	 * their SYS time to the hinted row without the general fold.
+	 * Most calls repeat the last one and never leave the CPU: their
+	 * SYS time, if any, goes to the hinted row without the general fold.
 	 */
-	if (likely(c->mask == BIT(TSA_SYS) && c->hint < c->rows &&
+	if (likely(!(c->mask & ~BIT(TSA_SYS)) && c->hint < c->rows &&
 		   r->key == c->cur_key)) {
+		*ns = c->mask ? c->cur[TSA_SYS] : 0;
 		r->calls++;
-		r->ns += ns;
-		r->state_ns[TSA_SYS] += ns;
-		if (ns > r->longest)
-			r->longest = ns;
+		r->ns += *ns;
+		r->state_ns[TSA_SYS] += *ns;
+		if (*ns > r->longest)
+			r->longest = *ns;
 	} else {
 		if (unlikely(c->cur_key == TSA_CALL_UNKNOWN))
 			c->cur_key = key;
-		tsa_calls_fold(c, true);
+		r = tsa_calls_fold(c, true, ns);
 	}
 	c->mask = 0;
 	c->cur_key = TSA_CALL_NONE;
+	return r;
+}
+
+/* A call's last stay in @s, after tsa_calls_end() gave its row and @ns. */
+static inline void tsa_calls_add_stay(struct tsa_call_row *r, u64 ns,
+				      unsigned int s, u64 stay)
+{
+	r->ns += stay;
+	r->state_ns[s] += stay;
+	if (ns + stay > r->longest)
+		r->longest = ns + stay;
 }
 
 void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from);

@@ -105,6 +105,50 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 15ULL);
 }
 
+/*
+ * A return does its work before its clock read (tsa_syscall_return()):
+ * up to the clock it is SYS and the call's, on a call that slept too.
+ */
+static void return_work_before_the_clock_is_the_calls(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	const struct tsa_call_row *r;
+	struct tsa_sys_exit x;
+
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
+	tsa_acct_sys_exit_end(a, 17, &x);
+	r = row_of(a->tab[TSA_T_CALLS], NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 7ULL);
+	KUNIT_EXPECT_EQ(test, r->longest, 7ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 7ULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_USR);
+	tsa_acct_sys_enter(a, 20, NR_A);			/* USR 3 more */
+	tsa_acct_switch_out(a, 22, TSA_SW_BLOCK, TSA_IDL);	/* SYS 2 */
+	tsa_acct_wakeup(a, 30);					/* IDL 8 */
+	tsa_acct_switch_in(a, 31, 0);				/* LAT 1 */
+	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
+	tsa_acct_sys_exit_end(a, 40, &x);			/* SYS 9 */
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 27ULL);
+	KUNIT_EXPECT_EQ(test, r->longest, 20ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 18ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 8ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 18ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 13ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
+	/* A clock behind the last stamp is clamped: the row adds nothing. */
+	tsa_acct_sys_enter(a, 50, NR_A);
+	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
+	KUNIT_EXPECT_TRUE(test, tsa_acct_sys_exit_end(a, 45, &x));
+	KUNIT_EXPECT_EQ(test, r->calls, 3ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 27ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
+}
+
 /* A full table hands its least row to "other": the sum stays exact. */
 static void full_table_evicts_the_least_row(struct kunit *test)
 {
@@ -269,6 +313,7 @@ static void keys_tell_the_tables_apart(struct kunit *test)
 
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_time_is_split_by_state),
+	KUNIT_CASE(return_work_before_the_clock_is_the_calls),
 	KUNIT_CASE(full_table_evicts_the_least_row),
 	KUNIT_CASE(merge_keeps_the_biggest),
 	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),

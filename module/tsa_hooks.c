@@ -425,11 +425,22 @@ static TSA_PROBE_TASK(tsa_sched_process_free)
 }
 TSA_CHECK_PROBE(sched_process_free, tsa_sched_process_free);
 
+/* The clock last: everything else a return does comes before it. */
+static __always_inline void tsa_syscall_return(struct tsa_thread *th,
+					       u16 call, bool sig)
+{
+	struct tsa_sys_exit x;
+
+	tsa_acct_sys_exit_begin(&th->acct, call, sig, &x);
+	tsa_clamped(tsa_acct_sys_exit_end(&th->acct, tsa_clock(), &x));
+}
+
 /*
  * @nr: the call's number, as the task passed it; @compat: the task is a
- * 32-bit one; @sig: the call handed it a signal.
+ * 32-bit one; @sig: the call handed it a signal; @t: sys_enter's clock.
  */
-static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
+static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig,
+			u64 t)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
@@ -441,26 +452,29 @@ static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig)
 	if (!th)
 		return;
 	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
-	/*
-	 * The clock is read with the record open (see tsa_sched_switch):
-	 * read before, a vCPU or an NMI stalling between the read and the
-	 * open would let a reader charge the old state past the stamp, and
-	 * a later read would then see that state's time go down.
-	 */
 	locked = tsa_thread_own_begin(th, &flags);
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct, tsa_clock(), call));
+		tsa_clamped(tsa_acct_sys_enter(&th->acct,
+					       tsa_thread_early_stamp(th, t),
+					       call));
 	else
-		tsa_clamped(tsa_acct_sys_exit(&th->acct, tsa_clock(), call,
-					      sig));
+		tsa_syscall_return(th, call, sig);
 	tsa_thread_own_end(th, flags, locked);
 }
 
+/*
+ * The clock is read first thing on the way into the kernel, and last on
+ * the way out (with only the charge after it): the probe's own work is
+ * the kernel's time, SYS, not the user's.
+ */
 static TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 {
+	u64 t;
+
 	/* From 6.13 these probes may run preemptible. */
 	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_ENTER, id, tsa_task_compat(current), false);
+	t = tsa_clock();
+	tsa_syscall(TSA_EV_SYS_ENTER, id, tsa_task_compat(current), false, t);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
@@ -473,7 +487,7 @@ static TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 
 	preempt_disable_notrace();
 	tsa_syscall(TSA_EV_SYS_EXIT, nr, compat,
-		    tsa_syscall_took_signal(nr, compat, ret));
+		    tsa_syscall_took_signal(nr, compat, ret), 0);
 	preempt_enable_notrace();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
@@ -483,7 +497,7 @@ TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
  * first and last the kernel does on every entry from user mode and exit
  * to it, with IRQs off. Only the current task's record is written.
  */
-static void tsa_user_edge(enum tsa_event ev)
+static void tsa_user_edge(enum tsa_event ev, u64 t)
 {
 	struct tsa_thread *th;
 	bool locked;
@@ -492,24 +506,25 @@ static void tsa_user_edge(enum tsa_event ev)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	/* The clock is read with the record open: see tsa_syscall(). */
 	locked = tsa_thread_own_begin_irqs_off(th, 0);
 	if (ev == TSA_EV_USER_EXIT)
-		tsa_clamped(tsa_acct_user_exit(&th->acct, tsa_clock()));
+		tsa_clamped(tsa_acct_user_exit(&th->acct,
+					       tsa_thread_early_stamp(th, t)));
 	else
 		tsa_clamped(tsa_acct_user_enter(&th->acct, tsa_clock()));
 	tsa_thread_own_end_irqs_off(th, locked);
 }
 
+/* The clock first on the way in, last on the way out: see tsa_sys_enter. */
 static TSA_PROBE_USER_EDGE(tsa_user_exit)
 {
-	tsa_user_edge(TSA_EV_USER_EXIT);
+	tsa_user_edge(TSA_EV_USER_EXIT, tsa_clock());
 }
 TSA_CHECK_PROBE(user_exit, tsa_user_exit);
 
 static TSA_PROBE_USER_EDGE(tsa_user_enter)
 {
-	tsa_user_edge(TSA_EV_USER_ENTER);
+	tsa_user_edge(TSA_EV_USER_ENTER, 0);
 }
 TSA_CHECK_PROBE(user_enter, tsa_user_enter);
 
@@ -570,6 +585,7 @@ struct tsa_fault_data {
 static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	u64 t = tsa_clock();	/* first: see tsa_sys_enter */
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked;
@@ -581,7 +597,8 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->flags = regs_get_kernel_argument(regs, 2);
 	if (!tsa_probe_write_begin(th, &flags, &locked))
 		return 1;	/* not followed: no half a fault */
-	tsa_clamped(tsa_acct_fault_enter(&th->acct, tsa_clock(),
+	tsa_clamped(tsa_acct_fault_enter(&th->acct,
+					 tsa_thread_early_stamp(th, t),
 					 tsa_fault_kind(d->flags), &d->saved));
 	tsa_probe_write_end(th, flags, locked);
 	return 0;

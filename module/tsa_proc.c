@@ -622,7 +622,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		ret = -EACCES;
 		goto out;
 	}
-	now = tsa_clock();
+	now = tsa_reader_clock();
 	rcu_read_lock();
 	th = tsa_thread_find(t);
 	if (th) {
@@ -737,7 +737,7 @@ static struct tsa_all *tsa_all_collect(bool tables)
 		if (!all)
 			return ERR_PTR(-ENOMEM);
 		rcu_read_lock();
-		all->now = tsa_clock();
+		all->now = tsa_reader_clock();
 		for_each_process(p) {
 			full = !tsa_all_process(all, p);
 			if (full)

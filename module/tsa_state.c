@@ -190,15 +190,35 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 }
 
 /*
+ * A system call returns, in two steps so that the clock can be read
+ * between them, after all the work that does not need it: the work is
+ * kernel time, SYS (and the call's).
+ *
  * @call names the call if it was entered before tracking began; @sig:
- * it handed the thread a signal (tsa_syscall_took_signal()).
+ * it handed the thread a signal (tsa_syscall_took_signal()). The call's
+ * row takes its time so far; the last stay follows at the clock.
  */
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
+void tsa_acct_sys_exit_begin(struct tsa_acct *a, u16 call, bool sig,
+			     struct tsa_sys_exit *x)
 {
-	bool clamped = false;
-
 	a->flags &= ~TSA_F_IN_KERNEL;
 	a->count[TSA_SIG] += sig;
+	x->row = NULL;
+	if (!a->tab[TSA_T_CALLS])
+		return;
+	x->row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &x->ns);
+	/* No stay of the call to close: nothing more for its row. */
+	if (a->state != TSA_SYS ||
+	    (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)))
+		x->row = NULL;
+}
+
+bool tsa_acct_sys_exit_end(struct tsa_acct *a, u64 now,
+			   const struct tsa_sys_exit *x)
+{
+	u64 stamp = a->stamp;
+	bool clamped = false;
+
 	/*
 	 * With the boundary traced, user mode starts at user_enter; the
 	 * call's time is charged here all the same.
@@ -206,9 +226,18 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
 					   TSA_SYS : TSA_USR);
-	if (a->tab[TSA_T_CALLS])
-		tsa_calls_end(a->tab[TSA_T_CALLS], call);
+	if (x->row)
+		tsa_calls_add_stay(x->row, x->ns, TSA_SYS, a->stamp - stamp);
 	return clamped;
+}
+
+/* Both steps at @now. */
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
+{
+	struct tsa_sys_exit x;
+
+	tsa_acct_sys_exit_begin(a, call, sig, &x);
+	return tsa_acct_sys_exit_end(a, now, &x);
 }
 
 /*
@@ -233,7 +262,7 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 	for (k = 0; k < TSA_NR_TABLES; k++) {
 		if (!a->tab[k])
 			continue;
-		tsa_calls_fold(a->tab[k], true);
+		tsa_calls_fold(a->tab[k], true, NULL);
 		if (sum_tab && sum_tab[k])
 			tsa_calls_merge(sum_tab[k], a->tab[k]);
 		tsa_calls_clear_rows(a->tab[k]);
@@ -262,7 +291,7 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now)
 	clamped = tsa_acct_charge(a, now);
 	for (k = 0; k < TSA_NR_TABLES; k++)
 		if (a->tab[k])
-			tsa_calls_fold(a->tab[k], !(a->flags & TSA_F_EXITING));
+			tsa_calls_fold(a->tab[k], !(a->flags & TSA_F_EXITING), NULL);
 	a->flags |= TSA_F_DEAD;
 	return clamped;
 }
@@ -363,12 +392,13 @@ bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now, u16 source)
 bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now)
 {
 	bool clamped;
+	u64 ns;
 
 	if (a->state != TSA_TRP)
 		return false;
 	clamped = tsa_acct_enter(a, now, a->trp_from);
 	if (a->tab[TSA_T_TRAPS])
-		tsa_calls_end(a->tab[TSA_T_TRAPS], TSA_CALL_OTHER);
+		tsa_calls_end(a->tab[TSA_T_TRAPS], TSA_CALL_OTHER, &ns);
 	return clamped;
 }
 
@@ -386,7 +416,7 @@ bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count)
 	if (a->state != TSA_TRP || !t || !tsa_calls_in_call(t))
 		return false;
 	clamped = tsa_acct_charge(a, now);
-	tsa_calls_fold(t, count);
+	tsa_calls_fold(t, count, NULL);
 	t->cur_key = source;
 	return clamped;
 }
@@ -420,7 +450,7 @@ void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 {
 	if (!(a->flags & TSA_F_DEAD) && tsa_calls_in_call(c))
 		tsa_calls_charge(c, a->state, max(now, a->stamp) - a->stamp);
-	tsa_calls_fold(c, !(a->flags & TSA_F_EXITING));
+	tsa_calls_fold(c, !(a->flags & TSA_F_EXITING), NULL);
 	tsa_calls_sort(c);
 }
 

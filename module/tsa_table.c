@@ -471,6 +471,27 @@ void tsa_thread_remove(const struct task_struct *t)
 		call_rcu(&th->rcu, tsa_thread_free_rcu);
 }
 
+/* The latest clock a reader charged a state in progress up to. */
+atomic64_t tsa_readers_clock = ATOMIC64_INIT(0);
+
+/*
+ * The clock for a reader's copies, published before any record is read:
+ * a writer that read its clock before opening the record then stamps no
+ * earlier than this (tsa_thread_early_stamp()), so no state's time seen
+ * here is taken back.
+ */
+u64 tsa_reader_clock(void)
+{
+	u64 now = tsa_clock();
+	s64 seen = atomic64_read(&tsa_readers_clock);
+
+	while (seen < (s64)now &&
+	       !atomic64_try_cmpxchg(&tsa_readers_clock, &seen, now))
+		;
+	smp_mb();	/* published before the records are read */
+	return now;
+}
+
 /*
  * A consistent copy of @th's accounting as of @now; returns the stay.
  * With @tables (tsa_table_size() bytes, laid out as after the record),

@@ -20,8 +20,9 @@
  * write the record do events serialise on its raw spinlock (legal under
  * the rq lock, and on PREEMPT_RT); the exit hand-overs take it too, under
  * their group's lock. Writers read the clock inside their write
- * section: a reader that copied the record before them has then read the
- * clock before them too, so the time it charged to the current state is
+ * section, or (the entry edges) stamp no earlier than any reader's
+ * published clock: a reader that copied the record before them charged
+ * the current state no later than their stamp, so the time it saw is
  * never taken back.
  *
  * Threads of one process share a struct tsa_group, found by the
@@ -37,6 +38,7 @@
 #ifndef TSA_TABLE_H
 #define TSA_TABLE_H
 
+#include <linux/atomic.h>
 #include <linux/llist.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -112,6 +114,7 @@ void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
+u64 tsa_reader_clock(void);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables);
 struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k);
@@ -172,6 +175,28 @@ static __always_inline void tsa_thread_own_end_irqs_off(struct tsa_thread *th,
 		return;
 	}
 	raw_write_seqcount_end(&th->seq);
+}
+
+extern atomic64_t tsa_readers_clock;
+
+/*
+ * The stamp of an event whose clock was read before its record was
+ * opened: the entry edges (sys_enter, user_exit, a fault's entry) read it
+ * first thing, so that their own work is kernel time. A reader that copied
+ * the record between that read and the open charged the old state up to
+ * its own clock, which may be later; it published that clock first
+ * (tsa_reader_clock()), and the open before this load makes sure one of
+ * the two sees the other. Nor does a stamp go before the state's own,
+ * which a seeder holding the lock may have set meanwhile.
+ */
+static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
+						  u64 t)
+{
+	u64 r;
+
+	smp_mb();	/* the open before the load: pairs with the reader's */
+	r = max_t(u64, atomic64_read(&tsa_readers_clock), th->acct.stamp);
+	return max(t, r);
 }
 
 /* The same from a probe that may run with IRQs on (syscalls). */

@@ -69,9 +69,11 @@ trace_setup() {
 # ftrace's is measured event by event.
 tsa_stamps() {
 	local f
-	for f in switch_out switch_in wakeup sys_enter sys_exit; do
-		echo "p:tsa_$f tsa:tsa_acct_$f now=%si:u64" >>$T/kprobe_events || return 1
-		echo 1 >"$T/events/kprobes/tsa_$f/enable" || return 1
+	# A return is two calls, with the clock read between: the second
+	# takes it.
+	for f in switch_out switch_in wakeup sys_enter sys_exit_end; do
+		echo "p:tsa_${f%_end} tsa:tsa_acct_$f now=%si:u64" >>$T/kprobe_events || return 1
+		echo 1 >"$T/events/kprobes/tsa_${f%_end}/enable" || return 1
 	done
 }
 
