@@ -136,12 +136,14 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 	 */
 	if (likely(!(c->mask & ~BIT(TSA_SYS)) && c->hint < c->rows &&
 		   r->key == c->cur_key)) {
-		*ns = c->mask ? c->cur[TSA_SYS] : 0;
+		u64 sys = c->mask ? c->cur[TSA_SYS] : 0;
+
 		r->calls++;
-		r->ns += *ns;
-		r->state_ns[TSA_SYS] += *ns;
-		if (*ns > r->longest)
-			r->longest = *ns;
+		r->ns += sys;
+		r->state_ns[TSA_SYS] += sys;
+		if (sys > r->longest)
+			r->longest = sys;
+		*ns = sys;
 	} else {
 		if (unlikely(c->cur_key == TSA_CALL_UNKNOWN))
 			c->cur_key = key;
