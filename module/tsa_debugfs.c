@@ -41,6 +41,10 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,
 		   resyncs);
 	seq_printf(m, "reader_row_bytes %llu\n", row_bytes);
+	/* Copies redone because the owner wrote meanwhile, and held. */
+	seq_printf(m, "reader_copies %llu\nreader_retries %llu\nreader_retries_max %llu\nreader_holds %llu\n",
+		   st.reads, st.read_retries, st.read_retries_max,
+		   st.read_locks);
 	tsa_hooks_show(m);
 	tsa_hooks_show_degraded(m);
 	return 0;

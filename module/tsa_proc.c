@@ -725,10 +725,42 @@ static unsigned int tsa_all_rows_wanted(void)
 	return n + n / 8 + 16;
 }
 
+/*
+ * Copy every process into @all, by process id as /proc lists them, each
+ * in an RCU read section of its own with a chance to reschedule after
+ * it: a walk of ten thousand threads neither holds off RCU grace periods
+ * nor the CPU for all of them at once. A process is copied whole or not
+ * at all (tsa_all_process()); one born meanwhile with a lower id than
+ * the walk has reached is not in this snapshot. Returns true when @all
+ * filled up.
+ */
+static bool tsa_all_walk(struct tsa_all *all)
+{
+	struct task_struct *p;
+	struct pid *pid;
+	bool full = false;
+	int nr = 1;
+
+	while (!full) {
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			break;
+		}
+		nr = pid_nr(pid) + 1;
+		p = pid_task(pid, PIDTYPE_TGID);
+		if (p)
+			full = !tsa_all_process(all, p);
+		rcu_read_unlock();
+		cond_resched();
+	}
+	return full;
+}
+
 static struct tsa_all *tsa_all_collect(bool tables)
 {
 	unsigned int max = tsa_all_rows_wanted(), tries;
-	struct task_struct *p;
 	struct tsa_all *all;
 	bool full = false;
 
@@ -736,14 +768,8 @@ static struct tsa_all *tsa_all_collect(bool tables)
 		all = tsa_all_alloc(max, tables);
 		if (!all)
 			return ERR_PTR(-ENOMEM);
-		rcu_read_lock();
 		all->now = tsa_reader_clock();
-		for_each_process(p) {
-			full = !tsa_all_process(all, p);
-			if (full)
-				break;
-		}
-		rcu_read_unlock();
+		full = tsa_all_walk(all);
 		if (!full)
 			return all;
 		tsa_all_free(all);

@@ -493,28 +493,100 @@ u64 tsa_reader_clock(void)
 }
 
 /*
+ * The seeder is done: the record's own events may write it without the
+ * lock again, unless a reader holds them off. Cleared under the lock, so
+ * a reader's bit is never lost; the release pairs with
+ * tsa_thread_own_begin_irqs_off(): the seeder's writes come first.
+ */
+void tsa_thread_seeded(struct tsa_thread *th)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&th->lock, flags);
+	/* Our writes before the clear: see above. */
+	smp_store_release(&th->seeding, th->seeding & ~TSA_SEEDING_SEEDER);
+	raw_spin_unlock_irqrestore(&th->lock, flags);
+}
+
+/* What readers cost the threads they read (debugfs). */
+static atomic64_t tsa_nr_reads = ATOMIC64_INIT(0);
+static atomic64_t tsa_nr_read_retries = ATOMIC64_INIT(0);
+static atomic64_t tsa_nr_read_locks = ATOMIC64_INIT(0);
+static atomic_t tsa_read_retries_max = ATOMIC_INIT(0);
+
+/*
+ * Lockless copies a reader tries before it holds the owner off: a thread
+ * in a syscall loop writes its record every few hundred nanoseconds, as
+ * long as a copy of the record and its tables takes, so a reader could
+ * retry for ever (milliseconds were seen) and slow the thread it reads.
+ */
+#define TSA_READ_TRIES	3
+
+/*
+ * Make the record's writers take its lock, as while a seeder writes it
+ * (tsa_thread_own_begin_irqs_off()), and hold it: no new write starts.
+ * A write that saw the flag clear before the store below may still be
+ * under way; the seqcount tells, and the next copy waits for its end.
+ */
+static void tsa_thread_hold_writers(struct tsa_thread *th,
+				    unsigned long *flags)
+{
+	raw_spin_lock_irqsave(&th->lock, *flags);
+	WRITE_ONCE(th->seeding, th->seeding | TSA_SEEDING_READER);
+	smp_mb();	/* the flag before the seqcount is read again */
+}
+
+static void tsa_thread_release_writers(struct tsa_thread *th,
+				       unsigned long flags)
+{
+	/* Pairs with tsa_thread_own_begin_irqs_off(), as the seeder's. */
+	smp_store_release(&th->seeding, th->seeding & ~TSA_SEEDING_READER);
+	raw_spin_unlock_irqrestore(&th->lock, flags);
+}
+
+/*
  * A consistent copy of @th's accounting as of @now; returns the stay.
  * With @tables (tsa_table_size() bytes, laid out as after the record),
  * a copy of its tables too, as of @now, sorted.
  *
- * Readers copy under the seqcount with IRQs on and no record lock held:
- * what they read, however many threads, never adds to the IRQs-off time
- * of the writers (one event each) it races with. Lockdep checks it.
+ * Readers copy under the seqcount with IRQs on and no record lock held,
+ * and so never make a writer wait, unless the owner writes faster than
+ * they copy: after TSA_READ_TRIES failed copies a reader holds the
+ * writers off for one copy (a couple of KiB, well under a microsecond
+ * with IRQs off), so that a read is bounded and costs the owner at most
+ * that wait. Lockdep checks that no reader comes here with IRQs off.
  */
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables)
 {
+	unsigned int seq, tries = 0, max;
+	unsigned long flags = 0;
 	struct tsa_acct copy;
-	unsigned int seq;
 	int k;
 
 	lockdep_assert_irqs_enabled();
-	do {
+	for (;;) {
 		seq = read_seqcount_begin(&th->seq);
 		copy = th->acct;
 		if (tables)
 			memcpy(tables, th + 1, tsa_table_size());
-	} while (read_seqcount_retry(&th->seq, seq));
+		if (!read_seqcount_retry(&th->seq, seq))
+			break;
+		if (++tries == TSA_READ_TRIES) {
+			tsa_thread_hold_writers(th, &flags);
+			atomic64_inc(&tsa_nr_read_locks);
+		}
+	}
+	if (tries >= TSA_READ_TRIES)
+		tsa_thread_release_writers(th, flags);
+	atomic64_inc(&tsa_nr_reads);
+	if (tries) {
+		atomic64_add(tries, &tsa_nr_read_retries);
+		max = atomic_read(&tsa_read_retries_max);
+		while (tries > max &&
+		       !atomic_try_cmpxchg(&tsa_read_retries_max, &max, tries))
+			;
+	}
 	for (k = 0; tables && k < TSA_NR_TABLES; k++)
 		if (tsa_rows[k])
 			tsa_acct_table_snapshot(&copy, now,
@@ -639,6 +711,10 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 	st->thread_size = kmem_cache_size(tsa_thread_cache);
 	st->group_size = kmem_cache_size(tsa_group_cache);
 	st->buckets = (1UL << tsa_thread_bits) + ARRAY_SIZE(tsa_groups);
+	st->reads = atomic64_read(&tsa_nr_reads);
+	st->read_retries = atomic64_read(&tsa_nr_read_retries);
+	st->read_retries_max = atomic_read(&tsa_read_retries_max);
+	st->read_locks = atomic64_read(&tsa_nr_read_locks);
 	st->bytes = st->threads * st->thread_size +
 		    st->groups * st->group_size +
 		    st->buckets * sizeof(struct hlist_head);

@@ -83,12 +83,20 @@ struct tsa_thread {
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
-	u8 seeding;			/* a seeder may write it: events lock */
+	u8 seeding;			/* TSA_SEEDING_*: events lock */
 	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
 	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
 	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
+
+/*
+ * struct tsa_thread.seeding: who makes the record's own events take its
+ * lock. Set before insertion (a seeder) or under the lock (a reader that
+ * holds writers off), and cleared under the lock, each its own bit.
+ */
+#define TSA_SEEDING_SEEDER	0x01
+#define TSA_SEEDING_READER	0x02
 
 struct tsa_table_stats {
 	u64 threads;
@@ -99,6 +107,10 @@ struct tsa_table_stats {
 	u64 thread_size;	/* slab object size of one record */
 	u64 group_size;
 	u64 buckets;
+	u64 reads;		/* record copies by readers */
+	u64 read_retries;	/* copies redone: the owner wrote meanwhile */
+	u64 read_retries_max;	/* the most of one copy */
+	u64 read_locks;		/* copies that held the writers off */
 };
 
 int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows);
@@ -114,6 +126,7 @@ void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
+void tsa_thread_seeded(struct tsa_thread *th);
 u64 tsa_reader_clock(void);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables);
@@ -156,7 +169,7 @@ static __always_inline bool tsa_thread_own_begin_irqs_off(struct tsa_thread *th,
 							  int sub)
 {
 	lockdep_assert_irqs_disabled();
-	/* Pairs with the seeder's release in tsa_seed_task(). */
+	/* Pairs with the release in tsa_thread_seeded(). */
 	if (unlikely(smp_load_acquire(&th->seeding))) {
 		raw_spin_lock_nested(&th->lock, sub);
 		write_seqcount_begin_nested(&th->seq, sub);

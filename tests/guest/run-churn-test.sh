@@ -14,5 +14,5 @@ if [ -z "${TSA_KO:-}" ]; then
 	TSA_KO=$PWD/tsa.ko
 fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
-# --tcg-single: see tests/guest-run (multi-threaded TCG runs stale patched text).
-exec tests/guest-run --kernel "$TSA_KERNEL" --tcg-single "$@" -- bash tests/guest/churn-test.sh "$TSA_KO" "$PWD/tests/out/churn" "${TSA_CHURN_ROUNDS:-5}"
+# TSA_TCG=multi: vCPUs in parallel; the loads and unloads are quiesced.
+exec tests/guest-run --kernel "$TSA_KERNEL" "$@" -- bash tests/guest/churn-test.sh "$TSA_KO" "$PWD/tests/out/churn" "${TSA_CHURN_ROUNDS:-5}"

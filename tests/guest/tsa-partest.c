@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa-partest: guest side of the parallel suite (run-parallel-tests.sh),
+ * for guests whose vCPUs truly run at once (multi-threaded TCG). TAP on
+ * stdout; numbering starts at --first.
+ *
+ *   tsa-partest [--first N] readers SECS ROUNDS
+ *
+ * A thread in a getppid() loop on CPU 1 (the spinner: its record is
+ * written at every system call edge) while a reader on CPU 0 reads, in
+ * turn for SECS seconds each, ROUNDS times over:
+ *   status  the kernel's own /proc/<tid>/status of the spinner (control)
+ *   tid     /proc/tsa/<tid> of the spinner
+ *   all     /proc/tsa/all
+ * Expected: the spinner keeps at least 90 % of its call rate under the
+ * control while a tsa file is read; a tsa read's 99th percentile is within
+ * 10x its median (or, on a host busy enough to give the control a longer
+ * tail, no longer a tail than the control's); no copy of a record retries more than a few times
+ * (debugfs reader_retries_max).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int test_no;
+static int failures;
+
+static void tap(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failures += !ok;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Read a whole file; -1 on error. */
+static long slurp(const char *path, char *buf, size_t size)
+{
+	long n, total = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, size)) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+/* The reader counters of debugfs, or all -1 without them. */
+struct rstats {
+	long long copies, retries, max, holds;
+};
+
+static void read_rstats(struct rstats *r)
+{
+	static char buf[8192];
+	char *p;
+
+	r->copies = r->retries = r->max = r->holds = -1;
+	if (slurp("/sys/kernel/debug/tsa/stats", buf, sizeof(buf) - 1) < 0)
+		return;
+	buf[sizeof(buf) - 1] = '\0';
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n")) {
+		sscanf(p, "reader_copies %lld", &r->copies);
+		sscanf(p, "reader_retries %lld", &r->retries);
+		sscanf(p, "reader_retries_max %lld", &r->max);
+		sscanf(p, "reader_holds %lld", &r->holds);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+enum { K_STATUS, K_TID, K_ALL, K_N };
+static const char *const kname[K_N] = { "status", "tid", "all" };
+
+struct kind {
+	char path[64];
+	double calls, secs;		/* the spinner's, while read */
+	double *lat;			/* each read's time */
+	size_t n, cap;
+	long errors;
+	long long copies, retries, holds;
+};
+
+static void add_lat(struct kind *k, double d)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 4096;
+		k->lat = realloc(k->lat, k->cap * sizeof(*k->lat));
+		if (!k->lat) {
+			perror("realloc");
+			exit(1);
+		}
+	}
+	k->lat[k->n++] = d;
+}
+
+static double pct(const struct kind *k, double p)
+{
+	size_t i;
+
+	if (!k->n)
+		return 0;
+	i = (size_t)(p * (k->n - 1) + 0.5);
+	return k->lat[i];
+}
+
+static int readers(int secs, int rounds)
+{
+	static char buf[1 << 20];
+	volatile uint64_t *calls;
+	struct kind k[K_N] = { 0 };
+	struct rstats r0, r1;
+	long long worst = -1;
+	double rate[K_N], ctl_tail;
+	pid_t spinner;
+	int i, rd;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		tap(0, "readers: needs two CPUs online (saw %ld)",
+		    sysconf(_SC_NPROCESSORS_ONLN));
+		return 1;
+	}
+	calls = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (calls == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	spinner = fork();
+	if (spinner == 0) {
+		if (pin(1))
+			_exit(1);
+		for (;;) {
+			syscall(SYS_getppid);
+			(*calls)++;
+		}
+	}
+	if (spinner < 0 || pin(0)) {
+		perror("fork/pin");
+		return 1;
+	}
+	snprintf(k[K_STATUS].path, sizeof(k[0].path), "/proc/%d/status",
+		 spinner);
+	snprintf(k[K_TID].path, sizeof(k[0].path), "/proc/tsa/%d", spinner);
+	snprintf(k[K_ALL].path, sizeof(k[0].path), "/proc/tsa/all");
+	usleep(300000);	/* the spinner at full speed */
+	for (rd = 0; rd < rounds; rd++) {
+		for (i = 0; i < K_N; i++) {
+			double t0 = now_s(), t, end = t0 + secs;
+			uint64_t c0 = *calls;
+
+			read_rstats(&r0);
+			while ((t = now_s()) < end) {
+				double t1;
+
+				if (slurp(k[i].path, buf, sizeof(buf)) < 0)
+					k[i].errors++;
+				t1 = now_s();
+				add_lat(&k[i], t1 - t);
+			}
+			k[i].calls += *calls - c0;
+			k[i].secs += now_s() - t0;
+			read_rstats(&r1);
+			if (r0.copies >= 0 && r1.copies >= 0) {
+				k[i].copies += r1.copies - r0.copies;
+				k[i].retries += r1.retries - r0.retries;
+				k[i].holds += r1.holds - r0.holds;
+				worst = r1.max;
+			}
+		}
+	}
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+
+	printf("# reader on CPU 0, getppid() spinner on CPU 1, %d rounds of %d s per file\n",
+	       rounds, secs);
+	printf("# %-7s %12s %8s %8s %10s %10s %10s %9s %9s %7s\n", "file",
+	       "spinner/s", "of ctl", "reads", "median_ms", "p99_ms",
+	       "max_ms", "copies", "retries", "holds");
+	for (i = 0; i < K_N; i++) {
+		qsort(k[i].lat, k[i].n, sizeof(double), cmp_double);
+		rate[i] = k[i].secs > 0 ? k[i].calls / k[i].secs : 0;
+		printf("# %-7s %12.0f %7.1f%% %8zu %10.3f %10.3f %10.3f %9lld %9lld %7lld\n",
+		       kname[i], rate[i],
+		       rate[K_STATUS] > 0 ? 100 * rate[i] / rate[K_STATUS] : 0,
+		       k[i].n, 1e3 * pct(&k[i], 0.5), 1e3 * pct(&k[i], 0.99),
+		       k[i].n ? 1e3 * k[i].lat[k[i].n - 1] : 0, k[i].copies,
+		       k[i].retries, k[i].holds);
+	}
+	for (i = 0; i < K_N; i++)
+		tap(k[i].n > 0 && !k[i].errors,
+		    "readers: %zu reads of %s, %ld failed", k[i].n, k[i].path,
+		    k[i].errors);
+	ctl_tail = pct(&k[K_STATUS], 0.99) / pct(&k[K_STATUS], 0.5);
+	for (i = K_TID; i < K_N; i++) {
+		double share = rate[K_STATUS] > 0 ? rate[i] / rate[K_STATUS] : 0;
+		double med = pct(&k[i], 0.5), p99 = pct(&k[i], 0.99);
+
+		tap(share >= 0.90,
+		    "readers: the spinner keeps %.1f%% of its rate under the control reader while %s is read (expected >= 90%%; %.0f/s against %.0f/s)",
+		    100 * share, kname[i], rate[i], rate[K_STATUS]);
+		/*
+		 * The emulator stalls a vCPU now and then (its host thread
+		 * is descheduled) and any read that meets one takes
+		 * milliseconds: where the control's own tail is longer
+		 * than 10x, the host made it, and tsa's may be as long.
+		 */
+		tap(p99 <= 10 * med || p99 / med <= ctl_tail,
+		    "readers: %s reads' 99th percentile %.3f ms within 10x their median %.3f ms, or no longer a tail than the control's (its p99 %.1fx its median)",
+		    kname[i], 1e3 * p99, 1e3 * med, ctl_tail);
+	}
+	if (worst < 0)
+		tap(0, "readers: debugfs has no reader_retries_max (module too old?)");
+	else
+		tap(worst <= 8,
+		    "readers: no copy of a record retried more than 8 times (most: %lld)",
+		    worst);
+	return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "--first")) {
+		test_no = atoi(argv[2]) - 1;
+		argc -= 2;
+		argv += 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "readers"))
+		return readers(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n");
+	return 2;
+}
