@@ -149,6 +149,82 @@ static void return_work_before_the_clock_is_the_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
 }
 
+/*
+ * A call seccomp refuses (or a tracer skips) never reaches sys_enter; its
+ * return counts it, with no time of its own.
+ */
+static void call_refused_before_sys_enter_counts_at_return(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	const struct tsa_call_row *r;
+
+	tsa_acct_sys_exit(a, 10, NR_A, false);
+	r = row_of(a->tab[TSA_T_CALLS], NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 10ULL);
+	KUNIT_EXPECT_FALSE(test, a->flags & TSA_F_IN_KERNEL);
+	/* The next call is an ordinary one. */
+	tsa_acct_sys_enter(a, 20, NR_A);
+	tsa_acct_sys_exit(a, 25, NR_A, false);
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 5ULL);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
+}
+
+/*
+ * A tracer's syscall-entry stop comes before sys_enter: the call begins
+ * at the stop, so the stop and the kernel time after it are the call's
+ * and SYS. Its sys_enter (the number changed by the tracer) renames it;
+ * a call the tracer skips ends at its return all the same.
+ */
+static void call_entered_at_a_tracer_stop(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	const struct tsa_call_row *r;
+
+	tsa_acct_switch_out(a, 10, TSA_SW_BLOCK, TSA_STP);	/* USR 10 */
+	tsa_acct_sys_enter_unseen(a, NR_A, true);
+	tsa_acct_wakeup(a, 20);					/* STP 10 */
+	tsa_acct_switch_in(a, 21, 0);				/* LAT 1 */
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SYS);
+	tsa_acct_sys_enter(a, 23, NR_B);			/* SYS 2 */
+	tsa_acct_sys_exit(a, 30, NR_B, false);			/* SYS 7 */
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
+	KUNIT_EXPECT_NULL(test, row_of(a->tab[TSA_T_CALLS], NR_A));
+	r = row_of(a->tab[TSA_T_CALLS], NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 20ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_STP], 10ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 9ULL);
+	/* Skipped: no sys_enter; the return names it by the stop's number. */
+	tsa_acct_switch_out(a, 40, TSA_SW_BLOCK, TSA_STP);	/* USR 10 */
+	tsa_acct_sys_enter_unseen(a, NR_A, true);
+	tsa_acct_wakeup(a, 50);					/* STP 10 */
+	tsa_acct_switch_in(a, 51, 0);				/* LAT 1 */
+	tsa_acct_sys_exit(a, 55, NR_C, false);			/* SYS 4 */
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
+	r = row_of(a->tab[TSA_T_CALLS], NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 15ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 13ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 20ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_STP], 20ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 35ULL);
+	/* A stop inside a call (a signal stop) begins nothing. */
+	tsa_acct_sys_enter(a, 60, NR_A);			/* USR 5 */
+	tsa_acct_switch_out(a, 61, TSA_SW_BLOCK, TSA_STP);
+	tsa_acct_sys_enter_unseen(a, NR_B, true);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 3ULL);
+	KUNIT_EXPECT_FALSE(test, a->flags & TSA_F_CALL_EARLY);
+}
+
 /* A full table hands its least row to "other": the sum stays exact. */
 static void full_table_evicts_the_least_row(struct kunit *test)
 {
@@ -314,6 +390,8 @@ static void keys_tell_the_tables_apart(struct kunit *test)
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_time_is_split_by_state),
 	KUNIT_CASE(return_work_before_the_clock_is_the_calls),
+	KUNIT_CASE(call_refused_before_sys_enter_counts_at_return),
+	KUNIT_CASE(call_entered_at_a_tracer_stop),
 	KUNIT_CASE(full_table_evicts_the_least_row),
 	KUNIT_CASE(merge_keeps_the_biggest),
 	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),

@@ -18,6 +18,7 @@
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -142,20 +143,26 @@ static noinline long tsa_task_syscall_copy(struct task_struct *p,
 	return syscall_get_nr(p, &copy);
 }
 
+/* Both syscall hooks are registered: they will see threads leave. */
+static bool tsa_syscalls_live;
+
 /*
- * What the system call a user thread sleeps in is waiting for. Only the
+ * What the system call a user thread sleeps in is waiting for; @in_call:
+ * it is in one. The number the call left in the registers outlives it:
+ * a sleep on the way back to user mode after the call returned (task
+ * work, a signal stop) is not that call's. Only the
  * current task's open files can be looked at without locks, so a seeded
  * thread (not current) reading a socket counts as SLP until it wakes.
  * No pt_regs copy on the stack for current: the kernel zeroes stack
  * variables (INIT_STACK_ALL_ZERO), and this runs at every sleep.
  */
-static enum tsa_wait tsa_task_wait(struct task_struct *p)
+static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
 {
 	unsigned long a0, a1;
 	enum tsa_wait w;
 	long nr;
 
-	if (p->flags & (PF_KTHREAD | PF_IO_WORKER))
+	if (!in_call || (p->flags & (PF_KTHREAD | PF_IO_WORKER)))
 		return TSA_W_NONE;
 	if (p == current) {
 		struct pt_regs *regs = task_pt_regs(p);
@@ -176,7 +183,8 @@ static enum tsa_wait tsa_task_wait(struct task_struct *p)
 
 /* What a thread that left the CPU is waiting for. */
 static enum tsa_state tsa_sleep_state(struct task_struct *p,
-				      unsigned int state, u8 ctx)
+				      unsigned int state, u8 ctx,
+				      bool in_call)
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
@@ -186,10 +194,32 @@ static enum tsa_state tsa_sleep_state(struct task_struct *p,
 		.kthread = p->flags & (PF_KTHREAD | PF_IO_WORKER),
 		.iowait = p->in_iowait,
 		.memstall = tsa_task_memstall(p),
-		.wait = tsa_task_wait(p),
+		.wait = tsa_task_wait(p, in_call),
 	};
 
 	return tsa_classify_sleep(&bi);
+}
+
+/*
+ * Is @p, switching out, stopped by its tracer at a system call's entry?
+ * That stop comes before the kernel's sys_enter, which the tracer may
+ * then skip (PTRACE_SYSEMU, or the number set to -1): the call begins
+ * here. ptrace_stop() sets the message and the exit code before the
+ * switch, and the tracer cannot touch them before it ends.
+ */
+static bool tsa_syscall_entry_stop(struct task_struct *p)
+{
+	return READ_ONCE(p->ptrace_message) == PTRACE_EVENTMSG_SYSCALL_ENTRY &&
+		(READ_ONCE(p->exit_code) & ~0x80) == SIGTRAP;
+}
+
+/* The key of the call current is in, by its registers. */
+static u16 tsa_current_call_key(const struct tsa_thread *th)
+{
+	if (!th->acct.tab[TSA_T_CALLS])
+		return 0;
+	return tsa_call_key(syscall_get_nr(current, task_pt_regs(current)),
+			    tsa_task_compat(current));
 }
 
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
@@ -257,10 +287,22 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 					kind = TSA_SW_PREEMPT;
 			}
 		}
+		/*
+		 * In a call as the syscall hooks saw it; without them, as
+		 * the registers say.
+		 */
 		if (kind == TSA_SW_BLOCK)
 			sleep = tsa_sleep_state(prev, prev_state,
-						pth->acct.ctx);
+						pth->acct.ctx,
+						!READ_ONCE(tsa_syscalls_live) ||
+						(pth->acct.flags &
+						 TSA_F_IN_KERNEL));
 		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
+		if (unlikely(prev_state & __TASK_TRACED) &&
+		    kind == TSA_SW_BLOCK && tsa_syscall_entry_stop(prev))
+			tsa_acct_sys_enter_unseen(&pth->acct,
+						  tsa_current_call_key(pth),
+						  true);
 	}
 	if (nth) {
 		/* Back in the kernel; user_enter will see it leave. */
@@ -327,9 +369,6 @@ static TSA_PROBE_TASK(tsa_sched_wakeup_new)
 	tsa_wake(p, TSA_EV_WAKEUP_NEW);
 }
 TSA_CHECK_PROBE(sched_wakeup_new, tsa_sched_wakeup_new);
-
-/* Both syscall hooks are registered: they will see threads leave. */
-static bool tsa_syscalls_live;
 
 /*
  * Is the on-CPU time of @p SYS? Always for a kernel thread or an io_uring
@@ -548,7 +587,7 @@ static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags,
 		return true;
 	}
 	local_irq_save(*flags);
-	/* Pairs with the seeder's release in tsa_seed_task(). */
+	/* Pairs with the release in tsa_thread_seeded(). */
 	*locked = smp_load_acquire(&th->seeding);
 	if (*locked && !raw_spin_trylock(&th->lock)) {
 		local_irq_restore(*flags);
@@ -925,38 +964,52 @@ static u64 tsa_hooks_clamps(void)
  * The state a thread that was already alive is in now. Runs under the
  * record's lock: an event racing with us either came first (and the
  * record is no longer provisional) or waits for us and starts from here.
+ * A grace period has passed since the record went in (tsa_seed_batch()),
+ * so every switch that missed it has ended: on_cpu is set for a thread
+ * that one of them switched in (sched_switch fires before next->on_cpu
+ * is set, in the same IRQs-off section).
+ *
+ * A thread whose exit began stays provisional, untracked: its exit hook
+ * may have come before the record (that hook hands a live record over
+ * to its process, and would never run again). The barrier pairs with the
+ * one between do_exit()'s PF_EXITING and its exit hook (the
+ * atomic_dec_and_test() of signal->live): either the hook finds the
+ * record, or this sees the flag.
  */
 static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 {
-	unsigned int state = tsa_task_state(t);
+	unsigned int state;
 	unsigned long flags;
 	enum tsa_state s;
-	u8 f = TSA_F_SINCE_LOAD | tsa_kernel_flag(t, tsa_task_in_syscall(t));
+	u8 f;
 
+	smp_mb();	/* the record in the table before PF_EXITING is read */
 	tsa_thread_write_begin(th, flags);
+	state = tsa_task_state(t);
+	f = TSA_F_SINCE_LOAD | tsa_kernel_flag(t, tsa_task_in_syscall(t));
 	/* Not if an event came first, nor if the thread died meanwhile. */
 	if ((th->acct.flags & (TSA_F_PROVISIONAL | TSA_F_DEAD)) ==
-	    TSA_F_PROVISIONAL) {
+	    TSA_F_PROVISIONAL && !(READ_ONCE(t->flags) & PF_EXITING)) {
 		if (READ_ONCE(t->on_cpu))
 			s = (f & TSA_F_IN_KERNEL) ? TSA_SYS : TSA_USR;
 		else if (state == TASK_RUNNING)
 			s = TSA_LAT;
 		else
-			s = tsa_sleep_state(t, state, 0);
+			s = tsa_sleep_state(t, state, 0, true);
 		tsa_acct_init(&th->acct, tsa_clock(), s, f);
 	}
 	tsa_thread_write_end(th, flags);
 }
 
 /*
- * Track @t from now on, in process context: at load, or after a fork the
- * pool could not serve. False if @t is gone or memory is short.
+ * The first half of tracking @t from now on, in process context: a
+ * provisional record in the table, its own events taking the lock until
+ * tsa_seed_state(). False if @t is gone, exiting or memory is short.
  */
-static bool tsa_seed_task(struct task_struct *t)
+static bool tsa_seed_insert(struct task_struct *t)
 {
 	struct tsa_thread *th;
 
-	/* Its exit hook may have run already: it would never hand over. */
 	if (READ_ONCE(t->flags) & PF_EXITING)
 		return false;
 	th = tsa_thread_alloc(GFP_KERNEL);
@@ -969,16 +1022,46 @@ static bool tsa_seed_task(struct task_struct *t)
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
 		      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
 		      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
-	/* Its own events take the lock until the seeder is done. */
-	th->seeding = 1;
-	th = tsa_track(th, t);
-	if (!th)
-		return false;
-	tsa_seed_state(th, t);
-	/* Pairs with tsa_thread_own_begin_irqs_off(): our writes first. */
-	smp_store_release(&th->seeding, 0);
-	tsa_proc_tid_changed(task_pid_nr(t));
-	return true;
+	th->seeding = TSA_SEEDING_SEEDER;
+	return tsa_track(th, t);
+}
+
+/*
+ * Track @tasks[0..@n) from now on (at load, or after forks the pool could
+ * not serve), adding how many to @count; their references are dropped.
+ * Records go in first, all of them; then one grace period, so that no
+ * switch that missed a record is still under way; then their states.
+ */
+static void tsa_seed_batch(struct task_struct **tasks, unsigned int n,
+			   atomic64_t *count)
+{
+	struct tsa_thread *th;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!tsa_seed_insert(tasks[i])) {
+			put_task_struct(tasks[i]);
+			tasks[i] = NULL;
+		}
+		cond_resched();
+	}
+	synchronize_rcu();
+	for (i = 0; i < n; i++) {
+		if (!tasks[i])
+			continue;
+		/* Ours: held by the task reference until it is freed. */
+		rcu_read_lock();
+		th = tsa_thread_find(tasks[i]);
+		rcu_read_unlock();
+		if (th) {
+			tsa_seed_state(th, tasks[i]);
+			tsa_thread_seeded(th);
+			tsa_proc_tid_changed(task_pid_nr(tasks[i]));
+			atomic64_inc(count);
+		}
+		put_task_struct(tasks[i]);
+		cond_resched();
+	}
 }
 
 /*
@@ -990,7 +1073,7 @@ static bool tsa_seed_task(struct task_struct *t)
 static int tsa_seed_untracked(atomic64_t *count)
 {
 	struct task_struct *g, *t, **tasks;
-	unsigned int n = 0, max = 0, i;
+	unsigned int n = 0, max = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, t)
@@ -1010,13 +1093,7 @@ static int tsa_seed_untracked(atomic64_t *count)
 		tasks[n++] = t;
 	}
 	rcu_read_unlock();
-
-	for (i = 0; i < n; i++) {
-		if (tsa_seed_task(tasks[i]))
-			atomic64_inc(count);
-		put_task_struct(tasks[i]);
-		cond_resched();
-	}
+	tsa_seed_batch(tasks, n, count);
 	kvfree(tasks);
 	return 0;
 }
@@ -1034,25 +1111,27 @@ static unsigned int tsa_late_len;
 static bool tsa_late_live, tsa_late_walk;
 static DEFINE_RAW_SPINLOCK(tsa_late_lock);
 
+/* Late forks seeded per grace period (tsa_seed_batch()). */
+#define TSA_LATE_BATCH	64
+
 static void tsa_late_fn(struct work_struct *work)
 {
-	struct task_struct *t;
+	struct task_struct *batch[TSA_LATE_BATCH];
 	unsigned long flags;
+	unsigned int n;
 	bool walk;
 
 	for (;;) {
 		raw_spin_lock_irqsave(&tsa_late_lock, flags);
-		t = tsa_late_len ? tsa_late[--tsa_late_len] : NULL;
-		walk = !t && tsa_late_walk;
+		for (n = 0; n < TSA_LATE_BATCH && tsa_late_len; n++)
+			batch[n] = tsa_late[--tsa_late_len];
+		walk = !n && tsa_late_walk;
 		if (walk)
 			tsa_late_walk = false;
 		raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
-		if (!t)
+		if (!n)
 			break;
-		if (tsa_seed_task(t))
-			atomic64_inc(&tsa_late_tracked);
-		put_task_struct(t);
-		cond_resched();
+		tsa_seed_batch(batch, n, &tsa_late_tracked);
 	}
 	if (!walk)
 		return;

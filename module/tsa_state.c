@@ -170,11 +170,47 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
 	return tsa_acct_enter(a, now, TSA_LAT);
 }
 
+/*
+ * A call begins before its sys_enter, or without one: the kernel's entry
+ * work (a tracer, seccomp) runs before that tracepoint and may skip it.
+ * @early: at a tracer's syscall-entry stop, where the thread is about to
+ * sleep (its sys_enter may follow, and then counts nothing again); else
+ * at the return of a call whose entry no hook saw. A user thread only,
+ * and only outside a call.
+ */
+void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early)
+{
+	if (a->flags & (TSA_F_IN_KERNEL | TSA_F_KTHREAD | TSA_F_PROVISIONAL |
+			TSA_F_DEAD))
+		return;
+	a->count[TSA_SCL]++;
+	a->flags |= TSA_F_IN_KERNEL | (early ? TSA_F_CALL_EARLY : 0);
+	if (a->tab[TSA_T_CALLS])
+		tsa_calls_begin(a->tab[TSA_T_CALLS], call);
+}
+
+/* sys_enter of a call entered at a tracer's stop: renamed, not counted. */
+static noinline bool tsa_acct_sys_enter_late(struct tsa_acct *a, u64 now,
+					     u16 call)
+{
+	a->flags &= ~TSA_F_CALL_EARLY;
+	/*
+	 * The tracer may have changed the number; -1 (no call: skip it)
+	 * leaves the call the stop began.
+	 */
+	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]) &&
+	    call < TSA_CALL_OTHER)
+		a->tab[TSA_T_CALLS]->cur_key = call;
+	return a->state == TSA_SYS ? false : __tsa_acct_enter(a, now, TSA_SYS);
+}
+
 /* @call: the call's key (tsa_call_key()), for the calls table. */
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 {
 	bool clamped = false;
 
+	if (unlikely(a->flags & TSA_F_CALL_EARLY))
+		return tsa_acct_sys_enter_late(a, now, call);
 	a->count[TSA_SCL]++;
 	/*
 	 * The hottest path of all: the state change inlined. In SYS since
@@ -201,7 +237,10 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 void tsa_acct_sys_exit_begin(struct tsa_acct *a, u16 call, bool sig,
 			     struct tsa_sys_exit *x)
 {
-	a->flags &= ~TSA_F_IN_KERNEL;
+	/* Seccomp or a tracer refused a call before its sys_enter. */
+	if (unlikely(!(a->flags & TSA_F_IN_KERNEL)))
+		tsa_acct_sys_enter_unseen(a, call, false);
+	a->flags &= ~(TSA_F_IN_KERNEL | TSA_F_CALL_EARLY);
 	a->count[TSA_SIG] += sig;
 	x->row = NULL;
 	if (!a->tab[TSA_T_CALLS])

@@ -72,6 +72,11 @@ enum tsa_counter {
  * so on-CPU time is SYS until then, whatever the other hooks say.
  */
 #define TSA_F_EDGE		0x40
+/*
+ * In a call entered at a tracer's syscall-entry stop: its sys_enter, if
+ * the tracer lets it run, is not a new call.
+ */
+#define TSA_F_CALL_EARLY	0x80
 /* Not a live thread for readers: its numbers are elsewhere or unknown. */
 #define TSA_F_NOT_LIVE		(TSA_F_DEAD | TSA_F_PROVISIONAL | TSA_F_EXITING)
 
@@ -164,6 +169,7 @@ static inline bool tsa_acct_wakes(u8 state, u8 flags)
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);
+void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early);
 
 /* What a system call's return leaves for after its clock read. */
 struct tsa_sys_exit {

@@ -19,8 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -190,6 +196,179 @@ static void test_syscalls(void)
 	    (unsigned long long)(b.entries[TSA_SYS] - a.entries[TSA_SYS]));
 	tap(b.state == TSA_SYS, "syscalls: a thread reading itself is in SYS (saw %s)",
 	    tsa_state_name(b.state));
+}
+
+/* --- calls refused before sys_enter: seccomp, a tracer --------------- */
+
+#define NREFUSED 400
+
+/* Calls in all the rows of a thread's table, the other row included. */
+static unsigned long long refused_rows(const struct tsa_calls *c)
+{
+	unsigned long long n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->row[i].calls;
+	return n;
+}
+
+/*
+ * In a child: NREFUSED getppid() calls between two reads of its own file.
+ * Two reads with nothing between tell what reading itself adds to SCL.
+ * Writes "SCL-delta expected rows-delta refused getppid-STP-ns" to @out.
+ */
+static void refused_calls_child(int out)
+{
+	static struct tsa_calls c0, c1, c2;
+	struct tsa_thread t0, t1, t2;
+	const struct tsa_callrow *r;
+	int i, refused = 0;
+	char line[160];
+
+	if (tsa_read_thread_calls(gettid_(), &t0, &c0) ||
+	    tsa_read_thread_calls(gettid_(), &t1, &c1))
+		_exit(1);
+	for (i = 0; i < NREFUSED; i++)
+		refused += syscall(SYS_getppid) < 0;
+	if (tsa_read_thread_calls(gettid_(), &t2, &c2))
+		_exit(1);
+	r = tsa_call_find(&c2, "getppid");
+	snprintf(line, sizeof(line), "%llu %llu %llu %d %llu\n",
+		 (unsigned long long)(t2.counters[TSA_SCL] - t1.counters[TSA_SCL]),
+		 (unsigned long long)(NREFUSED + t1.counters[TSA_SCL] -
+				      t0.counters[TSA_SCL]),
+		 refused_rows(&c2) - refused_rows(&c1), refused,
+		 r ? (unsigned long long)r->state_ns[TSA_STP] : 0ULL);
+	if (write(out, line, strlen(line)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+struct refused {
+	unsigned long long scl, want, rows, stp;
+	int refused;
+};
+
+static int refused_read(int fd, struct refused *x)
+{
+	char buf[160];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu %llu %d %llu", &x->scl, &x->want,
+		      &x->rows, &x->refused, &x->stp) == 5 ? 0 : -1;
+}
+
+/* SCL and the calls table count the refused calls as any other. */
+static void refused_check(const char *who, const struct refused *x)
+{
+	tap(x->scl == x->want,
+	    "refused: SCL counts calls %s (expected %llu, saw %llu)", who,
+	    x->want, x->scl);
+	tap(x->rows == x->scl,
+	    "refused: the calls table counts them as SCL does (expected %llu, saw %llu)",
+	    x->scl, x->rows);
+}
+
+/*
+ * Seccomp (SECCOMP_RET_ERRNO) and a tracer (the number set to -1 at the
+ * entry stop) refuse a call before the kernel's sys_enter, and the kernel
+ * still runs its sys_exit: SCL and the calls table count every call.
+ */
+static void test_refused(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 4, .filter = insns };
+	int p[2], status, skipped = 0, n = 0;
+	struct refused x;
+	pid_t child;
+
+	if (pipe(p)) {
+		tap(0, "refused: pipe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(1);
+		refused_calls_child(p[1]);
+	}
+	close(p[1]);
+	if (refused_read(p[0], &x)) {
+		tap(0, "refused: the seccomp child reported nothing");
+	} else {
+		tap(x.refused == NREFUSED,
+		    "refused: seccomp refused every getppid() (expected %d, saw %d)",
+		    NREFUSED, x.refused);
+		refused_check("seccomp refused", &x);
+	}
+	close(p[0]);
+	waitpid(child, &status, 0);
+
+	/* A tracer skips every other getppid() at its entry stop. */
+	if (pipe(p)) {
+		tap(0, "refused: pipe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) || raise(SIGSTOP))
+			_exit(1);
+		refused_calls_child(p[1]);
+	}
+	close(p[1]);
+	if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SETOPTIONS, child, 0,
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
+		tap(0, "refused: cannot trace the child");
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		close(p[0]);
+		return;
+	}
+	ptrace(PTRACE_SYSCALL, child, 0, 0);
+	while (waitpid(child, &status, 0) == child && WIFSTOPPED(status)) {
+		struct __ptrace_syscall_info si;
+		int sig = 0;
+
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, child, sizeof(si),
+				   &si) > 0 &&
+			    si.op == PTRACE_SYSCALL_INFO_ENTRY &&
+			    si.entry.nr == SYS_getppid && n++ % 2 == 0) {
+				ptrace(PTRACE_POKEUSER, child,
+				       offsetof(struct user_regs_struct,
+						orig_rax), -1L);
+				skipped++;
+			}
+		} else {
+			sig = WSTOPSIG(status);
+		}
+		ptrace(PTRACE_SYSCALL, child, 0, sig);
+	}
+	if (refused_read(p[0], &x)) {
+		tap(0, "refused: the traced child reported nothing");
+	} else {
+		tap(skipped == NREFUSED / 2 && x.refused == skipped,
+		    "refused: the tracer skipped every other getppid() (expected %d, skipped %d, the child saw %d fail)",
+		    NREFUSED / 2, skipped, x.refused);
+		refused_check("a tracer stopped and skipped", &x);
+		tap(x.stp > 0,
+		    "refused: the entry stops are getppid's time (its STP %llu ns)",
+		    x.stp);
+	}
+	close(p[0]);
 }
 
 /* --- SIGSTOP for 1 s ------------------------------------------------- */
@@ -1197,6 +1376,7 @@ static const struct {
 	{ "spinners", test_spinners },
 	{ "sleep", test_sleep },
 	{ "syscalls", test_syscalls },
+	{ "refused", test_refused },
 	{ "stop", test_stop },
 	{ "freeze", test_freeze },
 	{ "io_uring", test_io_uring },

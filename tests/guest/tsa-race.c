@@ -6,6 +6,7 @@
  * out. Prints the child's stops as tsa saw them, for wait-tests.sh:
  *
  *   tsa-race N  ->  "stops N stp_entries E stp_ns T slp_entries E slp_ns T"
+ *   tsa-race twread MS  ->  "idl_ns T slp_ns T" (see twread())
  *
  * The child (named tsa-stopper) runs on CPU 0. The parent spins in user
  * space on CPU 1 until the child counts its N stops in shared memory: a
@@ -36,9 +37,63 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * tsa-race twread MS: a child blocks in read() on a pipe for 100 ms; then,
+ * through tsa_race.ko's twsleep, it sleeps MS ms in task work on its way
+ * back to user mode, after read()'s sys_exit, with read's number still in
+ * its registers. That sleep is not the read's: SLP, not IDL. Prints
+ * "idl_ns N slp_ns N" of the child, read in user mode after.
+ */
+static int twread(int ms)
+{
+	int p[2], q[2], st;
+	char c = 'x', line[64];
+	pid_t child;
+	FILE *f;
+
+	if (pipe(p) || pipe(q))
+		return 2;
+	child = fork();
+	if (child < 0)
+		return 2;
+	if (!child) {
+		struct tsa_thread t;
+
+		if (read(p[0], &c, 1) != 1 || tsa_read_thread(getpid(), &t))
+			_exit(2);
+		snprintf(line, sizeof(line), "idl_ns %llu slp_ns %llu\n",
+			 (unsigned long long)t.ns[TSA_IDL],
+			 (unsigned long long)t.ns[TSA_SLP]);
+		_exit(write(q[1], line, strlen(line)) > 0 ? 0 : 2);
+	}
+	usleep(100000);
+	f = fopen("/sys/module/tsa_race/parameters/twsleep", "w");
+	if (!f || fprintf(f, "%d %d", child, ms) < 0 || fclose(f)) {
+		fprintf(stderr, "tsa-race: twsleep: %s (is tsa_race.ko loaded?)\n",
+			strerror(errno));
+		kill(child, SIGKILL);
+		return 2;
+	}
+	if (write(p[1], &c, 1) != 1)
+		return 2;
+	close(q[1]);
+	st = read(q[0], line, sizeof(line) - 1);
+	if (st <= 0) {
+		fprintf(stderr, "tsa-race: twread child reported nothing\n");
+		return 2;
+	}
+	line[st] = '\0';
+	fputs(line, stdout);
+	waitpid(child, &st, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 20, i, st;
+
+	if (argc > 2 && !strcmp(argv[1], "twread"))
+		return twread(atoi(argv[2]));
 	volatile int *stops;
 	struct tsa_thread t;
 	double end;

@@ -24,6 +24,9 @@ ko=$1 wtest=$2
 shift 2
 only=("$@")
 
+# Multi-threaded TCG: modules load and unload with the other CPUs offline
+# (tests/guest/quiesce, which guest-run names).
+Q=${TSA_QUIESCE:-env}
 dir=/mnt/tsa-wait
 cg=/sys/fs/cgroup/tsa-apg
 swap=${TSA_WAIT_SWAP:-disk}
@@ -66,8 +69,8 @@ run() {	# run tsa-wtest, continuing the numbering
 
 reload() {
 	say "reloading tsa.ko $*"
-	setup "rmmod tsa" rmmod tsa || return 1
-	setup "insmod tsa.ko $*" insmod "$ko" "$@" || return 1
+	setup "rmmod tsa" $Q rmmod tsa || return 1
+	setup "insmod tsa.ko $*" $Q insmod "$ko" "$@" || return 1
 }
 
 # --- setup ---
@@ -218,13 +221,13 @@ if [ -n "$(want degraded-missing)" ]; then
 	reload skip_hooks=sys_exit,contention_end &&
 	TSA_EXPECT_DEGRADED="SYS TRP KLK SCL" run degraded degraded-work allsum
 	# Bad parameters: a clear error, and nothing loaded.
-	setup "rmmod tsa" rmmod tsa
+	setup "rmmod tsa" $Q rmmod tsa
 	for bad in skip_hooks=sched_switch skip_hooks=nosuch late_queue=2000000 calls=65; do
 		n=$((n + 1))
-		if out=$(insmod "$ko" "$bad" 2>&1); then
+		if out=$($Q insmod "$ko" "$bad" 2>&1); then
 			failed=$((failed + 1))
 			echo "not ok $n - insmod tsa.ko $bad is refused (expected an error, saw it load)"
-			rmmod tsa
+			$Q rmmod tsa
 		elif [ -e /proc/tsa ]; then
 			failed=$((failed + 1))
 			echo "not ok $n - insmod tsa.ko $bad is refused (expected no /proc/tsa, saw it)"
@@ -232,7 +235,7 @@ if [ -n "$(want degraded-missing)" ]; then
 			echo "ok $n - insmod tsa.ko $bad is refused (expected an error, saw: $(echo "$out" | tr '\n' ' ') / $(dmesg | grep 'tsa:' | tail -1))"
 		fi
 	done
-	setup "insmod tsa.ko" insmod "$ko"
+	setup "insmod tsa.ko" $Q insmod "$ko"
 fi
 
 # --- phase 5: a stop whose wakeup overwrites __state in the switch ---
@@ -245,14 +248,14 @@ fi
 race=$(dirname "$wtest")
 if [ -n "$(want waking)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
 	say "phase 5 skipped: no tsa_race.ko for $(uname -r)"
-elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" insmod "$race/race/tsa_race.ko"; then
+elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race/tsa_race.ko"; then
 	say "phase 5: 20 stops, each woken while its switch is under way"
 	res=$("$race/tsa-race" 20 2>&1)
 	woken=$(cat /sys/module/tsa_race/parameters/woken)
 	widened=$(cat /sys/module/tsa_race/parameters/widened)
 	held=$(cat /sys/module/tsa_race/parameters/held_max_us)
 	missed=$(cat /sys/module/tsa_race/parameters/missed_state)
-	setup "rmmod tsa_race" rmmod tsa_race
+	setup "rmmod tsa_race" $Q rmmod tsa_race
 	read -r _ stops _ stp _ stp_ns _ slp _ slp_ns <<<"$res"
 	n=$((n + 1))
 	if [ "$woken" = 20 ] && [ "$widened" = 20 ]; then
@@ -277,7 +280,7 @@ fi
 # thread makes 100 such sleeps on CPU 0 while a hog keeps it busy.
 if [ -n "$(want sigundo)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
 	say "phase 6 skipped: no tsa_race.ko for $(uname -r)"
-elif [ -n "$(want sigundo)" ] && setup "insmod tsa_race.ko" insmod "$race/race/tsa_race.ko"; then
+elif [ -n "$(want sigundo)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race/tsa_race.ko"; then
 	say "phase 6: 100 sleeps undone by a pending signal, CPU 0 busy"
 	taskset -c 0 sh -c 'while :; do :; done' &
 	hog=$!
@@ -290,7 +293,7 @@ elif [ -n "$(want sigundo)" ] && setup "insmod tsa_race.ko" insmod "$race/race/t
 	sw=$(cat /sys/module/tsa_race/parameters/sigundo_switches)
 	read -r kv ki <<<"$(awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { i = $2 } END { print v, i }' "/proc/$tid/status")"
 	read -r tv ti <<<"$(awk '$1 == "VCX" { v = $2 } $1 == "ICX" { i = $2 } END { print v, i }' "/proc/tsa/$tid")"
-	setup "rmmod tsa_race" rmmod tsa_race
+	setup "rmmod tsa_race" $Q rmmod tsa_race
 	n=$((n + 1))
 	if [ "${sw:-0}" -gt 0 ]; then
 		echo "ok $n - sigundo: undone sleeps switched out ($sw of 100)"
@@ -304,6 +307,28 @@ elif [ -n "$(want sigundo)" ] && setup "insmod tsa_race.ko" insmod "$race/race/t
 	else
 		failed=$((failed + 1))
 		echo "not ok $n - sigundo: VCX/ICX equal the kernel's voluntary/nonvoluntary switches (expected ${kv:-?}/${ki:-?}, saw ${tv:-?}/${ti:-?})"
+	fi
+fi
+
+# --- phase 7: a sleep after the call returned is not the call's ---
+# Task work runs on the way back to user mode, after sys_exit, with the
+# call's number still in the registers: a sleep there (tsa_race.ko's
+# twsleep: 400 ms) after a read() of a pipe is SLP, not IDL as the
+# read's own wait (100 ms) is.
+if [ -n "$(want stale)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
+	say "phase 7 skipped: no tsa_race.ko for $(uname -r)"
+elif [ -n "$(want stale)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race/tsa_race.ko"; then
+	say "phase 7: a 400 ms task-work sleep after a pipe read()"
+	res=$("$race/tsa-race" twread 400 2>&1)
+	setup "rmmod tsa_race" $Q rmmod tsa_race
+	read -r _ idl _ slp <<<"$res"
+	n=$((n + 1))
+	if [[ ${idl:-} =~ ^[0-9]+$ ]] && [[ ${slp:-} =~ ^[0-9]+$ ]] &&
+		[ "$idl" -lt 400000000 ] && [ "$slp" -ge 400000000 ]; then
+		echo "ok $n - stale: a sleep after read() returned is SLP (expected IDL < 400 ms, SLP >= 400 ms; saw IDL $idl ns, SLP $slp ns)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - stale: a sleep after read() returned is SLP (expected IDL < 400 ms, SLP >= 400 ms; saw: ${res:-nothing})"
 	fi
 fi
 

@@ -30,6 +30,12 @@
  * "sigundo_switches" counts its switches in that state (a test keeps
  * CPU 0 busy, so that the pick often prefers another task).
  *
+ * Also (issue 31): writing "TID MS" to its "twsleep" parameter queues task
+ * work on thread TID that sleeps MS milliseconds (a plain uninterruptible
+ * sleep): the thread runs it on its way back to user mode, after its
+ * current system call's sys_exit, with that call's number still in its
+ * registers.
+ *
  * Never load it anywhere but a test guest.
  */
 #include <linux/module.h>
@@ -44,6 +50,9 @@
 #include <linux/smp.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
 #include <trace/events/sched.h>
 
 static char *comm = "tsa-stopper";
@@ -172,6 +181,60 @@ static const struct kernel_param_ops sigundo_ops = { .set = sigundo_set };
 module_param_cb(sigundo, &sigundo_ops, NULL, 0200);
 MODULE_PARM_DESC(sigundo, "Run N undone sleeps in the tsa-sigundo thread");
 
+struct twsleep {
+	struct callback_head cb;
+	unsigned int ms;
+};
+
+/* Queued and not yet run: the module stays until they have. */
+static atomic_t twsleep_pending = ATOMIC_INIT(0);
+
+static void twsleep_fn(struct callback_head *cb)
+{
+	struct twsleep *tw = container_of(cb, struct twsleep, cb);
+
+	msleep(tw->ms);
+	kfree(tw);
+	atomic_dec(&twsleep_pending);
+}
+
+static int twsleep_set(const char *val, const struct kernel_param *kp)
+{
+	struct task_struct *t;
+	struct twsleep *tw;
+	unsigned int ms;
+	int tid, ret;
+
+	if (sscanf(val, "%d %u", &tid, &ms) != 2 || ms > 10000)
+		return -EINVAL;
+	tw = kzalloc(sizeof(*tw), GFP_KERNEL);
+	if (!tw)
+		return -ENOMEM;
+	tw->ms = ms;
+	init_task_work(&tw->cb, twsleep_fn);
+	rcu_read_lock();
+	t = pid_task(find_vpid(tid), PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	if (!t) {
+		kfree(tw);
+		return -ESRCH;
+	}
+	atomic_inc(&twsleep_pending);
+	ret = task_work_add(t, &tw->cb, TWA_RESUME);
+	if (ret) {
+		atomic_dec(&twsleep_pending);
+		kfree(tw);
+	}
+	put_task_struct(t);
+	return ret;
+}
+
+static const struct kernel_param_ops twsleep_ops = { .set = twsleep_set };
+module_param_cb(twsleep, &twsleep_ops, NULL, 0200);
+MODULE_PARM_DESC(twsleep, "\"TID MS\": TID sleeps MS ms on its way to user mode");
+
 static void race_probe(void *data, bool preempt, struct task_struct *prev,
 		       struct task_struct *next, unsigned int prev_state)
 {
@@ -227,7 +290,8 @@ static void __exit race_exit(void)
 	tracepoint_probe_unregister(race_tp, race_probe, NULL);
 	tracepoint_synchronize_unregister();
 	/* An IPI still due, then its handler's return (IRQs off: RCU). */
-	while (atomic_read_acquire(&cont_busy))
+	while (atomic_read_acquire(&cont_busy) ||
+	       atomic_read(&twsleep_pending))
 		usleep_range(1000, 2000);
 	synchronize_rcu();
 }
