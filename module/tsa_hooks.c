@@ -1107,6 +1107,7 @@ static int tsa_seed_untracked(atomic64_t *count)
  * work item walks all threads instead, so none stays untracked.
  */
 static struct task_struct **tsa_late;
+static struct tsa_group **tsa_late_groups;	/* each one's, pinned */
 static unsigned int tsa_late_len;
 static bool tsa_late_live, tsa_late_walk;
 static DEFINE_RAW_SPINLOCK(tsa_late_lock);
@@ -1117,14 +1118,17 @@ static DEFINE_RAW_SPINLOCK(tsa_late_lock);
 static void tsa_late_fn(struct work_struct *work)
 {
 	struct task_struct *batch[TSA_LATE_BATCH];
+	struct tsa_group *groups[TSA_LATE_BATCH];
+	unsigned int n, i;
 	unsigned long flags;
-	unsigned int n;
 	bool walk;
 
 	for (;;) {
 		raw_spin_lock_irqsave(&tsa_late_lock, flags);
-		for (n = 0; n < TSA_LATE_BATCH && tsa_late_len; n++)
+		for (n = 0; n < TSA_LATE_BATCH && tsa_late_len; n++) {
 			batch[n] = tsa_late[--tsa_late_len];
+			groups[n] = tsa_late_groups[tsa_late_len];
+		}
 		walk = !n && tsa_late_walk;
 		if (walk)
 			tsa_late_walk = false;
@@ -1132,6 +1136,9 @@ static void tsa_late_fn(struct work_struct *work)
 		if (!n)
 			break;
 		tsa_seed_batch(batch, n, &tsa_late_tracked);
+		/* Their records hold their groups now, if they went in. */
+		for (i = 0; i < n; i++)
+			tsa_group_unpin(groups[i]);
 	}
 	if (!walk)
 		return;
@@ -1152,6 +1159,7 @@ static void tsa_track_later(struct task_struct *t)
 	queue = tsa_late_live;
 	if (queue && tsa_late_len < tsa_param_late_queue) {
 		get_task_struct(t);
+		tsa_late_groups[tsa_late_len] = tsa_group_pin(t->signal);
 		tsa_late[tsa_late_len++] = t;
 	} else if (queue) {
 		tsa_late_walk = true;
@@ -1174,7 +1182,15 @@ static int tsa_late_init(void)
 		return 0;
 	tsa_late = kvcalloc(tsa_param_late_queue, sizeof(*tsa_late),
 			    GFP_KERNEL);
-	return tsa_late ? 0 : -ENOMEM;
+	tsa_late_groups = kvcalloc(tsa_param_late_queue,
+				   sizeof(*tsa_late_groups), GFP_KERNEL);
+	if (tsa_late && tsa_late_groups)
+		return 0;
+	kvfree(tsa_late);
+	kvfree(tsa_late_groups);
+	tsa_late = NULL;
+	tsa_late_groups = NULL;
+	return -ENOMEM;
 }
 
 /* After the hooks are gone: nothing adds to the list any more. */
@@ -1187,10 +1203,14 @@ static void tsa_late_exit(void)
 	raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
 	cancel_work_sync(&tsa_late_work);
 	/* Process context, no lock: a put may free the task. */
-	while (tsa_late_len)
+	while (tsa_late_len) {
 		put_task_struct(tsa_late[--tsa_late_len]);
+		tsa_group_unpin(tsa_late_groups[tsa_late_len]);
+	}
 	kvfree(tsa_late);
+	kvfree(tsa_late_groups);
 	tsa_late = NULL;
+	tsa_late_groups = NULL;
 }
 
 /* The hook named by the @n bytes at @name, or NULL. */

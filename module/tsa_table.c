@@ -453,6 +453,31 @@ static void tsa_group_put_locked(struct tsa_group *g)
 	call_rcu(&g->rcu, tsa_group_free_rcu);
 }
 
+/*
+ * The group of @s, if tsa has one, held for a thread of it that waits to
+ * be tracked (the late queue): without it, the group would go with the
+ * last tracked thread of the process, and the waiting thread would start
+ * a new one without the exited threads' totals. Caller: RCU read side.
+ */
+struct tsa_group *tsa_group_pin(const struct signal_struct *s)
+{
+	struct tsa_group *g = tsa_group_find(s);
+
+	return g && refcount_inc_not_zero(&g->ref) ? g : NULL;
+}
+
+/* Let go of a group tsa_group_pin() held (NULL: none). */
+void tsa_group_unpin(struct tsa_group *g)
+{
+	unsigned long flags;
+
+	if (!g)
+		return;
+	raw_spin_lock_irqsave(&tsa_table_lock, flags);
+	tsa_group_put_locked(g);
+	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
+}
+
 /* The task is being freed: nothing can switch it in or wake it again. */
 void tsa_thread_remove(const struct task_struct *t)
 {

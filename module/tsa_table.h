@@ -126,6 +126,8 @@ void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				     struct task_struct *t);
 void tsa_thread_remove(const struct task_struct *t);
+struct tsa_group *tsa_group_pin(const struct signal_struct *s);
+void tsa_group_unpin(struct tsa_group *g);
 void tsa_thread_seeded(struct tsa_thread *th);
 u64 tsa_reader_clock(void);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,

@@ -31,6 +31,14 @@ suites=(
 	replay		"tests/guest/run-replay-tests.sh"
 	prstat		"tests/guest/run-prstat-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"
+	# The same again with the guest's two vCPUs truly in parallel
+	# (multi-threaded TCG); parallel: readers against a syscall
+	# spinner, load/unload churn, fault injection (debug kernel).
+	parallel	"tests/guest/run-parallel-tests.sh"
+	engine-mt	"TSA_TCG=multi tests/guest/run-engine-tests.sh"
+	waits-mt	"TSA_TCG=multi tests/guest/run-wait-tests.sh"
+	replay-mt	"TSA_TCG=multi tests/guest/run-replay-tests.sh"
+	prstat-mt	"TSA_TCG=multi tests/guest/run-prstat-tests.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	matrix		"tests/guest/run-matrix-tests.sh"
 	debug		"tests/guest/run-debug-kernel.sh"
@@ -133,6 +141,7 @@ kline() { # KERNEL FLAVOUR SUITE...
 	[ -z "$line" ] || echo "# kernel: $k ($fl):$line: $([ $bad = 0 ] && echo passed || echo FAILED)"
 }
 kline "$TSA_KERNEL" amd64 engine waits replay prstat churn
+kline "$TSA_KERNEL" "amd64, vCPUs in parallel" parallel engine-mt waits-mt replay-mt prstat-mt
 kline "${TSA_RT_KERNEL:-none}" rt rt
 kline "debug $TSA_KERNEL_SERIES" "KASAN+lockdep" kunit debug
 kline "debug 7.x" "KASAN+lockdep" debug7

@@ -12,8 +12,9 @@ ko=$1
 churn=$2
 rounds=${3:-5}
 params=${4:-}
+here=$(cd "$(dirname "$0")" && pwd)
 # Multi-threaded TCG: patch text with the other CPUs offline (guest-run).
-TSA_QUIESCE=${TSA_QUIESCE:-env}
+TSA_QUIESCE=${TSA_QUIESCE:?run it through tests/guest-run}
 n=0
 fails=0
 tap() {
@@ -40,18 +41,7 @@ for r in $(seq 1 "$rounds"); do
 	cat /sys/kernel/debug/tsa/stats >"/tmp/stats.$r"
 	threads=$(awk '$1 == "threads" {print $2}' "/tmp/stats.$r")
 	tap $([ "${threads:-0}" -gt 20 ] && echo 0 || echo 1) "round $r: tracking threads (saw ${threads:-none})"
-	# Columns by name from the 'fields' line: a state's time is x_ns
-	# (state_ns is the current stay, not a state).
-	read -r lines bad <<<"$(awk '
-		$1 == "fields" { for (i = 2; i <= NF; i++) col[$i] = i - 1; hdr = 1; next }
-		hdr && NF > 40 {
-			s = 0
-			for (f in col)
-				if (f ~ /_ns$/ && f != "state_ns") s += $col[f]
-			if (s != $col["elapsed"]) b++
-			n++
-		}
-		END { print n + 0, b + 0 }' /proc/tsa/all)"
+	read -r lines bad <<<"$("$here/tsa-allsum")"
 	tap $([ "$lines" -gt 20 ] && [ "$bad" -eq 0 ] && echo 0 || echo 1) \
 		"round $r: every line of /proc/tsa/all sums to elapsed under churn ($bad of $lines bad)"
 	# Each call row's states add up to its ns (calls=0: no file).

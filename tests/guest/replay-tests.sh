@@ -30,6 +30,10 @@ work=$(mktemp -d /tmp/tsa-replay.XXXXXX)
 n=0 failed=0
 
 say() { echo "# $*"; }
+# Multi-threaded TCG: whatever patches kernel text (trace events, kprobes,
+# a module, cpu.max's bandwidth key) does it with the other CPUs offline
+# (tests/guest/quiesce, which guest-run names).
+quiesce() { "${TSA_QUIESCE:?run it through tests/guest-run}" "$@"; }
 not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $*"; }
 
 mountpoint -q $T || mount -t tracefs nodev $T 2>/dev/null
@@ -77,6 +81,17 @@ tsa_stamps() {
 	done
 }
 
+# The trace events on, tsa.ko reloaded after them (its probes run after
+# the trace's), kprobes on its accounting: all of it patches text.
+arm() {
+	trace_setup || { echo "set up the trace events"; return 1; }
+	if ! { rmmod tsa && insmod "$ko"; } >"$work/err" 2>&1; then
+		echo "reload tsa.ko after the trace events: $(cat "$work/err")"
+		return 1
+	fi
+	tsa_stamps 2>"$work/err" || { echo "kprobes on tsa's accounting: $(cat "$work/err")"; return 1; }
+}
+
 want() {
 	local o
 	[ ${#only[@]} -eq 0 ] && return 0
@@ -105,12 +120,11 @@ replay() {
 	shift
 	want "$name" || return 0
 	say "$name: $*"
-	trace_setup || { not_ok "replay $name: set up the trace events"; return; }
-	if ! { rmmod tsa && insmod "$ko"; } >"$work/err" 2>&1; then
-		not_ok "replay $name: reload tsa.ko after the trace events: $(cat "$work/err")"
-		return
-	fi
-	tsa_stamps 2>"$work/err" || { not_ok "replay $name: kprobes on tsa's accounting: $(cat "$work/err")"; return; }
+	quiesce --off
+	arm=$(arm 2>&1)
+	rc=$?
+	quiesce --on
+	[ "$rc" = 0 ] || { not_ok "replay $name: $arm"; return; }
 	echo 1 >$T/tracing_on
 	# The session's first process puts itself in set_event_pid (and in
 	# $cg if set), then execs the workload: every thread of it is traced
@@ -152,7 +166,8 @@ replay() {
 		return
 	fi
 	t0=$(date +%s.%N)
-	(cd "$work" && trace-cmd extract -o "$work/t.dat" >/dev/null 2>&1) ||
+	# extract switches the events off
+	(cd "$work" && quiesce trace-cmd extract -o "$work/t.dat" >/dev/null 2>&1) ||
 		{ not_ok "replay $name: trace-cmd extract"; return; }
 	trace-cmd report -R -t -i "$work/t.dat" >"$work/report" 2>/dev/null ||
 		{ not_ok "replay $name: trace-cmd report"; return; }
@@ -187,12 +202,15 @@ if want cg20; then
 	cg=/sys/fs/cgroup/tsa-replay
 	mkdir -p "$cg" 2>/dev/null
 	if echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
-		echo "20000 100000" >"$cg/cpu.max"; then
+		quiesce --off && echo "20000 100000" >"$cg/cpu.max" && quiesce --on; then
 		secs=1 replay cg20 "$rw" spin1
 	else
+		quiesce --on
 		not_ok "replay cg20: a cgroup v2 with cpu.max at $cg"
 	fi
+	quiesce --off
 	rmdir "$cg" 2>/dev/null
+	quiesce --on
 	cg=
 fi
 # Workloads nobody here wrote.
@@ -212,7 +230,10 @@ replay sng-epoll "${sng[@]}" --epoll 2
 if want sng-hdd; then
 	hdd=/mnt/tsa-hdd
 	mkdir -p "$hdd"
-	if { modprobe ext4 && mount -t ext4 /dev/vda "$hdd"; } 2>"$work/err"; then
+	quiesce --off
+	modprobe ext4 2>"$work/err"
+	quiesce --on
+	if mount -t ext4 /dev/vda "$hdd" 2>>"$work/err"; then
 		replay sng-hdd "${sng[@]}" --hdd 2 --hdd-opts direct,dsync \
 			--hdd-bytes 8M --temp-path "$hdd"
 		umount "$hdd"
@@ -222,9 +243,11 @@ if want sng-hdd; then
 fi
 
 # Before guest-run unloads tsa: no kprobe may stay on its functions.
+quiesce --off
 echo 0 >$T/events/enable
 echo >$T/set_event_pid
 echo >$T/kprobe_events
+quiesce --on
 echo >$T/trace
 rm -rf "$work"
 echo "1..$n"

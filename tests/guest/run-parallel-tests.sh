@@ -13,9 +13,12 @@
 #   2. load/unload: TSA_PARALLEL_ROUNDS (10) loads and unloads while
 #      threads churn on both CPUs and every interface is read; nothing
 #      left behind, nothing new in dmesg (churn-test.sh).
+#   3. the same 3 rounds on the PREEMPT_RT kernel (interrupts=1 too) and on
+#      the debug kernel of tests/kunit.sh (KASAN, lockdep): no report.
+#   4. fault injection on the debug kernel, kmemleak on (faults-test.sh).
 #
-# The engine, waits, replay, prstat and churn suites run here too, as
-# their -mt runs in tests/check.sh (TSA_TCG=multi).
+# The engine, waits, replay and prstat suites run there too, as their -mt
+# runs in tests/check.sh (TSA_TCG=multi).
 # Environment: TSA_KO (use this module, skip its build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,12 +31,40 @@ if [ -z "${TSA_KO:-}" ]; then
 	make -s module WERROR=y >/dev/null
 	TSA_KO=$PWD/tsa.ko
 fi
-gcc -O2 -Wall -Wextra -Werror -o tests/out/tsa-partest tests/guest/tsa-partest.c
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-partest tests/guest/tsa-partest.c
+churn=$PWD/tests/out/churn
 rc=0
+echo "# readers against a syscall spinner ($TSA_KERNEL)"
 tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" --module "$TSA_KO" -- \
 	tests/out/tsa-partest readers 2 3 || rc=1
+echo "# load/unload under churn ($TSA_KERNEL)"
 tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" -- \
-	bash tests/guest/churn-test.sh "$TSA_KO" "$PWD/tests/out/churn" \
-	"${TSA_PARALLEL_ROUNDS:-10}" || rc=1
+	bash tests/guest/churn-test.sh "$TSA_KO" "$churn" "${TSA_PARALLEL_ROUNDS:-10}" || rc=1
+
+if [ -n "${TSA_RT_KERNEL:-}" ]; then
+	src=tests/out/parallel/rt
+	rm -rf "$src" && mkdir -p "$src"
+	cp -a Kbuild module "$src/"
+	make -s -C "/lib/modules/$TSA_RT_KERNEL/build" M="$PWD/$src" TSA_WERROR=y modules \
+		>"$src/build.log" 2>&1 || { cat "$src/build.log"; exit 1; }
+	for params in "" interrupts=1; do
+		echo "# load/unload under churn ($TSA_RT_KERNEL, PREEMPT_RT${params:+, $params})"
+		tests/guest-run --tcg-multi --kernel "$TSA_RT_KERNEL" -- \
+			bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$churn" 3 "$params" || rc=1
+	done
+else
+	echo "not ok - no PREEMPT_RT kernel installed (linux-image-rt-amd64)"
+	rc=1
+fi
+
+bz=$(tests/kunit.sh --print-bzimage)
+ko=$(tests/kunit.sh --build-module "$PWD")
+echo "# load/unload under churn (debug kernel: KASAN, lockdep; interrupts=1)"
+tests/guest-run --tcg-multi --kernel "$bz" --timeout 1200 -- \
+	bash tests/guest/churn-test.sh "$ko" "$churn" 3 interrupts=1 || rc=1
+echo "# fault injection (debug kernel, kmemleak on)"
+tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on -- \
+	bash tests/guest/faults-test.sh "$ko" "$churn" "$PWD/tests/out/tsa-partest" \
+	"${TSA_FAULT_ROUNDS:-4}" || rc=1
 exit $rc

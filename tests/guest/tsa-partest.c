@@ -5,6 +5,8 @@
  * stdout; numbering starts at --first.
  *
  *   tsa-partest [--first N] readers SECS ROUNDS
+ *   tsa-partest failread FILE N        (see failread())
+ *   tsa-partest burst N                (see burst())
  *
  * A thread in a getppid() loop on CPU 1 (the spinner: its record is
  * written at every system call edge) while a reader on CPU 0 reads, in
@@ -21,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -261,6 +264,110 @@ static int readers(int secs, int rounds)
 	return failures != 0;
 }
 
+/*
+ * tsa-partest failread FILE N: N reads of FILE with this task's own
+ * allocations failing as the fault injection in debugfs says (it sets its
+ * make-it-fail after setting up). Each read must fail with an error or
+ * give the whole file: its format line first, ending in a newline.
+ * Prints "reads N ok K errors E bad B" and exits 1 if any was bad.
+ */
+static int failread(const char *path, int n)
+{
+	static char buf[1 << 22];
+	const char *head = strstr(path, "/all") ? "tsa-all 1\n" :
+			   strstr(path, "/calls") ? "tsa-calls " : "tsa-thread 1\n";
+	int i, fd, ok = 0, errors = 0, bad = 0;
+
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		perror("make-it-fail");
+		return 2;
+	}
+	close(fd);
+	for (i = 0; i < n; i++) {
+		long len = slurp(path, buf, sizeof(buf) - 1);
+
+		if (len < 0) {
+			errors++;
+			continue;
+		}
+		buf[len] = '\0';
+		if (strncmp(buf, head, strlen(head)) || len < 2 ||
+		    buf[len - 1] != '\n')
+			bad++;
+		else
+			ok++;
+	}
+	printf("reads %d ok %d errors %d bad %d\n", n, ok, errors, bad);
+	return bad != 0;
+}
+
+static int burst_pipe[2];
+static pid_t burst_tid[4096];
+static volatile int burst_n;
+
+static void *burst_thread(void *arg)
+{
+	char c;
+
+	burst_tid[(long)arg] = syscall(SYS_gettid);
+	__atomic_fetch_add(&burst_n, 1, __ATOMIC_RELEASE);
+	return read(burst_pipe[0], &c, 1) < 0 ? NULL : arg;
+}
+
+/*
+ * tsa-partest burst N: N threads born as fast as they can be, with this
+ * task's allocations failing as debugfs says (tsa's fork hook then runs
+ * out of pooled records and its own allocations fail); then, without
+ * failures, every thread born must be tracked within 3 s (the late
+ * queue). Prints "born B refused R untracked U"; exits 1 if U > 0.
+ */
+static int burst(int n)
+{
+	static pthread_t th[4096];
+	int i, born = 0, refused = 0, untracked = 0, fd, tries;
+	char path[64], c = 'x';
+
+	if (n > 4096 || pipe(burst_pipe))
+		return 2;
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th[born], NULL, burst_thread,
+				   (void *)(long)born))
+			refused++;
+		else
+			born++;
+	}
+	if (pwrite(fd, "0", 1, 0) != 1)
+		return 2;
+	close(fd);
+	while (__atomic_load_n(&burst_n, __ATOMIC_ACQUIRE) < born)
+		usleep(1000);
+	for (tries = 0; tries < 3; tries++) {
+		sleep(1);
+		for (i = untracked = 0; i < born; i++) {
+			snprintf(path, sizeof(path), "/proc/tsa/%d",
+				 burst_tid[i]);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				untracked++;
+			else
+				close(fd);
+		}
+		if (!untracked)
+			break;
+	}
+	printf("born %d refused %d untracked %d\n", born, refused, untracked);
+	for (i = 0; i < born; i++)
+		if (write(burst_pipe[1], &c, 1) != 1)
+			return 2;
+	for (i = 0; i < born; i++)
+		pthread_join(th[i], NULL);
+	return untracked != 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--first")) {
@@ -271,6 +378,12 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "readers"))
 		return readers(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n");
+	if (argc == 3 && !strcmp(argv[1], "burst"))
+		return burst(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "failread"))
+		return failread(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n"
+		"       tsa-partest failread FILE N\n"
+		"       tsa-partest burst N\n");
 	return 2;
 }

@@ -26,7 +26,7 @@ only=("$@")
 
 # Multi-threaded TCG: modules load and unload with the other CPUs offline
 # (tests/guest/quiesce, which guest-run names).
-Q=${TSA_QUIESCE:-env}
+Q=${TSA_QUIESCE:?run it through tests/guest-run}
 dir=/mnt/tsa-wait
 cg=/sys/fs/cgroup/tsa-apg
 swap=${TSA_WAIT_SWAP:-disk}
@@ -74,6 +74,9 @@ reload() {
 }
 
 # --- setup ---
+# Module loads, device-mapper tables, the first memory cgroup and swap
+# switch static keys: patched text, with the other CPUs offline (quiesce).
+setup "take the other CPUs offline" "$Q" --off
 mkdir -p "$dir"
 disk_ok=0
 # The kernel's own module loading runs /sbin/modprobe in the initramfs,
@@ -138,6 +141,7 @@ if [ -n "$(want apg)" ]; then
 	setup "swap on $swap" swap_on && setup "cgroup $cg" cgroup_on && apg_ok=1
 fi
 export TSA_APG_CGROUP=$cg
+setup "bring the other CPUs back" "$Q" --on
 # Delay accounting (taskstats) is what IOW and APG are compared with.
 sysctl -qw kernel.task_delayacct=1 2>/dev/null
 # From 6.12 that book is wrong while EEVDF's delayed dequeue is on:
@@ -333,8 +337,10 @@ elif [ -n "$(want stale)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race/
 fi
 
 # --- teardown (guest-run unloads tsa.ko afterwards) ---
+"$Q" --off
 [ $apg_ok = 0 ] || { rmdir "$cg" 2>/dev/null; swapoff -a; dmsetup remove tsa-slow 2>/dev/null; }
 [ $disk_ok = 0 ] || { umount "$dir"; dmsetup remove tsa-disk 2>/dev/null; }
+"$Q" --on
 echo "1..$n"
 say "wait-tests: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

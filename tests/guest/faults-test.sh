@@ -1,0 +1,145 @@
+#!/bin/bash
+# Guest side of the parallel suite's fault injection, on the debug kernel
+# (KASAN, lockdep, FAILSLAB, FAIL_PAGE_ALLOC, kmemleak booted on), its two
+# vCPUs in parallel. Allocations fail (debugfs failslab, fail_page_alloc,
+# for the tasks that ask: make-it-fail) while tsa.ko loads, while threads
+# fork in bursts and while readers read /proc/tsa:
+#   - a load fails cleanly (nothing left behind) or tsa works;
+#   - a thread whose record could not be allocated at fork is tracked a
+#     moment later (the late queue), or counted as an allocation failure;
+#   - a reader gets an error or a whole file, never a torn one;
+#   - /proc/tsa/all sums exactly throughout, every unload leaves nothing
+#     (tsa.ko WARNs on an object it did not free), and kmemleak finds no
+#     object tsa.ko allocated and lost.
+#
+#   faults-test.sh TSA_KO CHURN PARTEST [ROUNDS]
+set -uo pipefail
+ko=$1 churn=$2 partest=$3 rounds=${4:-6}
+here=$(cd "$(dirname "$0")" && pwd)
+Q=${TSA_QUIESCE:?run it through tests/guest-run}
+D=/sys/kernel/debug
+n=0 fails=0
+tap() { # STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+ok_if() { tap "$([ "$1" = 1 ] && echo 0 || echo 1)" "$2"; }
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' $D/tsa/stats 2>/dev/null; }
+
+mountpoint -q $D || mount -t debugfs none $D
+if [ ! -d $D/failslab ] || [ ! -d $D/fail_page_alloc ]; then
+	tap 1 "setup: fault injection in debugfs (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	exit 1
+fi
+# Only tasks with make-it-fail; sleeping allocations too; quiet (the
+# injected failures themselves print nothing).
+for f in failslab fail_page_alloc; do
+	echo Y >$D/$f/task-filter
+	echo 0 >$D/$f/verbose
+	echo -1 >$D/$f/times
+	echo 1 >$D/$f/interval
+	echo 0 >$D/$f/probability
+	echo N >$D/$f/ignore-gfp-wait
+done
+# Pages: only order 1 and up, which kvmalloc() asks for with __GFP_NOWARN
+# before it falls back to vmalloc(); order-0 failures in the kernel's own
+# paths would print allocation warnings with a stack (a splat to the runner).
+echo 1 >$D/fail_page_alloc/min-order
+slab() { echo "$1" >$D/failslab/probability; }
+pages() { echo "$1" >$D/fail_page_alloc/probability; }
+# COMMAND with its allocations failing as set (make-it-fail is inherited).
+failing() { bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' failing "$@"; }
+loaded() { grep -q '^tsa ' /proc/modules; }
+# Every line of /proc/tsa/all sums to its elapsed: "lines bad".
+allsum() { "$here/tsa-allsum"; }
+
+# --- 1. loads with slab allocations failing ---
+for p in 10 30 60; do
+	for r in $(seq 1 "$rounds"); do
+		slab "$p"
+		"$Q" failing insmod "$ko" >/tmp/insmod.err 2>&1
+		rc=$?
+		slab 0
+		if [ "$rc" -ne 0 ]; then
+			left=
+			loaded && left+=" module"
+			[ -e /proc/tsa ] && left+=" /proc/tsa"
+			[ -e $D/tsa ] && left+=" debugfs"
+			tap "$([ -z "$left" ] && echo 0 || echo 1)" \
+				"load at ${p}% slab failures, round $r: refused cleanly ($(tr '\n' ' ' </tmp/insmod.err| cut -c1-80); left:${left:- nothing})"
+			continue
+		fi
+		read -r lines bad <<<"$(allsum)"
+		tap "$([ "${lines:-0}" -gt 10 ] && [ "${bad:-1}" -eq 0 ] && echo 0 || echo 1)" \
+			"load at ${p}% slab failures, round $r: loaded, every line of /proc/tsa/all sums ($bad of $lines bad; alloc_failures $(stat_of alloc_failures))"
+		"$Q" rmmod tsa
+		tap $? "load at ${p}% slab failures, round $r: unloads"
+	done
+done
+
+# --- 2. forks in bursts with slab allocations failing ---
+# A burst of threads drains tsa's record pool; its fork hook then
+# allocates in the forking task, whose allocations fail: those threads
+# go to the late queue, tracked a moment later from a work item. Churn
+# with its own allocations failing meanwhile, and readers.
+"$Q" insmod "$ko" || { tap 1 "insmod tsa.ko for the fork bursts"; exit 1; }
+f0=$(stat_of alloc_failures) l0=$(stat_of tracked_late)
+slab 20
+failing "$churn" 6 >/dev/null 2>&1 &
+churner=$!
+slab 30
+res=$("$partest" burst 1600 2>&1)
+rc=$?
+slab 20
+tap "$rc" "a burst of 1600 threads at 30% slab failures: every thread born is tracked within 3 s ($res)"
+bad=0
+while kill -0 "$churner" 2>/dev/null; do
+	read -r lines bad <<<"$(allsum)"
+	[ "${bad:-1}" -eq 0 ] || break
+	sleep 1
+done
+wait "$churner"
+slab 0
+tap "$([ "${bad:-1}" -eq 0 ] && echo 0 || echo 1)" \
+	"churn at 20% slab failures: /proc/tsa/all summed while it ran ($bad of ${lines:-?} bad)"
+f1=$(stat_of alloc_failures) l1=$(stat_of tracked_late)
+tap "$([ "$f1" -gt "$f0" ] && [ "$l1" -gt "$l0" ] && echo 0 || echo 1)" \
+	"tsa's own record allocations failed, and the late queue tracked those threads (alloc_failures $f0 -> $f1, tracked_late $l0 -> $l1)"
+
+# --- 3. readers with their own allocations failing ---
+self=$$
+for f in /proc/tsa/all /proc/tsa/calls "/proc/tsa/$self"; do
+	slab 20
+	pages 50
+	res=$("$partest" failread "$f" 200 2>&1)
+	rc=$?
+	slab 0
+	pages 0
+	tap "$rc" "reads of $f with 20% slab and 50% order>=1 page failures: an error or the whole file ($res)"
+done
+read -r lines bad <<<"$(allsum)"
+tap "$([ "${bad:-1}" -eq 0 ] && echo 0 || echo 1)" \
+	"after the failing readers: every line of /proc/tsa/all sums ($bad of $lines bad)"
+
+# --- 4. kmemleak: nothing of tsa.ko's lost ---
+if [ -w $D/kmemleak ]; then
+	echo clear >$D/kmemleak
+	"$Q" rmmod tsa
+	tap $? "rmmod tsa after the faults"
+	# Objects younger than 5 s are not reported: scan after that, twice.
+	sleep 6
+	echo scan >$D/kmemleak
+	echo scan >$D/kmemleak
+	leaks=$(grep -c '^unreferenced object' $D/kmemleak)
+	tsaleaks=$(awk '/^unreferenced object/ { o = $0 } /\[tsa\]|tsa_/ { if (o) { print o; o = "" } }' $D/kmemleak | wc -l)
+	tap "$([ "$tsaleaks" -eq 0 ] && echo 0 || echo 1)" \
+		"kmemleak: no object tsa.ko allocated is lost ($tsaleaks of tsa's; $leaks unreferenced in all)"
+	[ "$tsaleaks" -eq 0 ] || grep -A12 'unreferenced object' $D/kmemleak | head -40 | sed 's/^/# /'
+	# The runner looks at dmesg for kmemleak's own reports: ours are read.
+	echo clear >$D/kmemleak
+else
+	"$Q" rmmod tsa
+	tap 1 "kmemleak is on (boot with kmemleak=on, CONFIG_DEBUG_KMEMLEAK)"
+fi
+echo "faults: $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
