@@ -371,6 +371,46 @@ static void nested_traps_split_trp_by_source(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tsa_softirq_name(irq));
 }
 
+/*
+ * PREEMPT_RT: a softirq in task context is preempted. Its time off CPU
+ * is LAT, not TRP, and not the softirq's; back on CPU it is TRP again,
+ * and the whole softirq counts once.
+ */
+static void preempted_trap_leaves_and_resumes(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_SYS, TSA_F_KTHREAD |
+				    TSA_F_IN_KERNEL);
+	u16 net = tsa_trap_key(false, 3);
+	const struct tsa_call_row *r;
+	struct tsa_calls *t;
+
+	a->tab[TSA_T_TRAPS] = calls(test, TSA_TRAP_ROWS);
+	t = a->tab[TSA_T_TRAPS];
+	tsa_acct_trap_enter(a, 10, net);			/* SYS 10 */
+	tsa_acct_switch_out(a, 14, TSA_SW_PREEMPT, TSA_SLP);	/* TRP 4 */
+	tsa_acct_trap_suspend(a);
+	tsa_acct_switch_in(a, 20, 0);				/* LAT 6 */
+	tsa_acct_trap_resume(a, 20, net);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_TRP);
+	tsa_acct_trap_exit(a, 23);				/* TRP 3 */
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 7ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 6ULL);
+	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 2ULL);
+	r = row_of(t, net);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 7ULL);
+	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_TRP], 7ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, t), 7ULL);
+	/* Not in a trap: nothing to leave; not on CPU: nothing resumes. */
+	tsa_acct_trap_suspend(a);
+	tsa_acct_switch_out(a, 30, TSA_SW_BLOCK, TSA_SLP);
+	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_resume(a, 31, net));
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SLP);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+}
+
 static void keys_tell_the_tables_apart(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, tsa_call_key(0, false), (u16)0);
@@ -399,6 +439,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(snapshot_counts_the_call_in_progress),
 	KUNIT_CASE(exit_inside_a_call_counts_it_once),
 	KUNIT_CASE(nested_traps_split_trp_by_source),
+	KUNIT_CASE(preempted_trap_leaves_and_resumes),
 	KUNIT_CASE(keys_tell_the_tables_apart),
 	{}
 };

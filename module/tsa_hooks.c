@@ -86,6 +86,11 @@ enum tsa_event {
 static DEFINE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
 static DEFINE_PER_CPU(int, tsa_trap_depth);
 /*
+ * The source of each trap a CPU is in, outermost first: a hard interrupt
+ * can come during a softirq, and its time is its own.
+ */
+static DEFINE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
+/*
  * The record of the task each CPU switched in last, i.e. of its current
  * task: saves a hash lookup on the hottest paths (syscalls, faults,
  * interrupts). Only sched_switch writes it, for next, so it can never
@@ -222,6 +227,70 @@ static u16 tsa_current_call_key(const struct tsa_thread *th)
 			    tsa_task_compat(current));
 }
 
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * PREEMPT_RT runs softirqs and threaded interrupt handlers in task
+ * context, where they can be preempted or sleep: a CPU's trap nesting is
+ * then the running thread's, not the CPU's. A switch keeps it with the
+ * thread leaving (and reports whether that thread leaves a trap), and
+ * gives the CPU the nesting of the thread coming in (none if untracked).
+ */
+static bool tsa_trap_switch_out(struct tsa_thread *pth, bool in_trap)
+{
+	if (!tsa_param_interrupts)
+		return false;
+	pth->trap_depth = clamp(this_cpu_read(tsa_trap_depth), 0, U8_MAX);
+	memcpy(pth->trap_source, this_cpu_ptr(tsa_trap_source),
+	       sizeof(pth->trap_source));
+	return in_trap;
+}
+
+/* Whether @nth comes back into a trap: then TRP again. */
+static bool tsa_trap_switch_in(struct tsa_thread *nth)
+{
+	if (!tsa_param_interrupts)
+		return false;
+	this_cpu_write(tsa_trap_depth, nth->trap_depth);
+	memcpy(this_cpu_ptr(tsa_trap_source), nth->trap_source,
+	       sizeof(nth->trap_source));
+	return nth->trap_depth;
+}
+
+static void tsa_trap_switch_untracked(void)
+{
+	if (tsa_param_interrupts)
+		this_cpu_write(tsa_trap_depth, 0);
+}
+
+static u16 tsa_trap_innermost(void)
+{
+	int depth = this_cpu_read(tsa_trap_depth);
+
+	return depth <= TSA_TRAP_NEST ?
+		this_cpu_read(tsa_trap_source[depth - 1]) : TSA_CALL_OTHER;
+}
+#else
+/* Elsewhere no switch happens inside a trap. */
+static inline bool tsa_trap_switch_out(struct tsa_thread *pth, bool in_trap)
+{
+	return false;
+}
+
+static inline bool tsa_trap_switch_in(struct tsa_thread *nth)
+{
+	return false;
+}
+
+static inline void tsa_trap_switch_untracked(void)
+{
+}
+
+static inline u16 tsa_trap_innermost(void)
+{
+	return TSA_CALL_OTHER;
+}
+#endif
+
 static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
 	struct tsa_thread *pth, *nth;
@@ -250,6 +319,7 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	if (pth) {
 		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
 		enum tsa_state sleep = TSA_SLP;
+		bool in_trap = pth->acct.state == TSA_TRP;
 
 		/*
 		 * The kernel's own nvcsw rule. A pending signal undoes a
@@ -298,6 +368,8 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 						(pth->acct.flags &
 						 TSA_F_IN_KERNEL));
 		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
+		if (tsa_trap_switch_out(pth, in_trap))
+			tsa_acct_trap_suspend(&pth->acct);
 		if (unlikely(prev_state & __TASK_TRACED) &&
 		    kind == TSA_SW_BLOCK && tsa_syscall_entry_stop(prev))
 			tsa_acct_sys_enter_unseen(&pth->acct,
@@ -311,7 +383,12 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		nth->nvcsw_known = true;
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
+		if (tsa_trap_switch_in(nth))
+			tsa_clamped(tsa_acct_trap_resume(&nth->acct, now,
+							 tsa_trap_innermost()));
 		tsa_thread_own_end_irqs_off(nth, nlock);
+	} else {
+		tsa_trap_switch_untracked();
 	}
 	if (pth)
 		tsa_thread_own_end_irqs_off(pth, plock);
@@ -738,13 +815,6 @@ TSA_CHECK_PROBE(contention_end, tsa_contention_end);
  * Interrupts are charged to the thread they interrupt. Hard and soft
  * interrupts nest on a CPU; only the outermost changes the state.
  */
-/*
- * The source of each trap a CPU is in, outermost first: a hard interrupt
- * can come during a softirq, and its time is its own.
- */
-#define TSA_TRAP_NEST	4
-static DEFINE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
-
 static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 {
 	struct tsa_thread *th;

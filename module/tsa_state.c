@@ -461,6 +461,43 @@ bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count)
 }
 
 /*
+ * PREEMPT_RT runs softirqs and threaded interrupt handlers in task
+ * context, where they can be preempted or sleep. A thread that switches
+ * out inside a trap leaves it while it is off CPU: call this after its
+ * switch-out. Its trap's time so far goes to the source's row, not as a
+ * trap of its own; the time off CPU is not the trap's.
+ */
+void tsa_acct_trap_suspend(struct tsa_acct *a)
+{
+	struct tsa_calls *t = a->tab[TSA_T_TRAPS];
+
+	if (!t || !tsa_calls_in_call(t))
+		return;
+	tsa_calls_fold(t, false, NULL);
+	t->cur_key = TSA_CALL_NONE;
+}
+
+/*
+ * ... and it is back in the trap of @source at its switch-in (call this
+ * after it): TRP again, on top of the state the switch-in gave it.
+ */
+bool tsa_acct_trap_resume(struct tsa_acct *a, u64 now, u16 source)
+{
+	bool clamped;
+
+	if (!tsa_state_on_cpu(a->state) || a->state == TSA_TRP ||
+	    (a->flags & TSA_F_PROVISIONAL))
+		return false;
+	a->trp_from = a->state;
+	clamped = tsa_acct_enter(a, now, TSA_TRP);
+	if (a->tab[TSA_T_TRAPS]) {
+		a->tab[TSA_T_TRAPS]->cur_key = source;
+		a->tab[TSA_T_TRAPS]->mask = 0;
+	}
+	return clamped;
+}
+
+/*
  * A copy of @a as seen at @now: the current stay is charged up to @now, so
  * the copy's states sum to its elapsed time. A reader's clock may lag the
  * CPU that wrote the record; that is not a step of the thread's clock, so

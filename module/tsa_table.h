@@ -70,6 +70,9 @@ struct tsa_group {
 	};
 };
 
+/* Traps (hard and soft interrupts) one CPU can be inside at once. */
+#define TSA_TRAP_NEST	4
+
 struct tsa_thread {
 	union {
 		struct hlist_node node;	/* in the table */
@@ -86,6 +89,11 @@ struct tsa_thread {
 	u8 seeding;			/* TSA_SEEDING_*: events lock */
 	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
 	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
+#ifdef CONFIG_PREEMPT_RT
+	/* Traps it is inside while off CPU: see tsa_trap_switch(). */
+	u8 trap_depth;
+	u16 trap_source[TSA_TRAP_NEST];
+#endif
 	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
@@ -201,8 +209,11 @@ extern atomic64_t tsa_readers_clock;
  * the record between that read and the open charged the old state up to
  * its own clock, which may be later; it published that clock first
  * (tsa_reader_clock()), and the open before this load makes sure one of
- * the two sees the other. Nor does a stamp go before the state's own,
- * which a seeder holding the lock may have set meanwhile.
+ * the two sees the other. The stamp then goes past that clock, not to
+ * it: a reader that missed the event gives its copy that clock as its
+ * time (/proc/tsa/all's "at"), and the event is after it, not at it (the
+ * replay counts events up to "at"). Nor does a stamp go before the
+ * state's own, which a seeder holding the lock may have set meanwhile.
  */
 static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
 						  u64 t)
@@ -210,8 +221,10 @@ static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
 	u64 r;
 
 	smp_mb();	/* the open before the load: pairs with the reader's */
-	r = max_t(u64, atomic64_read(&tsa_readers_clock), th->acct.stamp);
-	return max(t, r);
+	r = atomic64_read(&tsa_readers_clock);
+	if (unlikely(t <= r))
+		t = r + 1;
+	return max(t, th->acct.stamp);
 }
 
 /* The same from a probe that may run with IRQs on (syscalls). */

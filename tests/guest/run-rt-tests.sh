@@ -3,7 +3,7 @@
 # tests (under RT's sleeping spinlocks and threaded interrupts) on that
 # kernel, the fork burst again with a short late queue, then the
 # load/unload churn on it (single-threaded TCG: see tests/guest-run
-# --tcg-single).
+# --tcg-single), and a softirq preempted inside its thread.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TSA_PROG=rt
@@ -28,3 +28,14 @@ tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams "interrupts=
 	-- tests/out/tsa-gtest burst
 tests/guest-run --tcg-single --kernel "$kver" -- \
 	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
+# A softirq preempted in its thread (RT runs it in task context): its
+# time off CPU is not TRP nor the trap's (tests/guest/race/tsa_race.ko).
+race=tests/out/rt/race
+rm -rf "$race" && mkdir -p "$race"
+cp tests/guest/race/Kbuild tests/guest/race/tsa_race.c "$race/"
+make -s -C "/lib/modules/$kver/build" M="$PWD/$race" modules >"$race/build.log" 2>&1 ||
+	{ cat "$race/build.log"; exit 1; }
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-race tests/guest/tsa-race.c \
+	tests/guest/tsa-read.c
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --module "$race/tsa_race.ko" \
+	--modparams interrupts=1 -- tests/out/tsa-race bhspin 100

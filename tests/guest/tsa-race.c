@@ -7,6 +7,7 @@
  *
  *   tsa-race N  ->  "stops N stp_entries E stp_ns T slp_entries E slp_ns T"
  *   tsa-race twread MS  ->  "idl_ns T slp_ns T" (see twread())
+ *   tsa-race bhspin MS  ->  TAP (see bhspin())
  *
  * The child (named tsa-stopper) runs on CPU 0. The parent spins in user
  * space on CPU 1 until the child counts its N stops in shared memory: a
@@ -15,6 +16,7 @@
  * CPU 0's rq lock while the module holds it.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,12 +90,86 @@ static int twread(int ms)
 	return 0;
 }
 
+static volatile int bh_stop;
+
+/* SCHED_FIFO on CPU 0: every 2 ms it runs 0.5 ms, preempting the spin. */
+static void *bh_preempter(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	(void)arg;
+	pin(0);
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	while (!bh_stop) {
+		double end;
+
+		usleep(2000);
+		for (end = now() + 0.0005; now() < end; )
+			;
+	}
+	return NULL;
+}
+
+/*
+ * tsa-race bhspin MS (tsa.ko with interrupts=1, tsa_race.ko): this thread,
+ * on CPU 0, runs a tasklet that spins MS ms from its own local_bh_enable()
+ * while a SCHED_FIFO thread preempts it every 2 ms. On PREEMPT_RT the
+ * softirq runs in this thread and is preempted: its time off CPU is LAT,
+ * not TRP, and not the softirq's. Prints TAP.
+ */
+static int bhspin(int ms)
+{
+	static struct tsa_calls ca, cb;
+	struct tsa_thread a, b;
+	unsigned long long rows = 0;
+	pthread_t th;
+	FILE *f;
+	size_t i;
+	int ok;
+
+	pin(0);
+	if (pthread_create(&th, NULL, bh_preempter, NULL))
+		return 2;
+	usleep(20000);
+	ok = !tsa_read_thread_calls(gettid_(), &a, &ca);
+	f = fopen("/sys/module/tsa_race/parameters/bhspin", "w");
+	ok = ok && f && fprintf(f, "%d", ms) > 0;
+	ok = f && !fclose(f) && ok;
+	ok = ok && !tsa_read_thread_calls(gettid_(), &b, &cb);
+	bh_stop = 1;
+	pthread_join(th, NULL);
+	if (!ok) {
+		printf("not ok 1 - bhspin: run the tasklet and read /proc/tsa/%d (%s)\n",
+		       gettid_(), strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < cb.ntraps; i++)
+		rows += cb.trap[i].ns;
+	for (i = 0; i < ca.ntraps; i++)
+		rows -= ca.trap[i].ns;
+	printf("# bhspin: TRP +%llu ns (%llu entries), LAT +%llu ns, trap rows +%llu ns\n",
+	       (unsigned long long)(b.ns[TSA_TRP] - a.ns[TSA_TRP]),
+	       (unsigned long long)(b.entries[TSA_TRP] - a.entries[TSA_TRP]),
+	       (unsigned long long)(b.ns[TSA_LAT] - a.ns[TSA_LAT]), rows);
+	ok = rows == b.ns[TSA_TRP] - a.ns[TSA_TRP];
+	printf("%sok 1 - bhspin: the trap rows hold the thread's TRP exactly, not its time off CPU (expected %llu ns, saw %llu ns)\n",
+	       ok ? "" : "not ", (unsigned long long)(b.ns[TSA_TRP] - a.ns[TSA_TRP]),
+	       rows);
+	ok = b.ns[TSA_TRP] - a.ns[TSA_TRP] >= (unsigned long long)ms * 1000000 / 2;
+	printf("%sok 2 - bhspin: the %d ms softirq is TRP, on CPU (expected >= %d ms of TRP, saw %.3f ms)\n",
+	       ok ? "" : "not ", ms, ms / 2,
+	       (b.ns[TSA_TRP] - a.ns[TSA_TRP]) / 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 20, i, st;
 
 	if (argc > 2 && !strcmp(argv[1], "twread"))
 		return twread(atoi(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "bhspin"))
+		return bhspin(atoi(argv[2]));
 	volatile int *stops;
 	struct tsa_thread t;
 	double end;

@@ -36,6 +36,10 @@
  * current system call's sys_exit, with that call's number still in its
  * registers.
  *
+ * Also: writing MS to "bhspin" runs a tasklet that spins MS milliseconds,
+ * from the writer's own local_bh_enable(): on PREEMPT_RT the softirq runs
+ * in the writer's task context, where other threads may preempt it.
+ *
  * Never load it anywhere but a test guest.
  */
 #include <linux/module.h>
@@ -53,6 +57,8 @@
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/interrupt.h>
+#include <linux/bottom_half.h>
 #include <trace/events/sched.h>
 
 static char *comm = "tsa-stopper";
@@ -235,6 +241,37 @@ static const struct kernel_param_ops twsleep_ops = { .set = twsleep_set };
 module_param_cb(twsleep, &twsleep_ops, NULL, 0200);
 MODULE_PARM_DESC(twsleep, "\"TID MS\": TID sleeps MS ms on its way to user mode");
 
+static unsigned int bhspin_ms;
+
+static void bhspin_fn(struct tasklet_struct *t)
+{
+	u64 end = ktime_get_mono_fast_ns() + (u64)bhspin_ms * NSEC_PER_MSEC;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
+static DECLARE_TASKLET(bhspin_tasklet, bhspin_fn);
+
+static int bhspin_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || ms > 1000)
+		return -EINVAL;
+	bhspin_ms = ms;
+	local_bh_disable();
+	tasklet_schedule(&bhspin_tasklet);
+	local_bh_enable();
+	/* Ran here, unless ksoftirqd took it: wait for it either way. */
+	tasklet_unlock_wait(&bhspin_tasklet);
+	return 0;
+}
+
+static const struct kernel_param_ops bhspin_ops = { .set = bhspin_set };
+module_param_cb(bhspin, &bhspin_ops, NULL, 0200);
+MODULE_PARM_DESC(bhspin, "Spin MS ms in a tasklet run from the writer's local_bh_enable()");
+
 static void race_probe(void *data, bool preempt, struct task_struct *prev,
 		       struct task_struct *next, unsigned int prev_state)
 {
@@ -286,6 +323,7 @@ static int __init race_init(void)
 
 static void __exit race_exit(void)
 {
+	tasklet_kill(&bhspin_tasklet);
 	sigundo_stop();
 	tracepoint_probe_unregister(race_tp, race_probe, NULL);
 	tracepoint_synchronize_unregister();
