@@ -164,14 +164,16 @@ static void call_refused_before_sys_enter_counts_at_return(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
+	/* The USR stay goes on through it. */
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_USR);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 10ULL);
+	KUNIT_EXPECT_EQ(test, a->stamp, 0ULL);
 	KUNIT_EXPECT_FALSE(test, a->flags & TSA_F_IN_KERNEL);
 	/* The next call is an ordinary one. */
-	tsa_acct_sys_enter(a, 20, NR_A);
-	tsa_acct_sys_exit(a, 25, NR_A, false);
+	tsa_acct_sys_enter(a, 20, NR_A);			/* USR 20 */
+	tsa_acct_sys_exit(a, 25, NR_A, false);			/* SYS 5 */
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 5ULL);
+	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 20ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
 }
 

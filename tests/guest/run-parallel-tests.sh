@@ -64,7 +64,8 @@ echo "# load/unload under churn (debug kernel: KASAN, lockdep; interrupts=1)"
 tests/guest-run --tcg-multi --kernel "$bz" --timeout 1200 -- \
 	bash tests/guest/churn-test.sh "$ko" "$churn" 3 interrupts=1 || rc=1
 echo "# fault injection (debug kernel, kmemleak on)"
-tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on -- \
+tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on \
+	--allow-dmesg 'kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread (started|ended))' -- \
 	bash tests/guest/faults-test.sh "$ko" "$churn" "$PWD/tests/out/tsa-partest" \
 	"${TSA_FAULT_ROUNDS:-4}" || rc=1
 exit $rc
