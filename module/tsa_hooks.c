@@ -1183,7 +1183,7 @@ static bool tsa_late_live, tsa_late_walk;
 static DEFINE_RAW_SPINLOCK(tsa_late_lock);
 
 /* Late forks seeded per grace period (tsa_seed_batch()). */
-#define TSA_LATE_BATCH	64
+#define TSA_LATE_BATCH	32
 
 static void tsa_late_fn(struct work_struct *work)
 {
