@@ -7,6 +7,7 @@
  *   tsa-partest [--first N] readers SECS ROUNDS
  *   tsa-partest failread FILE N        (see failread())
  *   tsa-partest burst N                (see burst())
+ *   tsa-partest load KO                (see load())
  *
  * A thread in a getppid() loop on CPU 1 (the spinner: its record is
  * written at every system call edge) while a reader on CPU 0 reads, in
@@ -80,7 +81,7 @@ static long slurp(const char *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, buf, size)) > 0)
+	while ((n = read(fd, buf + total, size - total)) > 0)
 		total += n;
 	close(fd);
 	return n < 0 ? -1 : total;
@@ -265,6 +266,39 @@ static int readers(int secs, int rounds)
 }
 
 /*
+ * This task's allocations fail from here on, as debugfs says. Its pages
+ * are all faulted in and locked first: the guest's root is 9p, and a page
+ * fault that reads the program from it under the failures would end in
+ * SIGBUS and could leave the 9p client broken for every task. Returns
+ * the make-it-fail descriptor, to turn it off with fail_stop().
+ */
+static int fail_start(void)
+{
+	int fd;
+
+	if (mlockall(MCL_CURRENT)) {
+		perror("mlockall");
+		exit(2);
+	}
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		perror("make-it-fail");
+		exit(2);
+	}
+	return fd;
+}
+
+static void fail_stop(int fd)
+{
+	if (pwrite(fd, "0", 1, 0) != 1) {
+		perror("make-it-fail");
+		exit(2);
+	}
+	close(fd);
+	munlockall();
+}
+
+/*
  * tsa-partest failread FILE N: N reads of FILE with this task's own
  * allocations failing as the fault injection in debugfs says (it sets its
  * make-it-fail after setting up). Each read must fail with an error or
@@ -278,12 +312,7 @@ static int failread(const char *path, int n)
 			   strstr(path, "/calls") ? "tsa-calls " : "tsa-thread 1\n";
 	int i, fd, ok = 0, errors = 0, bad = 0;
 
-	fd = open("/proc/self/make-it-fail", O_WRONLY);
-	if (fd < 0 || write(fd, "1", 1) != 1) {
-		perror("make-it-fail");
-		return 2;
-	}
-	close(fd);
+	fd = fail_start();
 	for (i = 0; i < n; i++) {
 		long len = slurp(path, buf, sizeof(buf) - 1);
 
@@ -293,11 +322,15 @@ static int failread(const char *path, int n)
 		}
 		buf[len] = '\0';
 		if (strncmp(buf, head, strlen(head)) || len < 2 ||
-		    buf[len - 1] != '\n')
-			bad++;
-		else
+		    buf[len - 1] != '\n') {
+			if (!bad++)
+				fprintf(stderr, "failread: %s: %ld bytes: '%.60s' ... '%s'\n",
+					path, len, buf,
+					len > 60 ? buf + len - 60 : "");
+		} else
 			ok++;
 	}
+	fail_stop(fd);
 	printf("reads %d ok %d errors %d bad %d\n", n, ok, errors, bad);
 	return bad != 0;
 }
@@ -317,35 +350,71 @@ static void *burst_thread(void *arg)
 
 /*
  * tsa-partest burst N: N threads born as fast as they can be, with this
- * task's allocations failing as debugfs says (tsa's fork hook then runs
- * out of pooled records and its own allocations fail); then, without
- * failures, every thread born must be tracked within 3 s (the late
- * queue). Prints "born B refused R untracked U"; exits 1 if U > 0.
+ * task's allocations failing as debugfs says. The creator runs SCHED_FIFO
+ * on CPU 0 and a SCHED_FIFO spinner holds CPU 1 (the caller turns RT
+ * throttling off), so the work item that refills tsa's pool of records
+ * cannot run (but in a breath every 300 threads): the fork hook runs out
+ * of them and allocates in the creator, where allocations fail. Then, without failures, every thread
+ * born must be tracked within 5 s (the late queue). Prints "born B
+ * refused R untracked U"; exits 1 if U > 0.
  */
 static int burst(int n)
 {
+	struct sched_param sp = { .sched_priority = 10 };
 	static pthread_t th[4096];
 	int i, born = 0, refused = 0, untracked = 0, fd, tries;
 	char path[64], c = 'x';
+	volatile int *stop;
+	pid_t spinner;
 
 	if (n > 4096 || pipe(burst_pipe))
 		return 2;
-	fd = open("/proc/self/make-it-fail", O_WRONLY);
-	if (fd < 0 || write(fd, "1", 1) != 1)
+	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (stop == MAP_FAILED)
 		return 2;
+	spinner = fork();
+	if (spinner == 0) {
+		double end = now_s() + 60;
+
+		if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		/* A breath every 2 s for the CPU's own kernel threads. */
+		while (!*stop && now_s() < end) {
+			double breath = now_s() + 2;
+
+			while (!*stop && now_s() < breath)
+				;
+			usleep(20000);
+		}
+		_exit(0);
+	}
+	if (spinner < 0 || pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 2;
+	usleep(100000);
+	fd = fail_start();
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&th[born], NULL, burst_thread,
 				   (void *)(long)born))
 			refused++;
 		else
 			born++;
+		/*
+		 * A breath now and then for RCU's kthread (starved for 21 s,
+		 * it reports a stall); the pool refills then too, and the
+		 * next 300 drain it again.
+		 */
+		if (i % 300 == 299)
+			usleep(20000);
 	}
-	if (pwrite(fd, "0", 1, 0) != 1)
-		return 2;
-	close(fd);
+	fail_stop(fd);
+	*stop = 1;
+	waitpid(spinner, NULL, 0);
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
 	while (__atomic_load_n(&burst_n, __ATOMIC_ACQUIRE) < born)
 		usleep(1000);
-	for (tries = 0; tries < 3; tries++) {
+	for (tries = 0; tries < 5; tries++) {
 		sleep(1);
 		for (i = untracked = 0; i < born; i++) {
 			snprintf(path, sizeof(path), "/proc/tsa/%d",
@@ -368,6 +437,33 @@ static int burst(int n)
 	return untracked != 0;
 }
 
+/*
+ * tsa-partest load KO: load the module KO (a file on tmpfs) with this
+ * task's allocations failing as debugfs says; nothing else (no exec, no
+ * file of the 9p root) runs under the failures. Prints "loaded", or
+ * "refused ERRNO"; exits 0 when loaded, 1 when refused.
+ */
+static int load(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), mf, ret, e;
+
+	if (fd < 0) {
+		perror("load: open");
+		return 2;
+	}
+	mf = fail_start();
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	e = errno;
+	fail_stop(mf);
+	errno = e;
+	if (ret) {
+		printf("refused %s\n", strerror(errno));
+		return 1;
+	}
+	printf("loaded\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--first")) {
@@ -378,12 +474,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "readers"))
 		return readers(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "load"))
+		return load(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "burst"))
 		return burst(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "failread"))
 		return failread(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n"
 		"       tsa-partest failread FILE N\n"
-		"       tsa-partest burst N\n");
+		"       tsa-partest burst N\n"
+		"       tsa-partest load KO\n");
 	return 2;
 }
