@@ -46,7 +46,7 @@ set +e
 rc=0
 if [ "$only" != " usrsys " ]; then
 	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 900 \
+	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 1500 \
 		--disk "$out/disk.img" ${GUEST_RUN_ARGS:-} -- \
 		bash "$here/replay-tests.sh" "$TSA_KO" "$out" "$@"
 	rc=$?
