@@ -66,7 +66,7 @@ tests/guest-run --tcg-multi --kernel "$bz" --timeout 1200 -- \
 echo "# fault injection (debug kernel, kmemleak on)"
 tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on --allow-alloc-failures \
 	--allow-dmesg 'kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread (started|ended)|[0-9]+ new suspected memory leaks|Cannot allocate a scan area)' \
-	--allow-dmesg 'Command line: .*kmemleak=on' -- \
+	--allow-dmesg '[Cc]ommand line: .*kmemleak=on' -- \
 	bash tests/guest/faults-test.sh "$ko" "$churn" "$PWD/tests/out/tsa-partest" \
 	"${TSA_FAULT_ROUNDS:-4}" || rc=1
 exit $rc
