@@ -392,7 +392,7 @@ static void preempted_trap_leaves_and_resumes(struct kunit *test)
 	tsa_acct_switch_out(a, 14, TSA_SW_PREEMPT, TSA_SLP);	/* TRP 4 */
 	tsa_acct_trap_suspend(a);
 	tsa_acct_switch_in(a, 20, 0);				/* LAT 6 */
-	tsa_acct_trap_resume(a, 20, net);
+	tsa_acct_trap_enter(a, 20, net);
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_TRP);
 	tsa_acct_trap_exit(a, 23);				/* TRP 3 */
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SYS);
@@ -408,7 +408,7 @@ static void preempted_trap_leaves_and_resumes(struct kunit *test)
 	/* Not in a trap: nothing to leave; not on CPU: nothing resumes. */
 	tsa_acct_trap_suspend(a);
 	tsa_acct_switch_out(a, 30, TSA_SW_BLOCK, TSA_SLP);
-	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_resume(a, 31, net));
+	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_enter(a, 31, net));
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SLP);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 }

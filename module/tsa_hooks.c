@@ -384,7 +384,7 @@ static TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
 		if (tsa_trap_switch_in(nth))
-			tsa_clamped(tsa_acct_trap_resume(&nth->acct, now,
+			tsa_clamped(tsa_acct_trap_enter(&nth->acct, now,
 							 tsa_trap_innermost()));
 		tsa_thread_own_end_irqs_off(nth, nlock);
 	} else {

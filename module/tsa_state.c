@@ -465,7 +465,9 @@ bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count)
  * context, where they can be preempted or sleep. A thread that switches
  * out inside a trap leaves it while it is off CPU: call this after its
  * switch-out. Its trap's time so far goes to the source's row, not as a
- * trap of its own; the time off CPU is not the trap's.
+ * trap of its own; the time off CPU is not the trap's. At its switch-in,
+ * tsa_acct_trap_enter() puts it back in the trap: the call is not open,
+ * so the source's row counts the trap once, when it ends.
  */
 void tsa_acct_trap_suspend(struct tsa_acct *a)
 {
@@ -475,26 +477,6 @@ void tsa_acct_trap_suspend(struct tsa_acct *a)
 		return;
 	tsa_calls_fold(t, false, NULL);
 	t->cur_key = TSA_CALL_NONE;
-}
-
-/*
- * ... and it is back in the trap of @source at its switch-in (call this
- * after it): TRP again, on top of the state the switch-in gave it.
- */
-bool tsa_acct_trap_resume(struct tsa_acct *a, u64 now, u16 source)
-{
-	bool clamped;
-
-	if (!tsa_state_on_cpu(a->state) || a->state == TSA_TRP ||
-	    (a->flags & TSA_F_PROVISIONAL))
-		return false;
-	a->trp_from = a->state;
-	clamped = tsa_acct_enter(a, now, TSA_TRP);
-	if (a->tab[TSA_T_TRAPS]) {
-		a->tab[TSA_T_TRAPS]->cur_key = source;
-		a->tab[TSA_T_TRAPS]->mask = 0;
-	}
-	return clamped;
 }
 
 /*

@@ -194,7 +194,6 @@ bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now, u16 source);
 bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count);
 void tsa_acct_trap_suspend(struct tsa_acct *a);
-bool tsa_acct_trap_resume(struct tsa_acct *a, u64 now, u16 source);
 
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
