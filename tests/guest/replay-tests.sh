@@ -45,7 +45,7 @@ fi
 # trace-cmd extract leaves the events off: set everything up per workload.
 events=(sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new
 	raw_syscalls/sys_enter raw_syscalls/sys_exit kprobes/rf kprobes/rfx
-	lock/contention_begin lock/contention_end)
+	kprobes/rsleep lock/contention_begin lock/contention_end)
 trace_setup() {
 	local e
 	echo 0 >$T/tracing_on
@@ -60,6 +60,10 @@ trace_setup() {
 	# flags (FAULT_FLAG_USER, _INSTRUCTION) and return.
 	echo 'p:rf handle_mm_fault flags=%dx:x32' >$T/kprobe_events &&
 		echo 'r:rfx handle_mm_fault' >>$T/kprobe_events || return 1
+	# Whether a switch-out left its thread on the run queue, as
+	# __schedule() tells PSI (sleep = !on_rq) just before the switch's
+	# tracepoint: a sleep a pending signal undid shows S on 6.1.
+	echo 'p:rsleep psi_task_switch sleep=%dx:u8' >>$T/kprobe_events || return 1
 	for e in "${events[@]}"; do
 		echo 1 >"$T/events/$e/enable" || return 1
 	done

@@ -10,9 +10,10 @@
  *              S1 S2 REPORT [SCHEDSTAT1 SCHEDSTAT2]
  *
  * REPORT is `trace-cmd report -R -t` of sched_switch, sched_wakeup,
- * sched_wakeup_new, raw_syscalls:sys_enter/sys_exit, lock contention
- * and two kprobe events on handle_mm_fault (entry "rf" with flags=%dx,
- * return "rfx"), all stamped with trace_clock=mono, the clock tsa uses.
+ * sched_wakeup_new, raw_syscalls:sys_enter/sys_exit, lock contention,
+ * two kprobe events on handle_mm_fault (entry "rf" with flags=%dx,
+ * return "rfx") and one on psi_task_switch ("rsleep" with sleep=%dx), all
+ * stamped with trace_clock=mono, the clock tsa uses.
  * Raw (-R) output keeps prev_state numeric and -t keeps nanoseconds.
  *
  * Each thread's window runs from its `at` in S1 (or its birth) to its `at`
@@ -79,8 +80,28 @@ struct ev {
 	int cpu;
 	int type;
 	uint64_t x;		/* prev_state, syscall nr, fault or lock flags */
-	uint64_t y;		/* sys_enter: args[1] */
+	uint64_t y;		/* sys_enter: args[1]; switch: see dequeued */
 };
+
+/*
+ * The kernel's word on whether a switch-out left its thread queued: a
+ * kprobe "rsleep" on psi_task_switch(prev, next, sleep), which __schedule()
+ * calls right before trace_sched_switch with sleep = !on_rq. A sleep a
+ * pending signal undid shows prev_state S on 6.1, yet the thread never
+ * left the run queue; a wakeup racing that switch from another CPU (it
+ * read S before the undo, then waited for the run queue's lock) puts a
+ * sched_wakeup after it, so the trace alone would show a sleep that never
+ * was. A switch's y: 0 not known (PSI off), 1 stayed queued, 2 dequeued.
+ */
+enum { Q_UNKNOWN, Q_QUEUED, Q_DEQUEUED };
+#define MAX_CPUS 64
+static struct {
+	pid_t cur;
+	int sleep;
+	int valid;
+} psi_last[MAX_CPUS];
+/* Switch-outs, those psi_task_switch told of, those shown asleep kept queued */
+static uint64_t nswitch, psi_known, undone_queued;
 
 /* Where a thread is, as the trace shows it. */
 enum { S_UNK, S_CPU, S_RUN, S_SLEEP };
@@ -208,6 +229,22 @@ static int parse_line(const char *line, struct ev *e)
 		if (field(p, "prev_state", &e->x) || field(p, "next_pid", &v))
 			return -1;
 		e->b = v;
+		nswitch++;
+		if (e->cpu >= 0 && e->cpu < MAX_CPUS &&
+		    psi_last[e->cpu].valid && psi_last[e->cpu].cur == e->a) {
+			e->y = psi_last[e->cpu].sleep ? Q_DEQUEUED : Q_QUEUED;
+			psi_known++;
+			undone_queued += e->y == Q_QUEUED && (e->x & 0xff);
+		}
+		if (e->cpu >= 0 && e->cpu < MAX_CPUS)
+			psi_last[e->cpu].valid = 0;
+	} else if (!strcmp(name, "rsleep")) {
+		if (field(p, "sleep", &v) || e->cpu < 0 || e->cpu >= MAX_CPUS)
+			return -1;
+		psi_last[e->cpu].cur = e->cur;
+		psi_last[e->cpu].sleep = !!v;
+		psi_last[e->cpu].valid = 1;
+		return 1;
 	} else if (!strcmp(name, "sched_wakeup") ||
 		   !strcmp(name, "sched_wakeup_new")) {
 		e->type = name[12] ? E_WAKEUP_NEW : E_WAKEUP;
@@ -514,6 +551,11 @@ static void replay_event(const struct ev *e)
 					r->cnt[C_ICX]++;
 					r->yields += !(e->x & TASK_REPORT_MAX);
 				}
+			} else if (e->y == Q_QUEUED) {
+				/* An undone sleep: runnable, voluntary. */
+				r->st = S_RUN;
+				if (in_window(r, e->t))
+					r->cnt[C_VCX]++;
 			} else {
 				r->st = S_SLEEP;
 				if (st & (0x4 | 0x8))
@@ -1066,6 +1108,9 @@ int main(int argc, char **argv)
 				/* a new thread returns through sys_exit */
 				(!rts[i].s1 && !rts[i].kthread);
 	unmatched = match_stamps();
+	printf("# replay %s: the kernel's psi_task_switch() told for %llu of %llu switch-outs whether the thread left its run queue; %llu shown asleep stayed queued (sleeps a pending signal undid)\n",
+	       name, (unsigned long long)psi_known,
+	       (unsigned long long)nswitch, (unsigned long long)undone_queued);
 	order = malloc(nev * sizeof(*order));
 	base = malloc(nrt * sizeof(*base));
 	memcpy(base, rts, nrt * sizeof(*rts));
