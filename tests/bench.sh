@@ -55,18 +55,31 @@ GUEST_RUN_QEMU_ARGS="-plugin $plugin" \
 	tests/guest-run --kernel "$TSA_KERNEL" --tcg-single --mem 6G --timeout 3600 "${append[@]}" -- \
 	bash tests/guest/bench.sh "$PWD/tsa.ko" "$PWD/tests/bench/floor/tsa_floor.ko" \
 	"$PWD/tests/out/tsa-bench" "$PWD/userspace/tsa-prstat" "$PWD/tests/bench/peer.bt" \
-	$profile | tee "$out/guest.txt" | grep -v '^meter \|^syms '
+	$profile | tee "$out/guest.txt" | grep -v '^meter \|^syms \|^bench-summary '
 
 # Instructions per operation: the n-th "meter CONFIG TEST N" line of the
-# guest goes with the n-th stop marker (id 2) the plugin saw.
-awk '$1 == 2 { print $2, $3 }' "$out/meter.txt" >"$out/stops.txt"
+# guest goes with the n-th stop marker (id 2) the plugin saw, whose fields
+# are the vCPU, then instructions, locked instructions, fences, clock
+# reads, IRQ flag changes, and the cache lines module code wrote (kernel
+# stacks apart): see tests/bench/insn-meter.c.
+awk '$1 == 2 { $1 = ""; print substr($0, 2) }' "$out/meter.txt" >"$out/stops.txt"
 grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
-	NF != 6 { bad = 1; exit }
-	{ c = $2; t = $3; v = $6 / $4
+	NF != 12 { bad = 1; exit }
+	{ c = $2; t = $3; n = $4; v = $6 / n
 	  if (!(c in seenc)) { seenc[c] = 1; cs[++nc] = c }
 	  if (!(t in seent)) { seent[t] = 1; ts[++nt] = t }
-	  k = c "/" t; if (!(k in best) || v < best[k]) best[k] = v
+	  k = c "/" t
+	  # The classes come from the round of least instructions.
+	  if (!(k in best) || v < best[k]) {
+		best[k] = v
+		for (i = 7; i <= 12; i++) cls[k, i - 6] = $i / n
+	  }
 	  if ($5 != 1) vcpu = 1 }
+	function added(c, t, i,   o, at) {
+		o = "off/" t
+		if (c ~ /@/) { split(c, at, "@"); o = "off@" at[2] "/" t }
+		return cls[c "/" t, i] - (i <= 4 ? cls[o, i] : 0)
+	}
 	END {
 		if (bad || !nc) { print "bench: the meter lines and the plugin'\''s markers do not pair up"; exit 1 }
 		if (vcpu) print "bench: warning: a bracket ended on another vCPU than 1"
@@ -86,8 +99,29 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 				if (c ~ /@/) { split(c, at, "@"); o = best["off@" at[2] "/" t] }
 				f = best["floor/" t] - o
 				if (c == "off" || c ~ /^off@/) printf " %24.0f", b
-				else if (c == "floor" || c == "bpftrace") printf " %10.0f %+8.0f %4s", b, b - o, ""
+				else if (c == "floor" || c == "bpftrace" || c == "delayacct") printf " %10.0f %+8.0f %4s", b, b - o, ""
 				else printf " %10.0f %+8.0f %4.1fx", b, b - o, (f > 0 ? (b - o) / f : 0)
+			}
+			print ""
+		}
+		print ""
+		print "What hardware pays beyond the count, per operation, added to the run without"
+		print "a module (same round as above): L locked instructions, F fences, T clock"
+		print "reads (rdtsc/rdtscp), I IRQ flag changes (pushf/popf/cli/sti); and W the"
+		print "distinct cache lines module code wrote per kernel entry, summed, with the"
+		print "kernel stack'\''s lines apart (S)"
+		printf "%-13s", "config"
+		for (j = 1; j <= nt; j++) printf " %34s", ts[j] "  L     F     T     I     W     S"
+		print ""
+		for (i = 1; i <= nc; i++) {
+			c = cs[i]
+			if (c == "off" || c ~ /^off@/) continue
+			printf "%-13s", c
+			for (j = 1; j <= nt; j++) {
+				t = ts[j]
+				if (!((c "/" t) in best)) { printf " %34s", "-"; continue }
+				printf "  "
+				for (x = 1; x <= 6; x++) printf " %5.2f", added(c, t, x)
 			}
 			print ""
 		}
@@ -101,7 +135,33 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 					t, a, f, e, (f > 0 ? a / f : 0), (e > 0 ? a / e : 0)
 			}
 		}
+		if (("on/" ts[1]) in best && ("delayacct/" ts[1]) in best) {
+			print ""
+			print "tsa (default) against the kernel'\''s delay accounting (kernel.task_delayacct=1):"
+			for (j = 1; j <= nt; j++) {
+				t = ts[j]; o = best["off/" t]; a = best["on/" t] - o
+				d = best["delayacct/" t] - o
+				printf "  %-8s tsa %+8.0f  delayacct %+8.0f  tsa/delayacct %5.2f\n",
+					t, a, d, (d > 0 ? a / d : 0)
+			}
+		}
+		# One line per loop for tools: tsa with the defaults, and calls=0.
+		print ""
+		for (j = 1; j <= nt; j++) {
+			t = ts[j]; o = best["off/" t]; f = best["floor/" t] - o
+			split("on calls=0", cf, " ")
+			for (q = 1; q <= 2; q++) {
+				c = cf[q]
+				if (!((c "/" t) in best) || !(("floor/" t) in best)) continue
+				a = best[c "/" t] - o
+				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f\n",
+					(c == "on" ? "" : "-calls0"), t, a, f, (f > 0 ? a / f : 0),
+					added(c, t, 1), added(c, t, 2), added(c, t, 3),
+					added(c, t, 4), added(c, t, 5), added(c, t, 6)
+			}
+		}
 	}'
+grep '^bench-summary memory ' "$out/guest.txt" || true
 
 [ -n "$profile" ] || exit 0
 # The profile: bracket K of profile.txt is the K-th "meter" line. Symbols:

@@ -21,6 +21,21 @@
  * early by an exception is counted whole. Both markers are counted the
  * same way, so a bracket's count is exact up to those block boundaries.
  *
+ * What hardware pays for beyond an instruction's count is counted the
+ * same way, by class, from each instruction's bytes: locked instructions
+ * (a lock prefix, or xchg with memory), fences (mfence, lfence, sfence),
+ * clock reads (rdtsc, rdtscp) and IRQ flag changes (pushf, popf, cli,
+ * sti). And the cache lines module code writes: each store by an
+ * instruction in the module area (from 0xffffffffc0000000 on x86-64)
+ * adds its line to a set per vCPU that is counted and emptied whenever
+ * that vCPU runs user code again, so the sum is the distinct lines
+ * written per kernel entry (a system call, a fault, an interrupt), kept
+ * apart for the stack (stores by push, call, or addressed from %rsp:
+ * KASLR moves the stacks' addresses, the instructions tell) and the rest
+ * (the records, per-CPU data: what other CPUs may share). The
+ * marker line is then "ID VCPU COUNT LOCKED FENCES RDTSC IRQFLAGS LINES
+ * STACKLINES", each counted since that vCPU's previous marker.
+ *
  * profile=FILE (make bench-profile): also count, inside each bracket,
  * the instructions of every translated block by its guest address, and
  * at each stop marker append "bracket K" (K counts stop markers from 1)
@@ -91,46 +106,118 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 void qemu_plugin_outs(const char *string);
+typedef uint32_t qemu_plugin_meminfo_t;
+enum qemu_plugin_mem_rw {
+	QEMU_PLUGIN_MEM_R = 1,
+	QEMU_PLUGIN_MEM_W,
+	QEMU_PLUGIN_MEM_RW,
+};
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
+					  qemu_plugin_meminfo_t info,
+					  uint64_t vaddr, void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+				      qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags,
+				      enum qemu_plugin_mem_rw rw,
+				      void *userdata);
+bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 /* ----------------------------------------------------------------------- */
 
 #define MAX_VCPUS 64
 #define MARKER_TAG 0x54530000u
+#define MODULE_AREA 0xffffffffc0000000ull
+#define USER_END 0x0000800000000000ull
+#define LINE_SET 256
+
+/* The classes counted beside instructions, in the marker line's order. */
+enum { K_INSNS, K_LOCKED, K_FENCE, K_RDTSC, K_IRQF, K_LINES, K_SLINES, K_N };
 
 /*
  * Single-threaded TCG (what the bench runs) executes one vCPU at a time;
  * under multi-threaded TCG each vCPU still writes only its own slot.
  */
-static uint64_t count[MAX_VCPUS], mark[MAX_VCPUS];
+static uint64_t count[MAX_VCPUS][K_N], mark[MAX_VCPUS][K_N];
 static bool inside[MAX_VCPUS];
+
+/* The lines module code wrote since the vCPU last ran user code. */
+static struct {
+	uint64_t line[LINE_SET];	/* line number << 1 | stack */
+	unsigned int n;
+	uint64_t extra;		/* past LINE_SET: counted, not deduplicated */
+} lines[MAX_VCPUS];
+
+/* A translated block's counts by class (its instructions included). */
+struct tb_counts {
+	uint32_t k[K_LINES];
+	bool user;
+	struct tb_counts *next;	/* translations to free at a flush */
+};
+static struct tb_counts *counts;
 static unsigned long stops;
 static FILE *out, *prof;
 
 /* One translation of a block (an address may be translated again). */
 struct block {
+	struct tb_counts c;	/* first: tb_exec reads it */
 	uint64_t vaddr;
 	uint64_t insns;		/* of this block, inside brackets */
 	unsigned int n;
 	struct block *next;
 };
+
 static struct block *blocks, *flushed;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void tb_exec(unsigned int vcpu, void *n)
+/* Back in user code: the kernel entry's lines are counted. */
+static void lines_close(unsigned int vcpu)
 {
-	if (vcpu < MAX_VCPUS)
-		count[vcpu] += (uintptr_t)n;
+	uint64_t st = 0;
+
+	for (unsigned int i = 0; i < lines[vcpu].n; i++)
+		st += lines[vcpu].line[i] & 1;
+	count[vcpu][K_LINES] += lines[vcpu].n - st + lines[vcpu].extra;
+	count[vcpu][K_SLINES] += st;
+	lines[vcpu].n = 0;
+	lines[vcpu].extra = 0;
+}
+
+static void tb_exec(unsigned int vcpu, void *udata)
+{
+	const struct tb_counts *c = udata;
+
+	if (vcpu >= MAX_VCPUS)
+		return;
+	for (int k = 0; k < K_LINES; k++)
+		count[vcpu][k] += c->k[k];
+	if (c->user && (lines[vcpu].n || lines[vcpu].extra))
+		lines_close(vcpu);
+}
+
+static void mem_store(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		      uint64_t vaddr, void *udata)
+{
+	uint64_t l = (vaddr >> 6) << 1 | (udata != NULL);
+
+	if (vcpu >= MAX_VCPUS || !qemu_plugin_mem_is_store(info))
+		return;
+	for (unsigned int i = 0; i < lines[vcpu].n; i++)
+		if (lines[vcpu].line[i] >> 1 == l >> 1)
+			return;
+	if (lines[vcpu].n < LINE_SET)
+		lines[vcpu].line[lines[vcpu].n++] = l;
+	else
+		lines[vcpu].extra++;
 }
 
 static void tb_exec_profile(unsigned int vcpu, void *udata)
 {
 	struct block *b = udata;
 
-	if (vcpu >= MAX_VCPUS)
-		return;
-	count[vcpu] += b->n;
-	if (inside[vcpu])
+	tb_exec(vcpu, &b->c);
+	if (vcpu < MAX_VCPUS && inside[vcpu])
 		b->insns += b->n;
 }
 
@@ -182,6 +269,12 @@ static void tb_flush(qemu_plugin_id_t id)
 		}
 	}
 	blocks = NULL;
+	/* Its callbacks will not run again: every vCPU is stopped here. */
+	for (struct tb_counts *c = counts, *cn; c; c = cn) {
+		cn = c->next;
+		free(c);
+	}
+	counts = NULL;
 	pthread_mutex_unlock(&blocks_lock);
 }
 
@@ -189,10 +282,14 @@ static void marker_exec(unsigned int vcpu, void *id)
 {
 	if (vcpu >= MAX_VCPUS)
 		return;
-	fprintf(out, "%u %u %llu\n", (unsigned int)(uintptr_t)id, vcpu,
-		(unsigned long long)(count[vcpu] - mark[vcpu]));
+	fprintf(out, "%u %u", (unsigned int)(uintptr_t)id, vcpu);
+	for (int k = 0; k < K_N; k++) {
+		fprintf(out, " %llu",
+			(unsigned long long)(count[vcpu][k] - mark[vcpu][k]));
+		mark[vcpu][k] = count[vcpu][k];
+	}
+	fputc('\n', out);
 	fflush(out);
-	mark[vcpu] = count[vcpu];
 	inside[vcpu] = (uintptr_t)id == 1;
 	if ((uintptr_t)id == 2) {
 		stops++;
@@ -214,20 +311,148 @@ static long marker_id(struct qemu_plugin_insn *insn)
 	return (disp & 0xffff0000u) == MARKER_TAG ? (long)(disp & 0xffff) : -1;
 }
 
+/* The class of one instruction, from its bytes, or -1. */
+static int insn_class(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i = 0;
+	bool lock = false;
+
+	/* Legacy prefixes, then REX. */
+	for (; i < n; i++) {
+		if (b[i] == 0xf0)
+			lock = true;
+		else if (b[i] != 0x66 && b[i] != 0x67 && b[i] != 0xf2 &&
+			 b[i] != 0xf3 && b[i] != 0x2e && b[i] != 0x36 &&
+			 b[i] != 0x3e && b[i] != 0x26 && b[i] != 0x64 &&
+			 b[i] != 0x65)
+			break;
+	}
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		i++;
+	if (lock)
+		return K_LOCKED;
+	if (i >= n)
+		return -1;
+	switch (b[i]) {
+	case 0x86:
+	case 0x87:	/* xchg with memory is locked */
+		return i + 1 < n && (b[i + 1] >> 6) != 3 ? K_LOCKED : -1;
+	case 0x9c:
+	case 0x9d:
+	case 0xfa:
+	case 0xfb:
+		return K_IRQF;
+	case 0x0f:
+		if (i + 1 >= n)
+			return -1;
+		if (b[i + 1] == 0x31)
+			return K_RDTSC;
+		if (b[i + 1] == 0x01 && i + 2 < n && b[i + 2] == 0xf9)
+			return K_RDTSC;
+		if (b[i + 1] == 0xae && i + 2 < n && b[i + 2] >= 0xe8)
+			return K_FENCE;
+		return -1;
+	}
+	return -1;
+}
+
+/* One-byte opcodes that have a ModRM byte and may write memory. */
+static bool modrm_store_op(uint8_t op)
+{
+	return op <= 0x3b ? (op & 7) <= 3 :
+	       (op >= 0x80 && op <= 0x8f) || op == 0xc0 || op == 0xc1 ||
+	       op == 0xc6 || op == 0xc7 || (op >= 0xd0 && op <= 0xd3) ||
+	       op == 0xf6 || op == 0xf7 || op == 0xfe || op == 0xff;
+}
+
+/*
+ * Does this instruction's store go to the stack? push, call, or a ModRM
+ * operand based on %rsp (SIB base 4 without REX.B): how compiled kernel
+ * code writes its frames. A heuristic from the bytes, no registers seen.
+ */
+static bool stack_store(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i = 0;
+	uint8_t rex = 0, op, modrm;
+
+	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 ||
+			 b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
+			 b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26 ||
+			 b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i >= n)
+		return false;
+	op = b[i++];
+	if ((op >= 0x50 && op <= 0x57) || op == 0x68 || op == 0x6a ||
+	    op == 0xe8 || op == 0x9c)
+		return true;
+	if (op == 0x0f) {
+		if (i >= n)
+			return false;
+		op = b[i++];	/* two-byte opcodes: all but jcc have ModRM */
+		if (op >= 0x80 && op <= 0x8f)
+			return false;
+	} else if (!modrm_store_op(op)) {
+		return false;
+	}
+	if (i >= n)
+		return false;
+	modrm = b[i++];
+	if (op == 0xff && (((modrm >> 3) & 7) == 2 || ((modrm >> 3) & 7) == 6))
+		return true;	/* call, push */
+	if ((modrm >> 6) == 3 || (modrm & 7) != 4 || i >= n)
+		return false;
+	return (b[i] & 7) == 4 && !(rex & 1);	/* SIB base %rsp */
+}
+
+static void tb_classes(struct qemu_plugin_tb *tb, struct tb_counts *c)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+
+	c->k[K_INSNS] = n;
+	c->user = qemu_plugin_tb_vaddr(tb) < USER_END;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		int k = insn_class(insn);
+
+		if (k > 0)
+			c->k[k]++;
+		if (qemu_plugin_insn_vaddr(insn) >= MODULE_AREA)
+			qemu_plugin_register_vcpu_mem_cb(insn, mem_store,
+							 QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_W,
+							 stack_store(insn) ?
+							 (void *)1 : NULL);
+	}
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	struct tb_counts *c;
 	struct block *b;
 
 	(void)id;
 	if (!prof) {
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)n);
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			abort();
+		tb_classes(tb, c);
+		pthread_mutex_lock(&blocks_lock);
+		c->next = counts;
+		counts = c;
+		pthread_mutex_unlock(&blocks_lock);
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, c);
 		goto markers;
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		abort();
+	tb_classes(tb, &b->c);
 	b->vaddr = qemu_plugin_tb_vaddr(tb);
 	b->n = n;
 	pthread_mutex_lock(&blocks_lock);

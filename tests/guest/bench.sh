@@ -8,6 +8,8 @@
 #
 # "bpftrace" is the eBPF peer: tests/bench/peer.bt keeping per-thread
 # USR/SYS/LAT/SLP totals in maps (when bpftrace is installed).
+# "delayacct" is the kernel's own delay accounting (what tsastat and
+# getdelays read), turned on with kernel.task_delayacct.
 #
 # With "profile" (make bench-profile) it runs each loop once, for "off",
 # "floor", "on" and "syscalls=0" only, writes the kernel's text symbols
@@ -25,6 +27,7 @@ profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
 configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
+[ -w /proc/sys/kernel/task_delayacct ] && configs+=("delayacct")
 if [ "$profile" = profile ]; then
 	reps=1
 	configs=("off" "floor" "on" "syscalls=0")
@@ -67,6 +70,7 @@ load() {
 	off) return 0 ;;
 	floor) insmod "$floor" ;;
 	bpftrace) peer_start ;;
+	delayacct) echo 1 >/proc/sys/kernel/task_delayacct ;;
 	on) insmod "$ko" ;;
 	*) insmod "$ko" "$1" ;;
 	esac
@@ -76,6 +80,7 @@ unload() {
 	off) ;;
 	floor) rmmod tsa_floor ;;
 	bpftrace) peer_stop ;;
+	delayacct) echo 0 >/proc/sys/kernel/task_delayacct ;;
 	*) rmmod tsa ;;
 	esac
 }
@@ -119,6 +124,7 @@ cat <<'TXT'
   fork:    fork, exit and wait (the task life-cycle hooks)
   floor:   tsa_floor.ko, empty probes on tsa's hooks that read the clock
   bpftrace: tests/bench/peer.bt, per-thread USR/SYS/LAT/SLP in eBPF maps
+  delayacct: the kernel's delay accounting (kernel.task_delayacct=1)
 TXT
 
 [ "$profile" = profile ] && exit 0
@@ -167,6 +173,13 @@ echo "Memory with $n idle threads: the kernel's slab grew by ${slab[off]} kB wit
 printf '  tsa adds %.0f bytes of slab a thread (record, process share, /proc/tsa entry)\n' \
 	"$(awk "BEGIN{print (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
+# What a thread costs as tsa counts it, with the defaults and calls=0.
+thread_bytes() {
+	insmod "$ko" "$@" &&
+		awk '$1 == "thread_bytes" { print $2 }' /sys/kernel/debug/tsa/stats
+	rmmod tsa
+}
+echo "bench-summary memory thread_bytes=$(thread_bytes) calls0_thread_bytes=$(thread_bytes calls=0) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
 insmod "$ko"
