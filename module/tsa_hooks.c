@@ -1379,6 +1379,8 @@ int tsa_hooks_init(void)
 	ret = tsa_late_init();
 	if (ret)
 		return ret;
+	/* Before any hook runs: see tsa_thread_own_begin(). */
+	tsa_irq_writers = tsa_param_interrupts;
 	for_each_kernel_tracepoint(tsa_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		struct tsa_hook *h = &tsa_hooks[i];

@@ -15,15 +15,18 @@
  * seqcount and never make a writer wait. A wakeup writes only the record
  * of a thread that is off CPU and asleep or stopped, so the thread's own
  * CPU writes a running or runnable thread's record alone, and the one
- * waker writes a sleeping one's alone: every event writes it with local
- * IRQs off and no lock (tsa_thread_own_begin()). Only while a seeder may
- * write the record do events serialise on its raw spinlock (legal under
- * the rq lock, and on PREEMPT_RT); the exit hand-overs take it too, under
- * their group's lock. Writers read the clock inside their write
- * section, or (the entry edges) stamp no earlier than any reader's
- * published clock: a reader that copied the record before them charged
- * the current state no later than their stamp, so the time it saw is
- * never taken back.
+ * waker writes a sleeping one's alone: every event writes it with no
+ * lock, and with local IRQs off only where an interrupt could write it
+ * too (tsa_thread_own_begin()). Only while a seeder may write the record
+ * (or a reader holds its writers off) do events serialise on its raw
+ * spinlock (legal under the rq lock, and on PREEMPT_RT); the exit
+ * hand-overs take it too, under their group's lock. Writers read the
+ * clock inside their write section, or (the entry edges) stamp no earlier
+ * than any reader's published clock, which each reader makes every CPU
+ * see with a barrier it runs there by IPI (tsa_reader_clock()): a reader
+ * that copied the record before them charged the current state no later
+ * than their stamp, so the time it saw is never taken back; and the
+ * writers, on every system call, pay no barrier for it.
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
@@ -207,11 +210,14 @@ extern atomic64_t tsa_readers_clock;
  * opened: the entry edges (sys_enter, user_exit, a fault's entry) read it
  * first thing, so that their own work is kernel time. A reader that copied
  * the record between that read and the open charged the old state up to
- * its own clock, which may be later; it published that clock first
- * (tsa_reader_clock()), and the open before this load makes sure one of
- * the two sees the other. The stamp then goes past that clock, not to
- * it: a reader that missed the event gives its copy that clock as its
- * time (/proc/tsa/all's "at"), and the event is after it, not at it (the
+ * its own clock, which may be later. The reader published that clock and
+ * then made every CPU execute a full barrier (tsa_reader_clock(), by IPI):
+ * a write section open before that barrier is seen by the copy (it waits
+ * for its end), and this load, after the open, sees the clock unless the
+ * open came before the barrier. So the writer needs no barrier of its own,
+ * only the compiler's. The stamp then goes past that clock, not to it: a
+ * reader that missed the event gives its copy that clock as its time
+ * (/proc/tsa/all's "at"), and the event is after it, not at it (the
  * replay counts events up to "at"). Nor does a stamp go before the
  * state's own, which a seeder holding the lock may have set meanwhile.
  */
@@ -220,17 +226,45 @@ static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
 {
 	u64 r;
 
-	smp_mb();	/* the open before the load: pairs with the reader's */
+	barrier();	/* the open before the load: see above */
 	r = atomic64_read(&tsa_readers_clock);
 	if (unlikely(t <= r))
 		t = r + 1;
 	return max(t, th->acct.stamp);
 }
 
-/* The same from a probe that may run with IRQs on (syscalls). */
+/*
+ * Whether anything writes the current thread's record from an interrupt
+ * (the trap hooks, interrupts=1). Set before any hook is registered.
+ */
+extern bool tsa_irq_writers;
+
+/*
+ * The same from a probe that may run with IRQs on (system calls, sleeping
+ * locks, wakeups), preemption off. Without interrupt writers, nothing an
+ * interrupt on this CPU runs writes this record (a wakeup leaves a thread
+ * on CPU alone), so the write section keeps IRQs on: no flag save, no cli.
+ * A seeder's or a holding reader's lock is also taken by wakeups in
+ * interrupts, so it is only ever taken with IRQs off; once the flag is
+ * seen the lock is taken, whether or not the flag is still set.
+ */
 static __always_inline bool tsa_thread_own_begin(struct tsa_thread *th,
 						 unsigned long *flags)
 {
+	/* Pairs with the release in tsa_thread_seeded(). */
+	bool seeding = smp_load_acquire(&th->seeding);
+
+	if (likely(!READ_ONCE(tsa_irq_writers))) {
+		*flags = 0;
+		if (likely(!seeding)) {
+			raw_write_seqcount_begin(&th->seq);
+			return false;
+		}
+		local_irq_save(*flags);
+		raw_spin_lock(&th->lock);
+		write_seqcount_begin(&th->seq);
+		return true;
+	}
 	local_irq_save(*flags);
 	return tsa_thread_own_begin_irqs_off(th, 0);
 }
@@ -239,7 +273,8 @@ static __always_inline void tsa_thread_own_end(struct tsa_thread *th,
 					       unsigned long flags, bool locked)
 {
 	tsa_thread_own_end_irqs_off(th, locked);
-	local_irq_restore(flags);
+	if (locked || READ_ONCE(tsa_irq_writers))
+		local_irq_restore(flags);
 }
 
 #endif /* TSA_TABLE_H */
