@@ -8,6 +8,7 @@
  *   tsa-race N  ->  "stops N stp_entries E stp_ns T slp_entries E slp_ns T"
  *   tsa-race twread MS  ->  "idl_ns T slp_ns T" (see twread())
  *   tsa-race bhspin MS  ->  TAP (see bhspin())
+ *   tsa-race seedrun MS KO  ->  "stalled S lat_ns T state X" (see seedrun())
  *
  * The child (named tsa-stopper) runs on CPU 0. The parent spins in user
  * space on CPU 1 until the child counts its N stops in shared memory: a
@@ -25,6 +26,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,6 +165,119 @@ static int bhspin(int ms)
 	return 0;
 }
 
+/*
+ * tsa-race seedrun MS KO: a thread on CPU 1, SCHED_FIFO, wakes every
+ * millisecond, while this process loads tsa.ko (the file KO) from CPU 0.
+ * tsa_race.ko's swstall holds the thread's first switch-in after tsa's
+ * hooks are all registered for MS ms, after tsa's probe ran for it and
+ * before its on_cpu is set: the load-time seeding runs meanwhile and
+ * finds a thread on its CPU with on_cpu clear. Seeded LAT, it would stay
+ * LAT until it leaves the CPU: once its wakeup came MS/2 ms late it spins
+ * in user space for 1 s, then blocks. Prints "stalled S lat_ns T state X"
+ * (S: the module's holds; T, X: the thread's LAT and state in tsa, read
+ * while it blocks).
+ */
+static volatile int sr_go, sr_done;
+static volatile double sr_worst;	/* the latest wake */
+static volatile pid_t sr_tid;
+static int sr_pipe[2];
+static int sr_ms;
+
+static void *seedrun_thread(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct timespec ms1 = { 0, 1000000 };
+	double t0, end;
+	char c;
+
+	(void)arg;
+	pin(1);
+	sr_tid = gettid();
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		perror("seedrun: SCHED_FIFO");
+	while (!sr_go)
+		nanosleep(&ms1, NULL);
+	end = now() + 30;
+	while (now() < end) {
+		t0 = now();
+		nanosleep(&ms1, NULL);
+		if (now() - t0 > sr_worst)
+			sr_worst = now() - t0;
+		if (now() - t0 < sr_ms / 2000.0)
+			continue;
+		/* Held: on the CPU since, and for 1 s more. */
+		for (t0 = now(); now() - t0 < 1;)
+			;
+		break;
+	}
+	sr_done = 1;
+	/* Blocked until the parent has read its numbers. */
+	if (read(sr_pipe[0], &c, 1) != 1)
+		perror("seedrun: read");
+	return NULL;
+}
+
+static int seedrun(int ms, const char *ko)
+{
+	unsigned long long oncpu, delay;
+	struct tsa_thread t;
+	pthread_t th;
+	char arg[64];
+	FILE *f;
+	int fd, stalled = -1;
+
+	sr_ms = ms;
+	if (pipe(sr_pipe) || pthread_create(&th, NULL, seedrun_thread, NULL))
+		return 2;
+	pin(0);
+	while (!sr_tid)
+		usleep(1000);
+	snprintf(arg, sizeof(arg), "%d %d", (int)sr_tid, ms);
+	f = fopen("/sys/module/tsa_race/parameters/swstall", "w");
+	if (!f || fputs(arg, f) < 0 || fclose(f)) {
+		fprintf(stderr, "tsa-race: swstall: %s (is tsa_race.ko loaded?)\n",
+			strerror(errno));
+		return 2;
+	}
+	sr_go = 1;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+		fprintf(stderr, "tsa-race: load %s: %s\n", ko, strerror(errno));
+		return 2;
+	}
+	close(fd);
+	while (!sr_done)
+		usleep(10000);
+	usleep(100000);		/* blocked in read() by now */
+	f = fopen("/sys/module/tsa_race/parameters/swstalled", "r");
+	if (!f || fscanf(f, "%d", &stalled) != 1)
+		stalled = -1;
+	if (f)
+		fclose(f);
+	if (tsa_read_thread(sr_tid, &t)) {
+		fprintf(stderr, "tsa-race: /proc/tsa/%d: %s\n", (int)sr_tid,
+			strerror(errno));
+		return 2;
+	}
+	snprintf(arg, sizeof(arg), "/proc/self/task/%d/schedstat", (int)sr_tid);
+	f = fopen(arg, "r");
+	if (!f || fscanf(f, "%llu %llu", &oncpu, &delay) != 2)
+		oncpu = delay = 0;
+	if (f)
+		fclose(f);
+	printf("stalled %d lat_ns %llu state %s lat_n %llu usr_ns %llu run_delay_ns %llu oncpu_ns %llu\n",
+	       stalled, (unsigned long long)t.ns[TSA_LAT],
+	       tsa_state_name(t.state), (unsigned long long)t.entries[TSA_LAT],
+	       (unsigned long long)t.ns[TSA_USR], delay, oncpu);
+	printf("# longest LAT %llu elapsed %llu latest wake %.6f s\n",
+	       (unsigned long long)t.longest[TSA_LAT],
+	       (unsigned long long)t.elapsed, sr_worst);
+	if (write(sr_pipe[1], "x", 1) != 1)
+		return 2;
+	pthread_join(th, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 20, i, st;
@@ -170,6 +286,8 @@ int main(int argc, char **argv)
 		return twread(atoi(argv[2]));
 	if (argc > 2 && !strcmp(argv[1], "bhspin"))
 		return bhspin(atoi(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "seedrun"))
+		return seedrun(atoi(argv[2]), argv[3]);
 	volatile int *stops;
 	struct tsa_thread t;
 	double end;

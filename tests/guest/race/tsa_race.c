@@ -40,6 +40,14 @@
  * from the writer's own local_bh_enable(): on PREEMPT_RT the softirq runs
  * in the writer's task context, where other threads may preempt it.
  *
+ * Also (issue 31): writing "TID MS" to "swstall" makes the next switch
+ * that puts TID on a CPU, once tsa's hooks are all registered (its last,
+ * signal_deliver, is enabled), spin MS ms after tsa's probe has run for
+ * it (a lower priority) and before __schedule() sets TID's on_cpu, IRQs
+ * off and the rq lock held. A load-time seeder that runs meanwhile finds
+ * a thread that is on its CPU with on_cpu still clear. One switch only;
+ * "swstalled" counts them.
+ *
  * Never load it anywhere but a test guest.
  */
 #include <linux/module.h>
@@ -82,7 +90,7 @@ static int missed_state = -1;
 module_param(missed_state, int, 0444);
 MODULE_PARM_DESC(missed_state, "__state of the last stop whose hold timed out");
 
-static struct tracepoint *race_tp;
+static struct tracepoint *race_tp, *signal_tp;
 
 /* The SIGCONT of the stop being held; one at a time (the task stops). */
 static struct pid *cont_pid;
@@ -309,22 +317,82 @@ static void race_find(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		race_tp = tp;
+	else if (!strcmp(tp->name, "signal_deliver"))
+		signal_tp = tp;
+}
+
+static int swstall_tid;
+static unsigned int swstall_ms;
+static atomic_t swstall_armed = ATOMIC_INIT(0);
+static atomic_t swstalled = ATOMIC_INIT(0);
+module_param_named(swstalled, swstalled.counter, int, 0444);
+static ulong swstall_ns;
+module_param(swstall_ns, ulong, 0444);
+MODULE_PARM_DESC(swstall_ns, "How long the last hold lasted, in ns");
+
+static int swstall_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int tid;
+
+	if (sscanf(val, "%d %u", &tid, &ms) != 2 || tid <= 0 || ms > 2000)
+		return -EINVAL;
+	WRITE_ONCE(swstall_ms, ms);
+	WRITE_ONCE(swstall_tid, tid);
+	atomic_set_release(&swstall_armed, 1);
+	return 0;
+}
+
+static const struct kernel_param_ops swstall_ops = { .set = swstall_set };
+module_param_cb(swstall, &swstall_ops, NULL, 0200);
+MODULE_PARM_DESC(swstall, "\"TID MS\": hold TID's next switch-in MS ms once tsa is live");
+
+/* After tsa's probe: see swstall above. */
+static void race_stall_probe(void *data, bool preempt,
+			     struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	if (!atomic_read(&swstall_armed) || next->pid != READ_ONCE(swstall_tid) ||
+	    !signal_tp || !static_key_enabled(&signal_tp->key) ||
+	    !atomic_xchg(&swstall_armed, 0))
+		return;
+	{
+		/* By the clock: mdelay()'s loops are short under TCG. */
+		u64 t0 = ktime_get_mono_fast_ns(), t;
+		u64 end = t0 + (u64)READ_ONCE(swstall_ms) * NSEC_PER_MSEC;
+
+		while ((t = ktime_get_mono_fast_ns()) < end)
+			cpu_relax();
+		WRITE_ONCE(swstall_ns, t - t0);
+	}
+	atomic_inc(&swstalled);
 }
 
 static int __init race_init(void)
 {
+	int ret;
+
 	for_each_kernel_tracepoint(race_find, NULL);
 	if (!race_tp)
 		return -ENOENT;
 	/* Before tsa's probe, whichever was loaded first. */
-	return tracepoint_probe_register_prio(race_tp, race_probe, NULL,
-					      TRACEPOINT_DEFAULT_PRIO + 1);
+	ret = tracepoint_probe_register_prio(race_tp, race_probe, NULL,
+					     TRACEPOINT_DEFAULT_PRIO + 1);
+	if (ret)
+		return ret;
+	/* And one after it. */
+	ret = tracepoint_probe_register_prio(race_tp, race_stall_probe, NULL,
+					     TRACEPOINT_DEFAULT_PRIO - 1);
+	if (ret)
+		tracepoint_probe_unregister(race_tp, race_probe, NULL);
+	return ret;
 }
 
 static void __exit race_exit(void)
 {
 	tasklet_kill(&bhspin_tasklet);
 	sigundo_stop();
+	tracepoint_probe_unregister(race_tp, race_stall_probe, NULL);
 	tracepoint_probe_unregister(race_tp, race_probe, NULL);
 	tracepoint_synchronize_unregister();
 	/* An IPI still due, then its handler's return (IRQs off: RCU). */
