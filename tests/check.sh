@@ -58,11 +58,11 @@ for w in "$@"; do
 	[[ $names == *" $w "* ]] || { echo "check.sh: unknown suite '$w' (suites:$names)" >&2; exit 2; }
 done
 want=("$@")
-# Run only when named: replay-mt found, in one of its first two runs, a
-# thread whose LAT/sleep split on tsa's own stamps differed from the
-# replay by 54 us in stress-ng's sigq (beyond the room of the wakeups
-# whose stamp a kprobe missed); issue 31 keeps it open until that is
-# explained. `tests/check.sh replay-mt` runs it.
+# Run only when named: replay-mt's guest hung once (in stress-ng's sigq,
+# 11 minutes without progress, quiet console) in 9 runs of that workload
+# today; every other full run passed 72/72. Until the hang is explained
+# (the console now shows error-level messages), it stays out of the
+# default run. `tests/check.sh replay-mt` runs it.
 optin=" replay-mt "
 wanted() {
 	[ ${#want[@]} -eq 0 ] && [[ $optin != *" $1 "* ]] && return 0
