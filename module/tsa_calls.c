@@ -116,16 +116,17 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 
 	if (key >= TSA_CALL_OTHER)
 		return &c->other;
-	if (c->hint < c->rows && c->row[c->hint].key == key)
-		return &c->row[c->hint];
+	r = tsa_calls_hinted(c, key);
+	if (r)
+		return r;
 	for (i = 0; i < c->rows; i++) {
 		if (c->row[i].key == key) {
-			c->hint = i;
+			tsa_calls_hint(c, i);
 			return &c->row[i];
 		}
 	}
 	if (c->rows < c->max) {
-		c->hint = c->rows;
+		tsa_calls_hint(c, c->rows);
 		r = &c->row[c->rows++];
 		tsa_call_row_clear(r, key);
 		return r;
@@ -140,7 +141,7 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 		return &c->other;
 	tsa_call_row_add(&c->other, least);
 	tsa_call_row_clear(least, key);
-	c->hint = least - c->row;
+	tsa_calls_hint(c, least - c->row);
 	return least;
 }
 
@@ -182,7 +183,8 @@ struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
 void tsa_calls_clear_rows(struct tsa_calls *c)
 {
 	c->rows = 0;
-	c->hint = 0;
+	c->hint[0] = 0;
+	c->hint[1] = 0;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
 }
 
@@ -211,9 +213,10 @@ static int tsa_call_row_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Most time first (a reader's copy: it forgets the hint). */
+/* Most time first (a reader's copy: it forgets the hints). */
 void tsa_calls_sort(struct tsa_calls *c)
 {
 	sort(c->row, c->rows, sizeof(c->row[0]), tsa_call_row_cmp, NULL);
-	c->hint = 0;
+	c->hint[0] = 0;
+	c->hint[1] = 0;
 }

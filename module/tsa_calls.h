@@ -69,7 +69,7 @@ struct tsa_calls {
 	u16 mask;		/* states with time in cur[] */
 	u8 rows;		/* rows in use */
 	u8 max;			/* rows the table has */
-	u8 hint;		/* row of the last call: calls repeat */
+	u8 hint[2];		/* rows of the last two calls, latest first */
 	u64 cur[TSA_NR_STATES];	/* the call in progress, by state */
 	struct tsa_call_row other;
 	struct tsa_call_row row[];
@@ -108,6 +108,35 @@ static inline u16 tsa_call_key(long nr, bool ia32)
 }
 
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call);
+
+/*
+ * The row of @key if it is one of the last two calls' (NULL if not):
+ * calls repeat (a poll loop) or alternate (read, write: a pipe, a
+ * socket), and then no row is searched.
+ */
+static inline struct tsa_call_row *tsa_calls_hinted(struct tsa_calls *c,
+						    u16 key)
+{
+	u8 h0 = c->hint[0], h1 = c->hint[1];
+
+	if (h0 < c->rows && c->row[h0].key == key)
+		return &c->row[h0];
+	if (h1 < c->rows && c->row[h1].key == key) {
+		c->hint[0] = h1;
+		c->hint[1] = h0;
+		return &c->row[h1];
+	}
+	return NULL;
+}
+
+/* Row @i is the latest call's. */
+static inline void tsa_calls_hint(struct tsa_calls *c, unsigned int i)
+{
+	if (c->hint[0] != i) {
+		c->hint[1] = c->hint[0];
+		c->hint[0] = i;
+	}
+}
 struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns);
 
 /* The thread enters call @key (a call still open is closed first). */
@@ -128,14 +157,15 @@ static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
 static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 						 u16 key, u64 *ns)
 {
-	struct tsa_call_row *r = &c->row[c->hint];
+	struct tsa_call_row *r;
 
 	/*
-	 * Most calls repeat the last one and never leave the CPU: their
-	 * SYS time, if any, goes to the hinted row without the general fold.
+	 * Most calls repeat or alternate with the last ones and never leave
+	 * the CPU: their SYS time, if any, goes to the hinted row without
+	 * the general fold.
 	 */
-	if (likely(!(c->mask & ~BIT(TSA_SYS)) && c->hint < c->rows &&
-		   r->key == c->cur_key)) {
+	r = c->mask & ~BIT(TSA_SYS) ? NULL : tsa_calls_hinted(c, c->cur_key);
+	if (likely(r)) {
 		u64 sys = c->mask ? c->cur[TSA_SYS] : 0;
 
 		r->calls++;

@@ -249,6 +249,41 @@ static void full_table_evicts_the_least_row(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 35ULL);
 }
 
+/*
+ * Alternating calls (a pipe's read and write) find their rows by the two
+ * hints, and eviction leaves no hint naming another call's row.
+ */
+static void alternating_calls_keep_their_rows(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 2, 0, TSA_USR, 0);
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	u64 t = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		tsa_acct_sys_enter(a, t, i & 1 ? NR_B : NR_A);
+		tsa_acct_sys_exit(a, t + 3, i & 1 ? NR_B : NR_A, false);
+		t += 4;
+	}
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 2U);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_A));
+	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_B));
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_A)->calls, 5ULL);
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_B)->calls, 5ULL);
+	/* Latest first: B, then A; both rows hinted. */
+	KUNIT_EXPECT_PTR_EQ(test, tsa_calls_hinted(c, NR_B), row_of(c, NR_B));
+	KUNIT_EXPECT_PTR_EQ(test, tsa_calls_hinted(c, NR_A), row_of(c, NR_A));
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->hint[0],
+			(unsigned int)(row_of(c, NR_A) - c->row));
+	/* C evicts the least row (A: 5 calls of 3, as B; the first wins). */
+	tsa_acct_sys_enter(a, t, NR_C);
+	tsa_acct_sys_exit(a, t + 30, NR_C, false);
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, NR_A));
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_C)->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->other.calls, 5ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, c), 60ULL);
+}
+
 /* A merge takes a row only for a call with more time than the least. */
 static void merge_keeps_the_biggest(struct kunit *test)
 {
@@ -435,6 +470,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_refused_before_sys_enter_counts_at_return),
 	KUNIT_CASE(call_entered_at_a_tracer_stop),
 	KUNIT_CASE(full_table_evicts_the_least_row),
+	KUNIT_CASE(alternating_calls_keep_their_rows),
 	KUNIT_CASE(merge_keeps_the_biggest),
 	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),
 	KUNIT_CASE(kernel_thread_is_in_no_call),
