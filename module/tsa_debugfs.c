@@ -77,6 +77,7 @@ void tsa_debugfs_init(void)
 	/* 0444: under lockdown only read-only debugfs files work. */
 	debugfs_create_file("stats", 0444, tsa_debugfs_dir, NULL,
 			    &tsa_stats_fops);
+	tsa_table_debugfs(tsa_debugfs_dir);
 }
 
 void tsa_debugfs_exit(void)

@@ -325,12 +325,46 @@ static void tsa_pool_refill(struct work_struct *work)
 	}
 }
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+#include <linux/fault-inject.h>
+
+/*
+ * Kernels built for fault injection: debugfs tsa/fail_fork fails the fork
+ * hook's record on demand (the kernel's fault attributes: probability,
+ * times, task-filter), so that a test can put a given thread in the late
+ * queue. Compiled out elsewhere.
+ */
+static DECLARE_FAULT_ATTR(tsa_fail_fork);
+
+void tsa_table_debugfs(struct dentry *dir)
+{
+	fault_create_debugfs_attr("fail_fork", dir, &tsa_fail_fork);
+}
+
+static bool tsa_fork_fails(void)
+{
+	return should_fail(&tsa_fail_fork, 1);
+}
+#else
+void tsa_table_debugfs(struct dentry *dir)
+{
+}
+
+static bool tsa_fork_fails(void)
+{
+	return false;
+}
+#endif
+
 /* A record for the fork hook: from the pool, never sleeping. */
 struct tsa_thread *tsa_thread_alloc_atomic(void)
 {
 	struct tsa_thread *th = NULL;
 	unsigned long flags;
 	bool refill;
+
+	if (tsa_fork_fails())
+		return NULL;
 
 	raw_spin_lock_irqsave(&tsa_pool_lock, flags);
 	if (tsa_pool_len) {

@@ -53,6 +53,7 @@
 #include "tsa_calls.h"
 #include "tsa_state.h"
 
+struct dentry;
 struct task_struct;
 struct signal_struct;
 
@@ -153,6 +154,7 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 		   void *tables, u32 *threads, u64 *at);
 bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
 void tsa_table_get_stats(struct tsa_table_stats *st);
+void tsa_table_debugfs(struct dentry *dir);
 
 /* Seeders and hand-overs: the record's lock, and the seqcount bumped. */
 #define tsa_thread_write_begin(th, flags)			\

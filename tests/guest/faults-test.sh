@@ -135,6 +135,38 @@ read -r lines bad <<<"$(allsum)"
 tap "$([ "${bad:-1}" -eq 0 ] && echo 0 || echo 1)" \
 	"after the failing readers: every line of /proc/tsa/all sums ($bad of $lines bad)"
 
+# --- 3b. a late thread joins its process's totals ---
+# tsa's fault attribute fail_fork (debugfs, kernels with fault injection)
+# refuses the fork hook's record for one fork at a time: a process whose
+# leader waits in the late queue, one tracked thread that runs 200 ms and
+# is freed while a second thread waits there too; the late work runs only
+# after that (tsa-partest pin). The process's totals must hold the freed
+# thread: its group was pinned for the waiting one.
+FF=$D/tsa/fail_fork
+if [ -d $FF ]; then
+	echo Y >$FF/task-filter
+	echo 0 >$FF/verbose
+	echo 1 >$FF/interval
+	echo 100 >$FF/probability
+	echo 0 >$FF/times
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	# RCU's threads above the test's SCHED_FIFO ones: the freed thread's
+	# record goes in an RCU callback; the late work (a kworker) waits.
+	rcu=$(ps -eo pid=,comm= | awk '$2 ~ /^(rcu|ksoftirqd)/ { print $1 }')
+	for p in $rcu; do chrt -f -p 60 "$p"; done
+	res=$("$partest" pin 2>&1)
+	for p in $rcu; do chrt -o -p 0 "$p"; done
+	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+	echo 0 >$FF/probability
+	read -r _ exited _ oncpu _ t1 _ _ _ early <<<"$(tail -n 1 <<<"$res")"
+	tap "$([[ ${exited:-} == 1 && ${oncpu:-} =~ ^[0-9]+$ && ${t1:-} =~ ^[0-9]+$ ]] &&
+		[ "$oncpu" -ge $((t1 * 9 / 10)) ] && [ "${early:-1}" = 0 ] && echo 0 || echo 1)" \
+		"a thread tracked late joins its process's group after the last tracked thread was freed (expected 1 exited thread and its ${t1:-?} ns on CPU in the totals, the late work held off until then (early 0); saw: $(tr '\n' ' ' <<<"$res"))"
+else
+	tap 1 "setup: tsa's fail_fork fault attribute in debugfs (CONFIG_FAULT_INJECTION_DEBUG_FS)"
+fi
+
 # --- 4. kmemleak: nothing of tsa.ko's lost ---
 if [ -w $D/kmemleak ]; then
 	# While tsa.ko is loaded, so that its frames have names; what it

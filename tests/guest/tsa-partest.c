@@ -8,6 +8,7 @@
  *   tsa-partest failread FILE N        (see failread())
  *   tsa-partest burst N                (see burst())
  *   tsa-partest load KO                (see load())
+ *   tsa-partest pin                    (see pin_group())
  *
  * A thread in a getppid() loop on CPU 1 (the spinner: its record is
  * written at every system call edge) while a reader on CPU 0 reads, in
@@ -464,6 +465,192 @@ static int load(const char *ko)
 	return 0;
 }
 
+/* Write VAL to tsa's fail_fork fault attribute NAME (debugfs); 0 or -1. */
+static int ff_set(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tsa/fail_fork/%s", name);
+	f = fopen(path, "w");
+	if (!f || fputs(val, f) < 0 || fclose(f)) {
+		fprintf(stderr, "tsa-partest: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A number from debugfs' tsa stats, or -1. */
+static long long tsa_stat(const char *key)
+{
+	char line[128], k[64];
+	long long v = -1, x;
+	FILE *f = fopen("/sys/kernel/debug/tsa/stats", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", k, &x) == 2 && !strcmp(k, key))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static volatile int *pin_stop;
+static int pin_pipe[2];
+static double pin_t1_cpu;
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* T1: 200 ms on the CPU in user mode, then gone. */
+static void *pin_t1(void *arg)
+{
+	(void)arg;
+	while (thread_cpu_s() < 0.2)
+		;
+	pin_t1_cpu = thread_cpu_s();
+	return NULL;
+}
+
+/* A: tracked late; blocks until the end. */
+static void *pin_a(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(pin_pipe[0], &c, 1) != 1)
+		perror("pin: read");
+	return NULL;
+}
+
+/*
+ * M, the process under test, untracked (its record failed at its fork,
+ * so it waits in the late queue with no group to join). T1 is tracked and
+ * starts the process's group; A's record fails at its fork while T1 is
+ * still there, so A waits in the late queue too; T1 runs 200 ms and is
+ * freed, the last tracked thread of the process. The late work runs only
+ * then (every CPU is held by SCHED_FIFO threads until T1's record is
+ * gone): A must join the group that holds T1's 200 ms, not start a new
+ * one. Prints "exited E oncpu_ns U t1_ns T live L early N": from M's
+ * /proc/tsa file, the process's exited threads and USR+SYS; T1's CPU time
+ * by its own clock; and how many threads the late work tracked before T1
+ * was gone (0 if it was held off as it must be).
+ */
+static int pin_m(void)
+{
+	unsigned long long live = 0, exited = ~0ULL, usr = 0, sys = 0;
+	long long threads, late0, late1;
+	char path[64], line[256];
+	pthread_t t1, a;
+	double end;
+	FILE *f;
+	int i;
+
+	/* Nothing M does may sleep (a page of the 9p root read in). */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("pin: mlockall");
+	late0 = tsa_stat("tracked_late");
+	if (pipe(pin_pipe) || pthread_create(&t1, NULL, pin_t1, NULL))
+		return 2;
+	/* A's record fails, M's own make-it-fail inherited from the parent. */
+	if (ff_set("times", "1") || pthread_create(&a, NULL, pin_a, NULL))
+		return 2;
+	threads = tsa_stat("threads");
+	pthread_join(t1, NULL);
+	/*
+	 * Busy (SCHED_FIFO) for 2 s: T1's record goes in an RCU callback
+	 * (the suite runs RCU's threads above us), the late work waits.
+	 */
+	for (end = now_s() + 2; now_s() < end;)
+		;
+	late1 = tsa_stat("tracked_late");
+	if (tsa_stat("threads") >= threads)
+		fprintf(stderr, "pin: no record was removed in 2 s; ");
+	*pin_stop = 1;
+	/* Now the late work may run; then the procfs entry comes. */
+	snprintf(path, sizeof(path), "/proc/tsa/%d", getpid());
+	for (i = 0; i < 100 && exited == ~0ULL; i++) {
+		usleep(50000);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "process-threads %llu %llu", &live, &exited);
+			sscanf(line, "process-USR %llu", &usr);
+			sscanf(line, "process-SYS %llu", &sys);
+		}
+		if (f)
+			fclose(f);
+	}
+	/* early: threads the late work tracked before T1 was gone. */
+	printf("exited %lld oncpu_ns %llu t1_ns %.0f live %llu early %lld\n",
+	       exited == ~0ULL ? -1LL : (long long)exited, usr + sys,
+	       pin_t1_cpu * 1e9, live, late1 - late0);
+	if (write(pin_pipe[1], "x", 1) != 1)
+		return 2;
+	pthread_join(a, NULL);
+	return 0;
+}
+
+static int pin_group(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	pid_t spinner, m;
+	int st, fd;
+
+	pin_stop = mmap(NULL, sizeof(*pin_stop), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pin_stop == MAP_FAILED)
+		return 2;
+	/* CPU 1: held by a SCHED_FIFO spinner until M says, 20 s at most. */
+	spinner = fork();
+	if (spinner < 0)
+		return 2;
+	if (!spinner) {
+		double end = now_s() + 20;
+
+		if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		while (!*pin_stop && now_s() < end)
+			;
+		_exit(0);
+	}
+	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 2;
+	/* Every page M runs resident: a thread made and joined once. */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("pin: mlockall");
+	{
+		pthread_t warm;
+
+		if (pthread_create(&warm, NULL, pin_t1, NULL))
+			return 2;
+		pthread_join(warm, NULL);
+	}
+	usleep(100000);
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		perror("make-it-fail");
+		return 2;
+	}
+	close(fd);
+	/* M's record fails: the fork hook's next record is refused. */
+	if (ff_set("times", "1"))
+		return 2;
+	m = fork();
+	if (m < 0)
+		return 2;
+	if (!m)
+		_exit(pin_m());
+	waitpid(m, &st, 0);
+	*pin_stop = 1;
+	waitpid(spinner, NULL, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--first")) {
@@ -480,9 +667,12 @@ int main(int argc, char **argv)
 		return burst(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "failread"))
 		return failread(argv[2], atoi(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "pin"))
+		return pin_group();
 	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n"
 		"       tsa-partest failread FILE N\n"
 		"       tsa-partest burst N\n"
-		"       tsa-partest load KO\n");
+		"       tsa-partest load KO\n"
+		"       tsa-partest pin\n");
 	return 2;
 }
