@@ -533,50 +533,23 @@ void tsa_thread_remove(const struct task_struct *t)
 
 /* The latest clock a reader charged a state in progress up to. */
 atomic64_t tsa_readers_clock = ATOMIC64_INIT(0);
-/* The latest such clock every CPU has passed a full barrier after. */
-static atomic64_t tsa_fenced_clock = ATOMIC64_INIT(0);
 bool tsa_irq_writers __read_mostly;
 
 /*
- * A fence costs every CPU an interrupt: readers within this long of the
- * last one share its clock, so that readers looping on files interrupt
- * each CPU 100 times a second at most (under emulation a reader looping
- * on a syscall spinner's file cost it 16 % with 1 ms, 6 % with 10 ms).
- */
-#define TSA_FENCE_SHARE_NS	(10 * NSEC_PER_MSEC)
-
-static void tsa_reader_fence(void *unused)
-{
-	smp_mb();	/* this CPU's writes out, its next loads after */
-}
-
-/*
- * The clock for a reader's copies, published before any record is read,
- * and then every CPU made to run a full barrier: a write section open
- * before it is seen whole by the copy, and a writer that read its clock
- * before opening a record, and opens it after, finds the published clock
- * and stamps past it (tsa_thread_early_stamp()); so no state's time seen
- * here is taken back. The writers, on every system call, pay no barrier
- * for it: the readers, rare, pay an IPI to each CPU (membarrier's trade).
- * Sleeps: process context only, IRQs on.
+ * The clock for a reader's copies, published before any record is read:
+ * a writer that read its clock before opening the record then stamps no
+ * earlier than this (tsa_thread_early_stamp()), so no state's time seen
+ * here is taken back.
  */
 u64 tsa_reader_clock(void)
 {
 	u64 now = tsa_clock();
-	s64 seen = atomic64_read(&tsa_fenced_clock);
+	s64 seen = atomic64_read(&tsa_readers_clock);
 
-	might_sleep();
-	if (seen && now - seen < TSA_FENCE_SHARE_NS)
-		return seen;
-	seen = atomic64_read(&tsa_readers_clock);
 	while (seen < (s64)now &&
 	       !atomic64_try_cmpxchg(&tsa_readers_clock, &seen, now))
 		;
-	on_each_cpu(tsa_reader_fence, NULL, 1);
-	seen = atomic64_read(&tsa_fenced_clock);
-	while (seen < (s64)now &&
-	       !atomic64_try_cmpxchg(&tsa_fenced_clock, &seen, now))
-		;
+	smp_mb();	/* published before the records are read */
 	return now;
 }
 

@@ -22,11 +22,9 @@
  * spinlock (legal under the rq lock, and on PREEMPT_RT); the exit
  * hand-overs take it too, under their group's lock. Writers read the
  * clock inside their write section, or (the entry edges) stamp no earlier
- * than any reader's published clock, which each reader makes every CPU
- * see with a barrier it runs there by IPI (tsa_reader_clock()): a reader
- * that copied the record before them charged the current state no later
- * than their stamp, so the time it saw is never taken back; and the
- * writers, on every system call, pay no barrier for it.
+ * than any reader's published clock: a reader that copied the record
+ * before them charged the current state no later than their stamp, so
+ * the time it saw is never taken back.
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited
@@ -212,23 +210,26 @@ extern atomic64_t tsa_readers_clock;
  * opened: the entry edges (sys_enter, user_exit, a fault's entry) read it
  * first thing, so that their own work is kernel time. A reader that copied
  * the record between that read and the open charged the old state up to
- * its own clock, which may be later. The reader published that clock and
- * then made every CPU execute a full barrier (tsa_reader_clock(), by IPI):
- * a write section open before that barrier is seen by the copy (it waits
- * for its end), and this load, after the open, sees the clock unless the
- * open came before the barrier. So the writer needs no barrier of its own,
- * only the compiler's. The stamp then goes past that clock, not to it: a
- * reader that missed the event gives its copy that clock as its time
- * (/proc/tsa/all's "at"), and the event is after it, not at it (the
+ * its own clock, which may be later; it published that clock first
+ * (tsa_reader_clock()), and the open before this load makes sure one of
+ * the two sees the other. The stamp then goes past that clock, not to
+ * it: a reader that missed the event gives its copy that clock as its
+ * time (/proc/tsa/all's "at"), and the event is after it, not at it (the
  * replay counts events up to "at"). Nor does a stamp go before the
  * state's own, which a seeder holding the lock may have set meanwhile.
+ *
+ * The barrier is the one locked instruction of a system call's edges.
+ * Moving its cost to the readers (an IPI fence every CPU runs, shared by
+ * readers within a few ms) was tried: the readers' clocks then went up
+ * to that much stale, and a thread's file read right after its work
+ * showed none of it.
  */
 static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
 						  u64 t)
 {
 	u64 r;
 
-	barrier();	/* the open before the load: see above */
+	smp_mb();	/* the open before the load: pairs with the reader's */
 	r = atomic64_read(&tsa_readers_clock);
 	if (unlikely(t <= r))
 		t = r + 1;
