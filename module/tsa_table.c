@@ -383,7 +383,6 @@ struct tsa_thread *tsa_thread_alloc_atomic(void)
 	return th;
 }
 
-
 void tsa_thread_free(struct tsa_thread *th)
 {
 	if (th->spare)

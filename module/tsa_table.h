@@ -257,18 +257,17 @@ static __always_inline bool tsa_thread_own_begin(struct tsa_thread *th,
 	/* Pairs with the release in tsa_thread_seeded(). */
 	bool seeding = smp_load_acquire(&th->seeding);
 
-	if (likely(!READ_ONCE(tsa_irq_writers))) {
+	if (likely(!seeding && !READ_ONCE(tsa_irq_writers))) {
 		*flags = 0;
-		if (likely(!seeding)) {
-			raw_write_seqcount_begin(&th->seq);
-			return false;
-		}
-		local_irq_save(*flags);
+		raw_write_seqcount_begin(&th->seq);
+		return false;
+	}
+	local_irq_save(*flags);
+	if (seeding) {
 		raw_spin_lock(&th->lock);
 		write_seqcount_begin(&th->seq);
 		return true;
 	}
-	local_irq_save(*flags);
 	return tsa_thread_own_begin_irqs_off(th, 0);
 }
 
