@@ -167,7 +167,6 @@ struct block {
 	unsigned int n;
 	struct block *next;
 };
-
 static struct block *blocks, *flushed;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -311,17 +310,20 @@ static long marker_id(struct qemu_plugin_insn *insn)
 	return (disp & 0xffff0000u) == MARKER_TAG ? (long)(disp & 0xffff) : -1;
 }
 
-/* The class of one instruction, from its bytes, or -1. */
-static int insn_class(struct qemu_plugin_insn *insn)
+/*
+ * The index of the opcode in @b (@n bytes): past the legacy prefixes and
+ * REX. Sets @lock if a lock prefix came, @rex to the REX byte (0: none).
+ */
+static size_t skip_prefixes(const uint8_t *b, size_t n, bool *lock,
+			    uint8_t *rex)
 {
-	const uint8_t *b = qemu_plugin_insn_data(insn);
-	size_t n = qemu_plugin_insn_size(insn), i = 0;
-	bool lock = false;
+	size_t i;
 
-	/* Legacy prefixes, then REX. */
-	for (; i < n; i++) {
+	*lock = false;
+	*rex = 0;
+	for (i = 0; i < n; i++) {
 		if (b[i] == 0xf0)
-			lock = true;
+			*lock = true;
 		else if (b[i] != 0x66 && b[i] != 0x67 && b[i] != 0xf2 &&
 			 b[i] != 0xf3 && b[i] != 0x2e && b[i] != 0x36 &&
 			 b[i] != 0x3e && b[i] != 0x26 && b[i] != 0x64 &&
@@ -329,7 +331,19 @@ static int insn_class(struct qemu_plugin_insn *insn)
 			break;
 	}
 	if (i < n && (b[i] & 0xf0) == 0x40)
-		i++;
+		*rex = b[i++];
+	return i;
+}
+
+/* The class of one instruction, from its bytes, or -1. */
+static int insn_class(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i;
+	uint8_t rex;
+	bool lock;
+
+	i = skip_prefixes(b, n, &lock, &rex);
 	if (lock)
 		return K_LOCKED;
 	if (i >= n)
@@ -374,16 +388,11 @@ static bool modrm_store_op(uint8_t op)
 static bool stack_store(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *b = qemu_plugin_insn_data(insn);
-	size_t n = qemu_plugin_insn_size(insn), i = 0;
-	uint8_t rex = 0, op, modrm;
+	size_t n = qemu_plugin_insn_size(insn), i;
+	uint8_t rex, op, modrm;
+	bool lock;
 
-	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 ||
-			 b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
-			 b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26 ||
-			 b[i] == 0x64 || b[i] == 0x65))
-		i++;
-	if (i < n && (b[i] & 0xf0) == 0x40)
-		rex = b[i++];
+	i = skip_prefixes(b, n, &lock, &rex);
 	if (i >= n)
 		return false;
 	op = b[i++];

@@ -93,21 +93,40 @@ struct rstats {
 	long long copies, retries, max, holds;
 };
 
+/* debugfs' tsa stats in @buf, NUL-terminated; 0, or -1 without them. */
+static int read_stats(char *buf, size_t size)
+{
+	long n = slurp("/sys/kernel/debug/tsa/stats", buf, size - 1);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The number of the line "KEY N" in @stats, or -1. */
+static long long stat_in(const char *stats, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p;
+
+	for (p = stats; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoll(p + kl + 1, NULL, 10);
+	return -1;
+}
+
 static void read_rstats(struct rstats *r)
 {
 	static char buf[8192];
-	char *p;
 
 	r->copies = r->retries = r->max = r->holds = -1;
-	if (slurp("/sys/kernel/debug/tsa/stats", buf, sizeof(buf) - 1) < 0)
+	if (read_stats(buf, sizeof(buf)))
 		return;
-	buf[sizeof(buf) - 1] = '\0';
-	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n")) {
-		sscanf(p, "reader_copies %lld", &r->copies);
-		sscanf(p, "reader_retries %lld", &r->retries);
-		sscanf(p, "reader_retries_max %lld", &r->max);
-		sscanf(p, "reader_holds %lld", &r->holds);
-	}
+	r->copies = stat_in(buf, "reader_copies");
+	r->retries = stat_in(buf, "reader_retries");
+	r->max = stat_in(buf, "reader_retries_max");
+	r->holds = stat_in(buf, "reader_holds");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -483,16 +502,9 @@ static int ff_set(const char *name, const char *val)
 /* A number from debugfs' tsa stats, or -1. */
 static long long tsa_stat(const char *key)
 {
-	char line[128], k[64];
-	long long v = -1, x;
-	FILE *f = fopen("/sys/kernel/debug/tsa/stats", "r");
+	static char buf[8192];
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", k, &x) == 2 && !strcmp(k, key))
-			v = x;
-	if (f)
-		fclose(f);
-	return v;
+	return read_stats(buf, sizeof(buf)) ? -1 : stat_in(buf, key);
 }
 
 static volatile int *pin_stop;

@@ -8,7 +8,7 @@
  *   tsa-race N  ->  "stops N stp_entries E stp_ns T slp_entries E slp_ns T"
  *   tsa-race twread MS  ->  "idl_ns T slp_ns T" (see twread())
  *   tsa-race bhspin MS  ->  TAP (see bhspin())
- *   tsa-race seedrun MS KO  ->  "stalled S lat_ns T state X" (see seedrun())
+ *   tsa-race seedrun MS KO  ->  "stalled S lat_ns T state X ..." (see seedrun())
  *
  * The child (named tsa-stopper) runs on CPU 0. The parent spins in user
  * space on CPU 1 until the child counts its N stops in shared memory: a
@@ -173,12 +173,12 @@ static int bhspin(int ms)
  * before its on_cpu is set: the load-time seeding runs meanwhile and
  * finds a thread on its CPU with on_cpu clear. Seeded LAT, it would stay
  * LAT until it leaves the CPU: once its wakeup came MS/2 ms late it spins
- * in user space for 1 s, then blocks. Prints "stalled S lat_ns T state X"
- * (S: the module's holds; T, X: the thread's LAT and state in tsa, read
- * while it blocks).
+ * in user space for 1 s, then blocks. Prints "stalled S lat_ns T state X
+ * lat_n N usr_ns U run_delay_ns D oncpu_ns C" (S: the module's holds;
+ * then, read while it blocks, the thread's LAT, state, LAT entries and
+ * USR in tsa, and its run delay and on-CPU time in schedstat).
  */
 static volatile int sr_go, sr_done;
-static volatile double sr_worst;	/* the latest wake */
 static volatile pid_t sr_tid;
 static int sr_pipe[2];
 static int sr_ms;
@@ -201,8 +201,6 @@ static void *seedrun_thread(void *arg)
 	while (now() < end) {
 		t0 = now();
 		nanosleep(&ms1, NULL);
-		if (now() - t0 > sr_worst)
-			sr_worst = now() - t0;
 		if (now() - t0 < sr_ms / 2000.0)
 			continue;
 		/* Held: on the CPU since, and for 1 s more. */
@@ -269,9 +267,6 @@ static int seedrun(int ms, const char *ko)
 	       stalled, (unsigned long long)t.ns[TSA_LAT],
 	       tsa_state_name(t.state), (unsigned long long)t.entries[TSA_LAT],
 	       (unsigned long long)t.ns[TSA_USR], delay, oncpu);
-	printf("# longest LAT %llu elapsed %llu latest wake %.6f s\n",
-	       (unsigned long long)t.longest[TSA_LAT],
-	       (unsigned long long)t.elapsed, sr_worst);
 	if (write(sr_pipe[1], "x", 1) != 1)
 		return 2;
 	pthread_join(th, NULL);

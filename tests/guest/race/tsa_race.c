@@ -129,6 +129,19 @@ static atomic_t sigundo_switches = ATOMIC_INIT(0);
 module_param(sigundo_tid, int, 0444);
 module_param_named(sigundo_switches, sigundo_switches.counter, int, 0444);
 
+/*
+ * Spin on the CPU for @ns by the clock (mdelay()'s loops are short under
+ * TCG); returns how long it spun.
+ */
+static u64 race_spin(u64 ns)
+{
+	u64 t0 = ktime_get_mono_fast_ns(), t;
+
+	while ((t = ktime_get_mono_fast_ns()) < t0 + ns)
+		cpu_relax();
+	return t - t0;
+}
+
 static int sigundo_fn(void *arg)
 {
 	long i, n = (long)arg;
@@ -136,11 +149,8 @@ static int sigundo_fn(void *arg)
 	/* Lighter than the hog: its vruntime runs ahead, another is picked. */
 	set_user_nice(current, 5);
 	for (i = 0; i < n; i++) {
-		u64 end = ktime_get_mono_fast_ns() + 2 * NSEC_PER_MSEC;
-
 		/* Use up some of its slice: the pick prefers the hog. */
-		while (ktime_get_mono_fast_ns() < end)
-			cpu_relax();
+		race_spin(2 * NSEC_PER_MSEC);
 		set_tsk_thread_flag(current, TIF_SIGPENDING);
 		set_current_state(TASK_INTERRUPTIBLE);
 		schedule();	/* undone: a signal is pending */
@@ -253,10 +263,7 @@ static unsigned int bhspin_ms;
 
 static void bhspin_fn(struct tasklet_struct *t)
 {
-	u64 end = ktime_get_mono_fast_ns() + (u64)bhspin_ms * NSEC_PER_MSEC;
-
-	while (ktime_get_mono_fast_ns() < end)
-		cpu_relax();
+	race_spin((u64)bhspin_ms * NSEC_PER_MSEC);
 }
 
 static DECLARE_TASKLET(bhspin_tasklet, bhspin_fn);
@@ -356,15 +363,8 @@ static void race_stall_probe(void *data, bool preempt,
 	    !signal_tp || !static_key_enabled(&signal_tp->key) ||
 	    !atomic_xchg(&swstall_armed, 0))
 		return;
-	{
-		/* By the clock: mdelay()'s loops are short under TCG. */
-		u64 t0 = ktime_get_mono_fast_ns(), t;
-		u64 end = t0 + (u64)READ_ONCE(swstall_ms) * NSEC_PER_MSEC;
-
-		while ((t = ktime_get_mono_fast_ns()) < end)
-			cpu_relax();
-		WRITE_ONCE(swstall_ns, t - t0);
-	}
+	WRITE_ONCE(swstall_ns,
+		   race_spin((u64)READ_ONCE(swstall_ms) * NSEC_PER_MSEC));
 	atomic_inc(&swstalled);
 }
 
