@@ -46,7 +46,7 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   st.reads, st.read_retries, st.read_retries_max,
 		   st.read_locks);
 	tsa_hooks_show(m);
-	tsa_hooks_show_degraded(m);
+	tsa_proc_show_degraded(m);
 	return 0;
 }
 

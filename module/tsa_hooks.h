@@ -14,6 +14,5 @@ void tsa_hooks_exit(void);
 void tsa_hooks_show(struct seq_file *m);
 int tsa_hooks_calls_rows(void);
 unsigned int tsa_hooks_trap_rows(void);
-void tsa_hooks_show_degraded(struct seq_file *m);
 
 #endif /* TSA_HOOKS_H */

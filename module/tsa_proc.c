@@ -33,7 +33,6 @@
 #include <linux/xarray.h>
 
 #include "tsa_compat.h"
-#include "tsa_hooks.h"
 #include "tsa_proc.h"
 #include "tsa_table.h"
 
@@ -44,6 +43,27 @@
 #define TSA_RING_SIZE		4096
 
 static struct proc_dir_entry *tsa_dir;
+static u32 tsa_degraded;
+
+void tsa_proc_set_degraded(u32 lost)
+{
+	WRITE_ONCE(tsa_degraded, lost);
+}
+
+void tsa_proc_show_degraded(struct seq_file *m)
+{
+	u32 lost = READ_ONCE(tsa_degraded);
+	int i;
+
+	seq_puts(m, "degraded");
+	for (i = 0; i < TSA_NR_STATES; i++)
+		if (lost & TSA_STATE_BIT(i))
+			seq_printf(m, " %s", tsa_state_names[i]);
+	for (i = 0; i < TSA_NR_COUNTERS; i++)
+		if (lost & TSA_COUNTER_BIT(i))
+			seq_printf(m, " %s", tsa_counter_names[i]);
+	seq_puts(m, lost ? "\n" : " -\n");
+}
 
 /*
  * What a reader's copies are allocated with: charged to its memory cgroup;
@@ -643,7 +663,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
 		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
-	tsa_hooks_show_degraded(m);
+	tsa_proc_show_degraded(m);
 	tsa_show_acct(m, "", &a);
 	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));
 	if (thread_group_leader(t))

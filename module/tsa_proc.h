@@ -3,12 +3,22 @@
 #ifndef TSA_PROC_H
 #define TSA_PROC_H
 
+#include <linux/seq_file.h>
 #include <linux/types.h>
 
 int tsa_proc_init(void);
 void tsa_proc_exit(void);
 /* A tid was born, died or changed hands: its /proc entry needs a look. */
 void tsa_proc_tid_changed(pid_t tid);
+/*
+ * What the hooks cannot tell apart on this kernel with these parameters:
+ * states (bits 0-15) and counters (bits 16-31), set once they are live.
+ */
+#define TSA_STATE_BIT(s)	(1U << (s))
+#define TSA_COUNTER_BIT(c)	(1U << (16 + (c)))
+void tsa_proc_set_degraded(u32 lost);
+/* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
+void tsa_proc_show_degraded(struct seq_file *m);
 void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
 		    u64 *entry_bytes);
 

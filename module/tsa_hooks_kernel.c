@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa hooks, what happens to a running thread inside the kernel: page
+ * faults and swap-ins (kprobes), sleeping-lock contention, interrupts
+ * and softirqs (charged to the thread they interrupt, as TRP), and
+ * signals delivered. Each writes only the current thread's record.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+
+#include "tsa_probes.h"
+
+DEFINE_PER_CPU(int, tsa_trap_depth);
+/*
+ * The source of each trap a CPU is in, outermost first: a hard interrupt
+ * can come during a softirq, and its time is its own.
+ */
+DEFINE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
+
+/*
+ * kprobe handlers run from the int3 trap when the probe cannot go through
+ * ftrace, and the kernel counts that trap as NMI. They write the current
+ * thread's record as its other events do (tsa_thread_own_begin()): no
+ * record is ever open where the probed functions run, so the trap never
+ * lands inside a write section. Only the lock a seeder may hold is a
+ * question there: in NMI it may only be tried, never waited for (lockdep
+ * checks nothing else in NMI either, so the seqcount is bumped without
+ * its annotation). A failed try is counted and the event dropped whole.
+ */
+static atomic64_t tsa_probe_misses = ATOMIC64_INIT(0);
+
+static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags,
+				  bool *locked)
+{
+	if (!in_nmi()) {
+		*locked = tsa_thread_own_begin(th, flags);
+		return true;
+	}
+	local_irq_save(*flags);
+	/* Pairs with the release in tsa_thread_seeded(). */
+	*locked = smp_load_acquire(&th->seeding);
+	if (*locked && !raw_spin_trylock(&th->lock)) {
+		local_irq_restore(*flags);
+		atomic64_inc(&tsa_probe_misses);
+		return false;
+	}
+	raw_write_seqcount_begin(&th->seq);
+	return true;
+}
+
+static void tsa_probe_write_end(struct tsa_thread *th, unsigned long flags,
+				bool locked)
+{
+	if (!in_nmi()) {
+		tsa_thread_own_end(th, flags, locked);
+		return;
+	}
+	raw_write_seqcount_end(&th->seq);
+	if (locked)
+		raw_spin_unlock(&th->lock);
+	local_irq_restore(flags);
+}
+
+/*
+ * Page faults: a kretprobe on handle_mm_fault(), whose entry and return
+ * are the exact boundaries of the fault. The instance data carries the
+ * context of an outer fault back to the return.
+ */
+struct tsa_fault_data {
+	unsigned int flags;
+	u8 saved;
+};
+
+static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	u64 t = tsa_clock();	/* first: see tsa_sys_enter */
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	tsa_event(TSA_EV_FAULT);
+	th = tsa_thread_current();
+	if (!th)
+		return 1;	/* no return probe for untracked tasks */
+	d->flags = regs_get_kernel_argument(regs, 2);
+	if (!tsa_probe_write_begin(th, &flags, &locked))
+		return 1;	/* not followed: no half a fault */
+	tsa_clamped(tsa_acct_fault_enter(&th->acct,
+					 tsa_thread_early_stamp(th, t),
+					 tsa_fault_kind(d->flags), &d->saved));
+	tsa_probe_write_end(th, flags, locked);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_fault_entry);
+
+static int tsa_fault_return(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	th = tsa_thread_current();
+	if (!th || !tsa_probe_write_begin(th, &flags, &locked))
+		return 0;
+	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
+					d->flags, regs_return_value(regs)));
+	tsa_probe_write_end(th, flags, locked);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_fault_return);
+
+struct kretprobe tsa_fault_probe = {
+	.kp.symbol_name = "handle_mm_fault",
+	.entry_handler = tsa_fault_entry,
+	.handler = tsa_fault_return,
+	.data_size = sizeof(struct tsa_fault_data),
+};
+
+/* The first thing do_swap_page() does: this fault waits for swap. */
+static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	tsa_event(TSA_EV_SWAPIN);
+	th = tsa_thread_current();
+	if (!th || !(READ_ONCE(th->acct.ctx) & TSA_C_FAULT) ||
+	    !tsa_probe_write_begin(th, &flags, &locked))
+		return 0;
+	th->acct.ctx |= TSA_C_SWAP;
+	tsa_probe_write_end(th, flags, locked);
+	return 0;
+}
+NOKPROBE_SYMBOL(tsa_swapin_pre);
+
+struct kprobe tsa_swapin_probe = {
+	.symbol_name = "swap_cache_get_folio",
+	.pre_handler = tsa_swapin_pre,
+};
+
+/*
+ * Kernel lock contention. Spinning is on-CPU time, so spin contention
+ * (which includes the rq lock and tsa's own locks) returns at once. The
+ * end probe acts only for the lock that began the contention: it also
+ * fires after a contended spinlock, possibly one of tsa's own.
+ */
+TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
+{
+	struct tsa_thread *th;
+	unsigned long irqf;
+	bool locked;
+
+	if (flags & LCB_F_SPIN)
+		return;
+	tsa_event(TSA_EV_CONTENTION);
+	th = tsa_thread_current();
+	if (!th)
+		return;
+	locked = tsa_thread_own_begin(th, &irqf);
+	th->klock = lock;
+	th->acct.ctx |= TSA_C_KLOCK;
+	tsa_thread_own_end(th, irqf, locked);
+}
+TSA_CHECK_PROBE(contention_begin, tsa_contention_begin);
+
+TSA_PROBE_CONTENTION_END(tsa_contention_end)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	th = tsa_thread_current();
+	if (!th || READ_ONCE(th->klock) != lock)
+		return;
+	tsa_event(TSA_EV_CONTENTION_END);
+	locked = tsa_thread_own_begin(th, &flags);
+	th->klock = NULL;
+	th->acct.ctx &= ~TSA_C_KLOCK;
+	tsa_thread_own_end(th, flags, locked);
+}
+TSA_CHECK_PROBE(contention_end, tsa_contention_end);
+
+/*
+ * Interrupts are charged to the thread they interrupt. Hard and soft
+ * interrupts nest on a CPU; only the outermost changes the state.
+ */
+static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	int depth;
+	bool nest, locked;
+
+	tsa_event(ev);
+	if (enter) {
+		depth = this_cpu_inc_return(tsa_trap_depth);
+		if (depth <= TSA_TRAP_NEST)
+			this_cpu_write(tsa_trap_source[depth - 1], source);
+		nest = depth != 1;
+	} else {
+		depth = this_cpu_dec_return(tsa_trap_depth);
+		if (depth < 0)		/* began before the hook was live */
+			this_cpu_write(tsa_trap_depth, 0);
+		nest = depth > 0;
+		/* Back to the outer trap's source. */
+		if (nest)
+			source = depth <= TSA_TRAP_NEST ?
+				this_cpu_read(tsa_trap_source[depth - 1]) :
+				TSA_CALL_OTHER;
+	}
+	th = tsa_thread_current();
+	if (!th || (nest && !th->acct.tab[TSA_T_TRAPS]))
+		return;
+	locked = tsa_thread_own_begin(th, &flags);
+	if (nest)
+		tsa_clamped(tsa_acct_trap_nest(&th->acct, tsa_clock(), source,
+					       !enter));
+	else if (enter)
+		tsa_clamped(tsa_acct_trap_enter(&th->acct, tsa_clock(),
+						source));
+	else
+		tsa_clamped(tsa_acct_trap_exit(&th->acct, tsa_clock()));
+	tsa_thread_own_end(th, flags, locked);
+}
+
+TSA_PROBE_IRQ_ENTRY(tsa_irq_entry)
+{
+	tsa_trap(true, TSA_EV_IRQ, tsa_trap_key(true, irq));
+}
+TSA_CHECK_PROBE(irq_handler_entry, tsa_irq_entry);
+
+TSA_PROBE_IRQ_EXIT(tsa_irq_exit)
+{
+	tsa_trap(false, TSA_EV_IRQ_EXIT, 0);
+}
+TSA_CHECK_PROBE(irq_handler_exit, tsa_irq_exit);
+
+TSA_PROBE_SOFTIRQ(tsa_softirq_entry)
+{
+	tsa_trap(true, TSA_EV_SOFTIRQ, tsa_trap_key(false, vec_nr));
+}
+TSA_CHECK_PROBE(softirq_entry, tsa_softirq_entry);
+
+TSA_PROBE_SOFTIRQ(tsa_softirq_exit)
+{
+	tsa_trap(false, TSA_EV_SOFTIRQ_EXIT, 0);
+}
+TSA_CHECK_PROBE(softirq_exit, tsa_softirq_exit);
+
+TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	tsa_event(TSA_EV_SIGNAL);
+	th = tsa_thread_current();
+	if (!th)
+		return;
+	locked = tsa_thread_own_begin(th, &flags);
+	th->acct.count[TSA_SIG]++;
+	tsa_thread_own_end(th, flags, locked);
+}
+TSA_CHECK_PROBE(signal_deliver, tsa_signal_deliver);
+
+void tsa_hooks_kernel_show(struct seq_file *m)
+{
+	seq_printf(m, "fault_probe_missed %d\n", tsa_fault_probe.nmissed);
+	seq_printf(m, "probe_lock_misses %lld\n",
+		   atomic64_read(&tsa_probe_misses));
+}

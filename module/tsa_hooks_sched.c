@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa hooks, switch and wakeup: the scheduler's events, with the rq lock
+ * held and IRQs off (a wakeup of current may come with IRQs on). They
+ * only look records up, never allocate, sleep, print or queue work. A
+ * thread switched out asleep is classified here: by its task state, the
+ * context the other hooks gave it, and the system call it sleeps in.
+ */
+#include <linux/kernel.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+
+#include "tsa_probes.h"
+
+/* Switches the tracepoint's arguments alone would have miscounted. */
+static atomic64_t tsa_switch_sig_running = ATOMIC64_INIT(0);
+static atomic64_t tsa_switch_odd = ATOMIC64_INIT(0);
+
+/* A seeded thread's registers (it is not current): copied, off the hot path. */
+static noinline long tsa_task_syscall_copy(struct task_struct *p,
+					   unsigned long *a0,
+					   unsigned long *a1)
+{
+	struct pt_regs copy;
+
+	if (!tsa_task_user_regs(p, &copy))
+		return -1;
+	tsa_syscall_args01(p, &copy, a0, a1);
+	return syscall_get_nr(p, &copy);
+}
+
+/*
+ * What the system call a user thread sleeps in is waiting for; @in_call:
+ * it is in one. The number the call left in the registers outlives it:
+ * a sleep on the way back to user mode after the call returned (task
+ * work, a signal stop) is not that call's. Only the
+ * current task's open files can be looked at without locks, so a seeded
+ * thread (not current) reading a socket counts as SLP until it wakes.
+ * No pt_regs copy on the stack for current: the kernel zeroes stack
+ * variables (INIT_STACK_ALL_ZERO), and this runs at every sleep.
+ */
+static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
+{
+	unsigned long a0, a1;
+	enum tsa_wait w;
+	long nr;
+
+	if (!in_call || (p->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return TSA_W_NONE;
+	if (p == current) {
+		struct pt_regs *regs = task_pt_regs(p);
+
+		nr = syscall_get_nr(p, regs);
+		tsa_syscall_args01(p, regs, &a0, &a1);
+	} else {
+		nr = tsa_task_syscall_copy(p, &a0, &a1);
+	}
+	if (nr < 0)
+		return TSA_W_NONE;
+	w = tsa_syscall_wait(nr, tsa_task_compat(p), a1);
+	if (w == TSA_W_IDLE_IF_STREAM)
+		w = p == current && tsa_current_fd_is_stream(a0) ?
+			TSA_W_IDLE : TSA_W_NONE;
+	return w;
+}
+
+/* What a thread that left the CPU is waiting for. */
+enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
+			       u8 ctx, bool in_call)
+{
+	struct tsa_block_info bi = {
+		.task_state = state,
+		.frozen = tsa_task_cgroup_frozen(p),
+		.ctx = ctx,
+		/* io_uring workers wait for work as kernel threads do. */
+		.kthread = p->flags & (PF_KTHREAD | PF_IO_WORKER),
+		.iowait = p->in_iowait,
+		.memstall = tsa_task_memstall(p),
+		.wait = tsa_task_wait(p, in_call),
+	};
+
+	return tsa_classify_sleep(&bi);
+}
+
+/*
+ * Is @p, switching out, stopped by its tracer at a system call's entry?
+ * That stop comes before the kernel's sys_enter, which the tracer may
+ * then skip (PTRACE_SYSEMU, or the number set to -1): the call begins
+ * here. ptrace_stop() sets the message and the exit code before the
+ * switch, and the tracer cannot touch them before it ends.
+ */
+static bool tsa_syscall_entry_stop(struct task_struct *p)
+{
+	return READ_ONCE(p->ptrace_message) == PTRACE_EVENTMSG_SYSCALL_ENTRY &&
+		(READ_ONCE(p->exit_code) & ~0x80) == SIGTRAP;
+}
+
+/* The key of the call current is in, by its registers. */
+static u16 tsa_current_call_key(const struct tsa_thread *th)
+{
+	if (!th->acct.tab[TSA_T_CALLS])
+		return 0;
+	return tsa_call_key(syscall_get_nr(current, task_pt_regs(current)),
+			    tsa_task_compat(current));
+}
+
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * PREEMPT_RT runs softirqs and threaded interrupt handlers in task
+ * context, where they can be preempted or sleep: a CPU's trap nesting is
+ * then the running thread's, not the CPU's. A switch keeps it with the
+ * thread leaving (and reports whether that thread leaves a trap), and
+ * gives the CPU the nesting of the thread coming in (none if untracked).
+ */
+static bool tsa_trap_switch_out(struct tsa_thread *pth, bool in_trap)
+{
+	if (!tsa_param_interrupts)
+		return false;
+	pth->trap_depth = clamp(this_cpu_read(tsa_trap_depth), 0, U8_MAX);
+	memcpy(pth->trap_source, this_cpu_ptr(tsa_trap_source),
+	       sizeof(pth->trap_source));
+	return in_trap;
+}
+
+/* Whether @nth comes back into a trap: then TRP again. */
+static bool tsa_trap_switch_in(struct tsa_thread *nth)
+{
+	if (!tsa_param_interrupts)
+		return false;
+	this_cpu_write(tsa_trap_depth, nth->trap_depth);
+	memcpy(this_cpu_ptr(tsa_trap_source), nth->trap_source,
+	       sizeof(nth->trap_source));
+	return nth->trap_depth;
+}
+
+static void tsa_trap_switch_untracked(void)
+{
+	if (tsa_param_interrupts)
+		this_cpu_write(tsa_trap_depth, 0);
+}
+
+static u16 tsa_trap_innermost(void)
+{
+	int depth = this_cpu_read(tsa_trap_depth);
+
+	return depth <= TSA_TRAP_NEST ?
+		this_cpu_read(tsa_trap_source[depth - 1]) : TSA_CALL_OTHER;
+}
+#else
+/* Elsewhere no switch happens inside a trap. */
+static inline bool tsa_trap_switch_out(struct tsa_thread *pth, bool in_trap)
+{
+	return false;
+}
+
+static inline bool tsa_trap_switch_in(struct tsa_thread *nth)
+{
+	return false;
+}
+
+static inline void tsa_trap_switch_untracked(void)
+{
+}
+
+static inline u16 tsa_trap_innermost(void)
+{
+	return TSA_CALL_OTHER;
+}
+#endif
+
+TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
+{
+	struct tsa_thread *pth, *nth;
+	bool plock = false, nlock = false;
+	u64 now;
+
+	tsa_event(TSA_EV_SWITCH);
+	pth = tsa_thread_current();	/* prev is current */
+	if (pth && (prev_state & TASK_DEAD)) {
+		tsa_clamped(tsa_thread_exit(pth));
+		pth = NULL;
+	}
+	nth = tsa_thread_find(next);
+	/*
+	 * One clock read for both threads, taken with both records open: a
+	 * read between two would be on nobody's CPU (a few microseconds a
+	 * switch moved from on-CPU to LAT), and a read before opening a
+	 * record would let a reader charge the old state past the stamp.
+	 */
+	if (pth)
+		plock = tsa_thread_own_begin_irqs_off(pth, 0);
+	if (nth)
+		nlock = tsa_thread_own_begin_irqs_off(nth,
+						      SINGLE_DEPTH_NESTING);
+	now = tsa_clock();
+	if (pth) {
+		enum tsa_switch_kind kind = TSA_SW_PREEMPT;
+		enum tsa_state sleep = TSA_SLP;
+		bool in_trap = pth->acct.state == TSA_TRP;
+
+		/*
+		 * The kernel's own nvcsw rule. A pending signal undoes a
+		 * sleep by setting __state back to running, which only a
+		 * re-read shows; but the sleep is classified by prev_state,
+		 * the state __schedule() saw: by now a wakeup on another
+		 * CPU may have written TASK_WAKING over __state.
+		 */
+		if (!preempt && prev_state)
+			kind = tsa_task_state(prev) == TASK_RUNNING ?
+				TSA_SW_SIGNAL : TSA_SW_BLOCK;
+		/*
+		 * The kernel has already bumped the counter of this switch
+		 * (++*switch_count comes before trace_sched_switch in
+		 * __schedule()), so it says which one it was. The rule
+		 * above misses one case: a pending signal undid the sleep
+		 * and prev_state reads 0, as it does from 8feb053d5319
+		 * ("sched: Fix trace_sched_switch(.prev_state)", 6.16, and
+		 * 6.12.y stable): nvcsw counted it, the arguments look
+		 * like a yield. Only a record switched in under tsa has
+		 * the count to compare with; the first switch-out of a
+		 * thread seeded at load goes by the rule alone.
+		 */
+		if (pth->nvcsw_known) {
+			/* It moves by one at most: the low bits tell. */
+			bool vol = (u8)READ_ONCE(prev->nvcsw) != pth->nvcsw_in;
+
+			if (unlikely(vol && kind == TSA_SW_PREEMPT)) {
+				kind = TSA_SW_SIGNAL;
+				atomic64_inc(&tsa_switch_sig_running);
+			} else if (unlikely(!vol && kind != TSA_SW_PREEMPT)) {
+				/* Never seen: keep the sleep's state. */
+				atomic64_inc(&tsa_switch_odd);
+				if (kind == TSA_SW_SIGNAL)
+					kind = TSA_SW_PREEMPT;
+			}
+		}
+		/*
+		 * In a call as the syscall hooks saw it; without them, as
+		 * the registers say.
+		 */
+		if (kind == TSA_SW_BLOCK)
+			sleep = tsa_sleep_state(prev, prev_state,
+						pth->acct.ctx,
+						!READ_ONCE(tsa_syscalls_live) ||
+						(pth->acct.flags &
+						 TSA_F_IN_KERNEL));
+		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
+		if (tsa_trap_switch_out(pth, in_trap))
+			tsa_acct_trap_suspend(&pth->acct);
+		if (unlikely(prev_state & __TASK_TRACED) &&
+		    kind == TSA_SW_BLOCK && tsa_syscall_entry_stop(prev))
+			tsa_acct_sys_enter_unseen(&pth->acct,
+						  tsa_current_call_key(pth),
+						  true);
+	}
+	if (nth) {
+		/* Back in the kernel; user_enter will see it leave. */
+		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
+		nth->nvcsw_in = (u8)READ_ONCE(next->nvcsw);
+		nth->nvcsw_known = true;
+		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
+					       smp_processor_id()));
+		if (tsa_trap_switch_in(nth))
+			tsa_clamped(tsa_acct_trap_enter(&nth->acct, now,
+							 tsa_trap_innermost()));
+		tsa_thread_own_end_irqs_off(nth, nlock);
+	} else {
+		tsa_trap_switch_untracked();
+	}
+	if (pth)
+		tsa_thread_own_end_irqs_off(pth, plock);
+	this_cpu_write(tsa_current, nth);
+}
+TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
+
+/*
+ * IRQs may be on here: try_to_wake_up() wakes current without its locks
+ * (a timer in softirq waking the task it interrupted).
+ */
+static void tsa_wake(struct task_struct *p, enum tsa_event ev)
+{
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
+	tsa_event(ev);
+	th = tsa_thread_find(p);
+	if (!th)
+		return;
+	/*
+	 * Only a thread off CPU, asleep or stopped, has anything to wake;
+	 * a running or runnable one's record may be open on its own CPU
+	 * without the lock (tsa_thread_own_begin()), so it is left alone,
+	 * looked at without the lock. This is stable: a thread is on CPU
+	 * (on_cpu) from before its switch-in to after its switch-out, and a
+	 * wakeup of a queued thread holds the rq lock its switches hold, so
+	 * neither can change until this wakeup is over.
+	 *
+	 * Nor can anyone else write the record meanwhile: its own events
+	 * need it on CPU, the rq lock held here keeps it off, and the waker
+	 * is alone (p->pi_lock, or TASK_WAKING that no other wakeup
+	 * matches). So it is written as its owner writes it, without the
+	 * lock unless a seeder may write too.
+	 */
+	if (READ_ONCE(p->on_cpu) ||
+	    !tsa_acct_wakes(READ_ONCE(th->acct.state),
+			    READ_ONCE(th->acct.flags)))
+		return;
+	/* The clock is read with the record open: see tsa_sched_switch. */
+	locked = tsa_thread_own_begin(th, &flags);
+	tsa_clamped(tsa_acct_wakeup(&th->acct, tsa_clock()));
+	tsa_thread_own_end(th, flags, locked);
+}
+
+TSA_PROBE_TASK(tsa_sched_wakeup)
+{
+	tsa_wake(p, TSA_EV_WAKEUP);
+}
+TSA_CHECK_PROBE(sched_wakeup, tsa_sched_wakeup);
+
+TSA_PROBE_TASK(tsa_sched_wakeup_new)
+{
+	tsa_wake(p, TSA_EV_WAKEUP_NEW);
+}
+TSA_CHECK_PROBE(sched_wakeup_new, tsa_sched_wakeup_new);
+
+void tsa_hooks_sched_show(struct seq_file *m)
+{
+	seq_printf(m, "switch_signal_running %lld\n",
+		   atomic64_read(&tsa_switch_sig_running));
+	seq_printf(m, "switch_odd %lld\n", atomic64_read(&tsa_switch_odd));
+}

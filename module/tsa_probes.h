@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the hook families share: the probes each file defines (for the
+ * registration table in tsa_hooks.c), the per-CPU record of the current
+ * task, the event counters, and the parameters more than one of them
+ * reads. Only the tsa_hooks*.c files include this.
+ *
+ *	tsa_hooks.c		parameters, registration, debugfs lines
+ *	tsa_hooks_syscall.c	system call edges, the user/kernel boundary
+ *	tsa_hooks_sched.c	switch and wakeup, what a sleep waits for
+ *	tsa_hooks_kernel.c	faults, lock contention, interrupts, signals
+ *	tsa_hooks_track.c	fork, exec, exit and free; seeding at load
+ *				and of forks tracked late
+ */
+#ifndef TSA_PROBES_H
+#define TSA_PROBES_H
+
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+
+#include "tsa_compat.h"
+#include "tsa_table.h"
+
+extern bool tsa_param_interrupts;
+extern unsigned int tsa_param_late_queue;
+
+enum tsa_event {
+	TSA_EV_SWITCH, TSA_EV_WAKEUP, TSA_EV_WAKEUP_NEW, TSA_EV_FORK,
+	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
+	TSA_EV_SYS_EXIT, TSA_EV_FAULT, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
+	TSA_EV_CONTENTION_END, TSA_EV_IRQ, TSA_EV_IRQ_EXIT, TSA_EV_SOFTIRQ,
+	TSA_EV_SOFTIRQ_EXIT, TSA_EV_SIGNAL, TSA_EV_USER_EXIT,
+	TSA_EV_USER_ENTER, TSA_NR_EVENTS
+};
+
+DECLARE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
+
+static inline void tsa_event(enum tsa_event ev)
+{
+	this_cpu_inc(tsa_events[ev]);
+}
+
+/*
+ * The record of the task each CPU switched in last, i.e. of its current
+ * task: saves a hash lookup on the hottest paths (syscalls, faults,
+ * interrupts). Only sched_switch writes it, for next, so it can never
+ * point at a record freed under a running task.
+ */
+DECLARE_PER_CPU(struct tsa_thread *, tsa_current);
+
+/* Caller runs with preemption off. */
+static __always_inline struct tsa_thread *tsa_thread_current(void)
+{
+	struct tsa_thread *th = this_cpu_read(tsa_current);
+
+	if (likely(th && th->key == current))
+		return th;
+	return tsa_thread_find(current);
+}
+
+/* Both syscall hooks are registered: they will see threads leave. */
+extern bool tsa_syscalls_live;
+/* Both boundary hooks are registered (user_enter and user_exit). */
+extern bool tsa_edge_live;
+
+/* Does this CPU report the user/kernel boundary (nohz_full)? */
+static __always_inline bool tsa_edge_here(void)
+{
+	return context_tracking_enabled_this_cpu() && READ_ONCE(tsa_edge_live);
+}
+
+/* Timestamps that went backwards, all records together. */
+extern atomic64_t tsa_clamps;
+
+static inline void tsa_clamped(bool clamped)
+{
+	if (unlikely(clamped))
+		atomic64_inc(&tsa_clamps);
+}
+
+/* The trap nesting of each CPU (tsa_hooks_kernel.c). */
+DECLARE_PER_CPU(int, tsa_trap_depth);
+DECLARE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
+
+/* What a thread that left the CPU is waiting for (tsa_hooks_sched.c). */
+enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
+			       u8 ctx, bool in_call);
+
+/* tsa_hooks_track.c: tracking threads born before or beside the hooks. */
+int tsa_track_init(void);
+int tsa_track_start(void);
+void tsa_track_exit(void);
+
+/* The debugfs lines of each family, in the order they always had. */
+void tsa_hooks_kernel_show(struct seq_file *m);
+void tsa_hooks_track_show(struct seq_file *m);
+void tsa_hooks_sched_show(struct seq_file *m);
+
+/* The probes, for the registration table. */
+TSA_PROBE_SCHED_SWITCH(tsa_sched_switch);
+TSA_PROBE_TASK(tsa_sched_wakeup);
+TSA_PROBE_TASK(tsa_sched_wakeup_new);
+TSA_PROBE_NEWTASK(tsa_task_newtask);
+TSA_PROBE_EXEC(tsa_sched_process_exec);
+TSA_PROBE_EXIT(tsa_sched_process_exit);
+TSA_PROBE_TASK(tsa_sched_process_free);
+TSA_PROBE_SYS_ENTER(tsa_sys_enter);
+TSA_PROBE_SYS_EXIT(tsa_sys_exit);
+TSA_PROBE_USER_EDGE(tsa_user_enter);
+TSA_PROBE_USER_EDGE(tsa_user_exit);
+TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin);
+TSA_PROBE_CONTENTION_END(tsa_contention_end);
+TSA_PROBE_IRQ_ENTRY(tsa_irq_entry);
+TSA_PROBE_IRQ_EXIT(tsa_irq_exit);
+TSA_PROBE_SOFTIRQ(tsa_softirq_entry);
+TSA_PROBE_SOFTIRQ(tsa_softirq_exit);
+TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver);
+extern struct kretprobe tsa_fault_probe;
+extern struct kprobe tsa_swapin_probe;
+
+#endif /* TSA_PROBES_H */
