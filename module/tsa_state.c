@@ -8,6 +8,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/futex.h>
 #include <asm/unistd.h>
 
@@ -15,17 +16,13 @@
 #include "tsa_state.h"
 
 const char *const tsa_state_names[TSA_NR_STATES] = {
-	[TSA_USR] = "USR", [TSA_SYS] = "SYS", [TSA_TRP] = "TRP",
-	[TSA_TFL] = "TFL", [TSA_DFL] = "DFL", [TSA_KFL] = "KFL",
-	[TSA_APG] = "APG", [TSA_LCK] = "LCK", [TSA_KLK] = "KLK",
-	[TSA_IOW] = "IOW", [TSA_IDL] = "IDL", [TSA_SLP] = "SLP",
-	[TSA_LAT] = "LAT", [TSA_STP] = "STP",
+#define TSA_STATE(name, what)	__stringify(name),
+#include "tsa_states.h"
 };
 
 const char *const tsa_counter_names[TSA_NR_COUNTERS] = {
-	[TSA_VCX] = "VCX", [TSA_ICX] = "ICX", [TSA_SCL] = "SCL",
-	[TSA_SIG] = "SIG", [TSA_MINF] = "MINF", [TSA_MAJF] = "MAJF",
-	[TSA_MIG] = "MIG",
+#define TSA_COUNTER(name, what)	__stringify(name),
+#include "tsa_states.h"
 };
 
 /*

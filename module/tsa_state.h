@@ -30,32 +30,17 @@
 #include <linux/types.h>
 #include <asm/unistd.h>
 
+/* TSA_USR, TSA_SYS, ...: the states of tsa_states.h, in its order. */
 enum tsa_state {
-	TSA_USR,	/* on CPU, user mode */
-	TSA_SYS,	/* on CPU, kernel mode */
-	TSA_TRP,	/* on CPU, servicing interrupts */
-	TSA_TFL,	/* asleep in a user text fault */
-	TSA_DFL,	/* asleep in a user data fault */
-	TSA_KFL,	/* asleep in a kernel-mode fault */
-	TSA_APG,	/* asleep for anonymous memory */
-	TSA_LCK,	/* asleep on a user lock (futex) */
-	TSA_KLK,	/* asleep on a kernel sleeping lock */
-	TSA_IOW,	/* asleep in block I/O */
-	TSA_IDL,	/* asleep waiting for work */
-	TSA_SLP,	/* any other sleep */
-	TSA_LAT,	/* runnable, waiting for a CPU */
-	TSA_STP,	/* stopped, traced or frozen */
+#define TSA_STATE(name, what)	TSA_##name,
+#include "tsa_states.h"
 	TSA_NR_STATES
 };
 
+/* TSA_VCX, TSA_ICX, ... */
 enum tsa_counter {
-	TSA_VCX,	/* voluntary context switches */
-	TSA_ICX,	/* involuntary context switches */
-	TSA_SCL,	/* system calls */
-	TSA_SIG,	/* signals delivered */
-	TSA_MINF,	/* minor faults */
-	TSA_MAJF,	/* major faults */
-	TSA_MIG,	/* migrations */
+#define TSA_COUNTER(name, what)	TSA_##name,
+#include "tsa_states.h"
 	TSA_NR_COUNTERS
 };
 

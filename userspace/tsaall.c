@@ -41,12 +41,13 @@
 #include "tsaall.h"
 
 const char *const tsa_state_name[TSA_NSTATES] = {
-	"USR", "SYS", "TRP", "TFL", "DFL", "KFL", "APG",
-	"LCK", "KLK", "IOW", "IDL", "SLP", "LAT", "STP",
+#define TSA_STATE(name, what)	#name,
+#include "../module/tsa_states.h"
 };
 
 const char *const tsa_counter_name[TSA_NCOUNTERS] = {
-	"VCX", "ICX", "SCL", "SIG", "MINF", "MAJF", "MIG",
+#define TSA_COUNTER(name, what)	#name,
+#include "../module/tsa_states.h"
 };
 
 #define READ_CHUNK	(256 * 1024)

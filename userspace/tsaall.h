@@ -15,15 +15,16 @@
 #include <stdint.h>
 #include <time.h>
 
-/* The kernel's state table, in the kernel's order (state index = enum). */
+/* The kernel's states and counters, in its order (state index = enum). */
 enum tsa_state {
-	S_USR, S_SYS, S_TRP, S_TFL, S_DFL, S_KFL, S_APG,
-	S_LCK, S_KLK, S_IOW, S_IDL, S_SLP, S_LAT, S_STP,
+#define TSA_STATE(name, what)	S_##name,
+#include "../module/tsa_states.h"
 	TSA_NSTATES
 };
 
 enum tsa_counter {
-	C_VCX, C_ICX, C_SCL, C_SIG, C_MINF, C_MAJF, C_MIG,
+#define TSA_COUNTER(name, what)	C_##name,
+#include "../module/tsa_states.h"
 	TSA_NCOUNTERS
 };
 

@@ -193,9 +193,6 @@ struct jline {
 	double sol[8], tsa[7];
 };
 
-static const char *const cnt_name[TSA_NCOUNTERS] = {
-	"VCX", "ICX", "SCL", "SIG", "MINF", "MAJF", "MIG",
-};
 static const char *const sol_name[8] = {
 	"USR", "SYS", "TRP", "TFL", "DFL", "LCK", "SLP", "LAT",
 };
@@ -266,7 +263,7 @@ static int jparse(const char *s, struct jline *j)
 	}
 	st = jkey(s, "counters");
 	for (i = 0; i < TSA_NCOUNTERS && !bad; i++) {
-		o = jkey(st, cnt_name[i]);
+		o = jkey(st, tsa_counter_names[i]);
 		bad |= ju64(o, "delta", &j->cdelta[i]) |
 		       ju64(o, "total", &j->ctot[i]);
 	}
@@ -381,7 +378,7 @@ static int fast_read_all(struct tsa_all *all)
 					if (!strcmp(name, k)) c = 200 + s;
 				}
 				for (int s = 0; s < TSA_NCOUNTERS; s++)
-					if (!strcasecmp(name, cnt_name[s]))
+					if (!strcasecmp(name, tsa_counter_names[s]))
 						c = 300 + s;
 				if (!strcmp(name, "comm"))
 					break;
@@ -675,13 +672,13 @@ static int jcheck_bracket(const struct jline *r1, const struct jline *r2,
 		if (!(a->counters[s] <= r1->ctot[s] && r1->ctot[s] <= c->counters[s] &&
 		      r1->ctot[s] <= r2->ctot[s] && r2->ctot[s] <= b->counters[s]))
 			BAD("%s: totals %llu, %llu not within reads [%llu, %llu, %llu]",
-			    cnt_name[s], (unsigned long long)r1->ctot[s],
+			    tsa_counter_names[s], (unsigned long long)r1->ctot[s],
 			    (unsigned long long)r2->ctot[s],
 			    (unsigned long long)a->counters[s],
 			    (unsigned long long)c->counters[s],
 			    (unsigned long long)b->counters[s]);
 		if (r2->cdelta[s] != r2->ctot[s] - r1->ctot[s])
-			BAD("%s: delta %llu != difference of totals %llu", cnt_name[s],
+			BAD("%s: delta %llu != difference of totals %llu", tsa_counter_names[s],
 			    (unsigned long long)r2->cdelta[s],
 			    (unsigned long long)(r2->ctot[s] - r1->ctot[s]));
 	}
@@ -1008,7 +1005,7 @@ static void scenario_table(int tsa_view, int with_p)
 				parse_count(t->col[i], &clo, &chi);
 				if ((uint64_t)clo > up)
 					snprintf(bad, sizeof(bad), "%s printed %s, more than %llu counted in /proc/tsa over the whole run",
-						 cnt_name[i - 8], t->col[i], (unsigned long long)up);
+						 tsa_counter_names[i - 8], t->col[i], (unsigned long long)up);
 				if (i == 10)
 					scl = clo == chi ? clo : -2;
 			}

@@ -24,11 +24,12 @@
 #include "tsa-read.h"
 
 static const char *const names[TSA_NSTATES] = {
-	"USR", "SYS", "TRP", "TFL", "DFL", "KFL", "APG",
-	"LCK", "KLK", "IOW", "IDL", "SLP", "LAT", "STP",
+#define TSA_STATE(name, what)	#name,
+#include "../../module/tsa_states.h"
 };
-static const char *const cnames[TSA_NCOUNTERS] = {
-	"VCX", "ICX", "SCL", "SIG", "MINF", "MAJF", "MIG",
+const char *const tsa_counter_names[TSA_NCOUNTERS] = {
+#define TSA_COUNTER(name, what)	#name,
+#include "../../module/tsa_states.h"
 };
 
 const char *tsa_state_name(int s)
@@ -98,7 +99,7 @@ int tsa_parse_thread(const char *text, struct tsa_thread *t)
 				ok++;
 			} else {
 				for (int i = 0; i < TSA_NCOUNTERS; i++)
-					if (!strcmp(key, cnames[i]) &&
+					if (!strcmp(key, tsa_counter_names[i]) &&
 					    sscanf(line, "%*s %llu", &b) == 1)
 						t->counters[i] = b;
 			}
@@ -368,7 +369,7 @@ int tsa_read_all_file(const char *path, struct tsa_all *all)
 				for (int k = 0; k < TSA_NCOUNTERS; k++) {
 					char cn[8];
 
-					snprintf(cn, sizeof(cn), "%s", cnames[k]);
+					snprintf(cn, sizeof(cn), "%s", tsa_counter_names[k]);
 					for (int m = 0; cn[m]; m++)
 						cn[m] = tolower((unsigned char)cn[m]);
 					if (!strcmp(fields[i], cn))
@@ -482,7 +483,7 @@ int tsa_parse_state_list(const char *list, uint32_t *bits)
 			continue;
 		}
 		for (s = 0; s < TSA_NCOUNTERS; s++)
-			if (!strcmp(name, cnames[s]))
+			if (!strcmp(name, tsa_counter_names[s]))
 				break;
 		if (s < TSA_NCOUNTERS)
 			*bits |= TSA_COUNTER_BIT(s);

@@ -7,13 +7,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* TSA_USR, ... and TSA_VCX, ...: the module's states and counters. */
 enum {
-	TSA_USR, TSA_SYS, TSA_TRP, TSA_TFL, TSA_DFL, TSA_KFL, TSA_APG,
-	TSA_LCK, TSA_KLK, TSA_IOW, TSA_IDL, TSA_SLP, TSA_LAT, TSA_STP,
+#define TSA_STATE(name, what)	TSA_##name,
+#include "../../module/tsa_states.h"
 	TSA_NSTATES
 };
-enum { TSA_VCX, TSA_ICX, TSA_SCL, TSA_SIG, TSA_MINF, TSA_MAJF, TSA_MIG,
-	TSA_NCOUNTERS };
+enum {
+#define TSA_COUNTER(name, what)	TSA_##name,
+#include "../../module/tsa_states.h"
+	TSA_NCOUNTERS
+};
+/* "USR", ... and "VCX", ... (tsa-read.c) */
+extern const char *const tsa_counter_names[TSA_NCOUNTERS];
 
 struct tsa_thread {
 	pid_t tid, pid;

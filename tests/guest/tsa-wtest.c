@@ -1248,10 +1248,6 @@ static int trp_workload(struct win *w)
 	return 0;
 }
 
-static const char *const counter_name[TSA_NCOUNTERS] = {
-	"VCX", "ICX", "SCL", "SIG", "MINF", "MAJF", "MIG",
-};
-
 /* A degraded bit set as the module prints it: " SYS KLK SCL" or " -". */
 static const char *bits_str(uint32_t bits)
 {
@@ -1267,7 +1263,7 @@ static const char *bits_str(uint32_t bits)
 	for (int i = 0; i < TSA_NCOUNTERS; i++)
 		if (bits & TSA_COUNTER_BIT(i))
 			snprintf(b + strlen(b), 160 - strlen(b), " %s",
-				 counter_name[i]);
+				 tsa_counter_names[i]);
 	if (!bits)
 		snprintf(b, 160, " -");
 	return b;
