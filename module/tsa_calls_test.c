@@ -7,6 +7,7 @@
 #include <asm/unistd.h>
 
 #include "tsa_calls.c"
+#include "tsa_edge.h"
 
 #define NR_A	1	/* any three numbers: keys are only compared */
 #define NR_B	2
@@ -464,7 +465,83 @@ static void keys_tell_the_tables_apart(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tsa_call_name(TSA_CALL_OTHER));
 }
 
+/* Do @a and @b hold the same numbers, tables included? */
+static bool same_records(const struct tsa_acct *a, const struct tsa_acct *b,
+			 unsigned int rows)
+{
+	struct tsa_acct x = *a, y = *b;
+
+	memset(x.tab, 0, sizeof(x.tab));
+	memset(y.tab, 0, sizeof(y.tab));
+	return !memcmp(&x, &y, sizeof(x)) &&
+		!memcmp(a->tab[TSA_T_CALLS], b->tab[TSA_T_CALLS],
+			tsa_calls_size(rows));
+}
+
+/*
+ * The syscall probes take tsa_edge.h's fast paths when they may, and the
+ * general functions otherwise: the record must come out the same as if
+ * every call had gone the general way. Six calls on four rows (hint
+ * misses, rows taken over), calls that are preempted or sleep, and clocks
+ * that go backwards on either edge.
+ */
+static void fast_edges_leave_the_general_record(struct kunit *test)
+{
+	struct tsa_acct *g = thread(test, 4, 0, TSA_USR, 0);
+	struct tsa_acct *f = thread(test, 4, 0, TSA_USR, 0);
+	unsigned int i, fast_in = 0, fast_out = 0, slow_out = 0;
+	u64 t = 10;
+	bool clamped;
+
+	for (i = 0; i < 200; i++) {
+		/* Mostly two calls in turn (a pipe), now and then others. */
+		u16 key = i % 10 < 7 ? i % 2 : i % 6;
+		/* Now and then a clock behind the stamp. */
+		u64 in = i % 11 == 4 ? g->stamp - 3 : t, out;
+
+		tsa_acct_sys_enter(g, in, key);
+		if (tsa_acct_sys_enter_plain(f)) {
+			tsa_acct_sys_enter_fast(f, in, key);
+			fast_in++;
+		} else {
+			tsa_acct_sys_enter(f, in, key);
+		}
+		if (i % 5 == 2) {		/* preempted in the call */
+			tsa_acct_switch_out(g, in + 1, TSA_SW_PREEMPT, 0);
+			tsa_acct_switch_out(f, in + 1, TSA_SW_PREEMPT, 0);
+			tsa_acct_switch_in(g, in + 2, 0);
+			tsa_acct_switch_in(f, in + 2, 0);
+		} else if (i % 9 == 1) {	/* asleep in it */
+			tsa_acct_switch_out(g, in + 1, TSA_SW_BLOCK, TSA_IDL);
+			tsa_acct_switch_out(f, in + 1, TSA_SW_BLOCK, TSA_IDL);
+			tsa_acct_wakeup(g, in + 3);
+			tsa_acct_wakeup(f, in + 3);
+			tsa_acct_switch_in(g, in + 4, 1);
+			tsa_acct_switch_in(f, in + 4, 1);
+		}
+		out = i % 13 == 6 ? g->stamp - 2 : g->stamp + 5 + i * 37 % 50;
+		tsa_acct_sys_exit(g, out, key, false);
+		if (tsa_acct_sys_exit_plain(f) &&
+		    tsa_acct_sys_exit_fast(f, out, &clamped)) {
+			fast_out++;
+		} else {
+			tsa_acct_sys_exit(f, out, key, false);
+			slow_out++;
+		}
+		KUNIT_ASSERT_TRUE_MSG(test, same_records(g, f, 4),
+				      "records differ after call %u", i);
+		t = g->stamp + 7;
+	}
+	kunit_info(test, "fast entries %u, fast returns %u, general returns %u\n",
+		   fast_in, fast_out, slow_out);
+	KUNIT_EXPECT_EQ(test, fast_in, 200U);
+	KUNIT_EXPECT_GT(test, fast_out, 50U);
+	KUNIT_EXPECT_GT(test, slow_out, 50U);
+	KUNIT_EXPECT_GT(test, g->clamps, 0ULL);
+}
+
 static struct kunit_case tsa_calls_cases[] = {
+	KUNIT_CASE(fast_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),
 	KUNIT_CASE(return_work_before_the_clock_is_the_calls),
 	KUNIT_CASE(call_refused_before_sys_enter_counts_at_return),

@@ -104,10 +104,18 @@
 		      sizeof(int))
 
 /*
- * Probes run with preemption disabled up to 6.12; from 6.13 syscall
- * probes may run preemptible. tsa disables preemption itself around
- * anything that needs a stable CPU, so both are fine.
+ * Probes run with preemption disabled up to 6.12; from 6.13 the syscall
+ * tracepoints may fault and call their probes preemptible (found in the
+ * headers by Kbuild, for backports): the syscall probes then disable it
+ * themselves around anything that needs a stable CPU.
  */
+#ifdef TSA_HAVE_FAULTABLE_SYSCALL_TP
+#define tsa_syscall_preempt_disable()	preempt_disable_notrace()
+#define tsa_syscall_preempt_enable()	preempt_enable_notrace()
+#else
+#define tsa_syscall_preempt_disable()	do { } while (0)
+#define tsa_syscall_preempt_enable()	do { } while (0)
+#endif
 
 /*
  * The clock of every timestamp: CLOCK_MONOTONIC, the same on every CPU.

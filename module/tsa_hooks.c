@@ -61,6 +61,11 @@ module_param_named(late_queue, tsa_param_late_queue, uint, 0444);
 MODULE_PARM_DESC(late_queue,
 		 "New threads the record pool could not serve that wait by name to be tracked a moment later (default 4096); past that, the work item walks all threads for untracked ones.");
 
+static bool tsa_param_stamp_probes;
+module_param_named(stamp_probes, tsa_param_stamp_probes, bool, 0444);
+MODULE_PARM_DESC(stamp_probes,
+		 "Call tsa_stamp_sys_enter() and tsa_stamp_sys_exit() with the clock of each system call edge, for kprobes that check tsa's stamps (the replay referee; default 0).");
+
 static char *tsa_param_skip_hooks;
 module_param_named(skip_hooks, tsa_param_skip_hooks, charp, 0444);
 MODULE_PARM_DESC(skip_hooks,
@@ -196,9 +201,15 @@ static struct tsa_hook *tsa_hook_find(const char *name, size_t n)
 	return NULL;
 }
 
+/* The hook named @name: one of the table's. */
+static struct tsa_hook *tsa_hook_named(const char *name)
+{
+	return tsa_hook_find(name, strlen(name));
+}
+
 static bool tsa_hook_live(const char *name)
 {
-	const struct tsa_hook *h = tsa_hook_find(name, strlen(name));
+	const struct tsa_hook *h = tsa_hook_named(name);
 
 	return h && h->live;
 }
@@ -282,6 +293,13 @@ int tsa_hooks_init(void)
 		return ret;
 	/* Before any hook runs: see tsa_thread_own_begin(). */
 	tsa_irq_writers = tsa_param_interrupts;
+	if (tsa_param_stamp_probes)
+		static_branch_enable(&tsa_stamp_probes);
+	/* The syscall edges' fast paths leave IRQs on: not with those. */
+	if (tsa_irq_writers) {
+		tsa_hook_named("sys_enter")->probe = tsa_sys_enter_general;
+		tsa_hook_named("sys_exit")->probe = tsa_sys_exit_general;
+	}
 	for_each_kernel_tracepoint(tsa_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		struct tsa_hook *h = &tsa_hooks[i];

@@ -6,62 +6,137 @@
  * way out, so the probes' own work is the kernel's time, SYS.
  */
 #include <linux/kernel.h>
+#include <linux/jump_label.h>
 #include <linux/sched.h>
+#include <asm/syscall.h>
 
+#include "tsa_edge.h"
 #include "tsa_probes.h"
 
 
-/* The clock last: everything else a return does comes before it. */
-static __always_inline void tsa_syscall_return(struct tsa_thread *th,
-					       u16 call, bool sig)
-{
-	struct tsa_sys_exit x;
+/*
+ * The clock each edge charges at, for the replay referee's kprobes
+ * (tests/guest/replay-tests.sh): the fast paths are inlined, so there is
+ * no accounting function to probe. Called only with stamp_probes=1; off,
+ * an edge pays one no-op instruction (a static key set at load).
+ */
+DEFINE_STATIC_KEY_FALSE(tsa_stamp_probes);
 
-	tsa_acct_sys_exit_begin(&th->acct, call, sig, &x);
-	tsa_clamped(tsa_acct_sys_exit_end(&th->acct, tsa_clock(), &x));
+/*
+ * The arguments in their registers (%di, %si) at the kprobe: used, so
+ * that the compiler neither drops them nor calls a clone without them.
+ */
+static __always_inline void tsa_stamp_args(struct tsa_acct *a, u64 now)
+{
+	asm volatile("" : : "r" (a), "r" (now));
+}
+
+noinline void tsa_stamp_sys_enter(struct tsa_acct *a, u64 now)
+{
+	tsa_stamp_args(a, now);
+}
+
+noinline void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now)
+{
+	tsa_stamp_args(a, now);
+}
+
+static __always_inline u64 tsa_stamp(bool enter, struct tsa_acct *a,
+				     u64 now)
+{
+	if (static_branch_unlikely(&tsa_stamp_probes)) {
+		if (enter)
+			tsa_stamp_sys_enter(a, now);
+		else
+			tsa_stamp_sys_exit(a, now);
+	}
+	return now;
 }
 
 /*
- * @nr: the call's number, as the task passed it; @compat: the task is a
- * 32-bit one; @sig: the call handed it a signal; @t: sys_enter's clock.
+ * The general path: any call tsa_edge.h's fast paths do not take. @nr:
+ * the call's number, as the task passed it; @ret: its return value (at
+ * sys_exit). As on the fast paths, the clock is read with the record
+ * open: see tsa_sched_switch().
  */
-static void tsa_syscall(enum tsa_event ev, long nr, bool compat, bool sig,
-			u64 t)
+static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 {
+	bool compat = tsa_task_compat(current);
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked;
 	u16 call;
+	u64 now;
 
-	tsa_event(ev);
 	th = tsa_thread_current();
 	if (!th)
 		return;
 	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
 	locked = tsa_thread_own_begin(th, &flags);
+	now = tsa_stamp(ev == TSA_EV_SYS_ENTER, &th->acct, tsa_clock());
 	if (ev == TSA_EV_SYS_ENTER)
-		tsa_clamped(tsa_acct_sys_enter(&th->acct,
-					       tsa_thread_early_stamp(th, t),
-					       call));
+		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	else
-		tsa_syscall_return(th, call, sig);
+		tsa_clamped(tsa_acct_sys_exit(&th->acct, now, call,
+					      tsa_syscall_took_signal(nr, compat,
+								      ret)));
 	tsa_thread_own_end(th, flags, locked);
 }
 
 /*
- * The clock is read first thing on the way into the kernel, and last on
- * the way out (with only the charge after it): the probe's own work is
- * the kernel's time, SYS, not the user's.
+ * The current thread's record, if its own event may write it now with no
+ * lock and IRQs on: no seeder nor holding reader. The interrupt writers (the trap
+ * hooks) register the general probes instead (tsa_hooks_init()).
+ */
+static __always_inline struct tsa_thread *tsa_edge_thread(void)
+{
+	struct tsa_thread *th = this_cpu_read(tsa_current);
+
+	if (unlikely(!th || th->key != current))
+		return NULL;
+	/* Pairs with the release in tsa_thread_seeded(). */
+	return likely(!smp_load_acquire(&th->seeding)) ? th : NULL;
+}
+
+/* A 64-bit call by a 64-bit task: its number is its calls-table key. */
+static __always_inline bool tsa_edge_call(long nr)
+{
+	return (unsigned long)nr <= TSA_CALL_NR_MASK &&
+		!tsa_task_compat(current);
+}
+
+/* A return the fast path may take: not one that may hand over a signal. */
+static __always_inline bool tsa_edge_return(long nr)
+{
+	return tsa_edge_call(nr) && nr != __NR_rt_sigtimedwait;
+}
+
+/*
+ * The edges themselves: one probe each, the fast path inlined. The record
+ * is opened before the clock is read, as at a switch, so that a reader
+ * that copied it before the open charged the old state no later than the
+ * stamp; the probe's work before that is the user's time (a few
+ * instructions), after it the kernel's.
  */
 TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 {
-	u64 t;
+	struct tsa_thread *th;
 
-	/* From 6.13 these probes may run preemptible. */
-	preempt_disable_notrace();
-	t = tsa_clock();
-	tsa_syscall(TSA_EV_SYS_ENTER, id, tsa_task_compat(current), false, t);
-	preempt_enable_notrace();
+	tsa_syscall_preempt_disable();
+	tsa_event(TSA_EV_SYS_ENTER);
+	th = tsa_edge_thread();
+	if (likely(th && tsa_acct_sys_enter_plain(&th->acct) &&
+		   tsa_edge_call(id))) {
+		raw_write_seqcount_begin(&th->seq);
+		tsa_clamped(tsa_acct_sys_enter_fast(&th->acct,
+						    tsa_stamp(true, &th->acct,
+							      tsa_clock()),
+						    id));
+		raw_write_seqcount_end(&th->seq);
+	} else {
+		tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
+	}
+	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 
@@ -69,14 +144,47 @@ TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	long nr = syscall_get_nr(current, regs);
-	bool compat = tsa_task_compat(current);
+	struct tsa_thread *th;
+	bool clamped;
+	u64 now;
 
-	preempt_disable_notrace();
-	tsa_syscall(TSA_EV_SYS_EXIT, nr, compat,
-		    tsa_syscall_took_signal(nr, compat, ret), 0);
-	preempt_enable_notrace();
+	tsa_syscall_preempt_disable();
+	tsa_event(TSA_EV_SYS_EXIT);
+	th = tsa_edge_thread();
+	if (likely(th && tsa_acct_sys_exit_plain(&th->acct) &&
+		   tsa_edge_return(nr))) {
+		raw_write_seqcount_begin(&th->seq);
+		now = tsa_stamp(false, &th->acct, tsa_clock());
+		/* Not plain after all (a sleep, a row to find): the key is nr. */
+		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, &clamped)))
+			clamped = tsa_acct_sys_exit(&th->acct, now, nr, false);
+		tsa_clamped(clamped);
+		raw_write_seqcount_end(&th->seq);
+	} else {
+		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
+	}
+	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
+
+/* With interrupt writers: every call the general way, IRQs off. */
+TSA_PROBE_SYS_ENTER(tsa_sys_enter_general)
+{
+	tsa_syscall_preempt_disable();
+	tsa_event(TSA_EV_SYS_ENTER);
+	tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
+	tsa_syscall_preempt_enable();
+}
+TSA_CHECK_PROBE(sys_enter, tsa_sys_enter_general);
+
+TSA_PROBE_SYS_EXIT(tsa_sys_exit_general)
+{
+	tsa_syscall_preempt_disable();
+	tsa_event(TSA_EV_SYS_EXIT);
+	tsa_syscall(TSA_EV_SYS_EXIT, syscall_get_nr(current, regs), ret);
+	tsa_syscall_preempt_enable();
+}
+TSA_CHECK_PROBE(sys_exit, tsa_sys_exit_general);
 
 /*
  * Context tracking's boundary events, on CPUs that track user mode: the

@@ -16,6 +16,7 @@
 #define TSA_PROBES_H
 
 #include <linux/atomic.h>
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -99,6 +100,11 @@ void tsa_hooks_kernel_show(struct seq_file *m);
 void tsa_hooks_track_show(struct seq_file *m);
 void tsa_hooks_sched_show(struct seq_file *m);
 
+/* stamp_probes=1: the syscall edges call tsa_stamp_sys_*(). */
+DECLARE_STATIC_KEY_FALSE(tsa_stamp_probes);
+void tsa_stamp_sys_enter(struct tsa_acct *a, u64 now);
+void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now);
+
 /* The probes, for the registration table. */
 TSA_PROBE_SCHED_SWITCH(tsa_sched_switch);
 TSA_PROBE_TASK(tsa_sched_wakeup);
@@ -109,6 +115,8 @@ TSA_PROBE_EXIT(tsa_sched_process_exit);
 TSA_PROBE_TASK(tsa_sched_process_free);
 TSA_PROBE_SYS_ENTER(tsa_sys_enter);
 TSA_PROBE_SYS_EXIT(tsa_sys_exit);
+TSA_PROBE_SYS_ENTER(tsa_sys_enter_general);
+TSA_PROBE_SYS_EXIT(tsa_sys_exit_general);
 TSA_PROBE_USER_EDGE(tsa_user_enter);
 TSA_PROBE_USER_EDGE(tsa_user_exit);
 TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin);

@@ -55,18 +55,9 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
  */
 static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 {
-	bool clamped = now < a->stamp;
-	u64 stay;
+	bool clamped;
+	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
 
-	if (unlikely(clamped)) {
-		a->clamps++;
-		now = a->stamp;
-	}
-	stay = now - a->stamp;
-	a->ns[a->state] += stay;
-	if (stay > a->longest[a->state])
-		a->longest[a->state] = stay;
-	a->stamp = now;
 	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
 		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
 	if (unlikely(a->tab[TSA_T_TRAPS]) &&

@@ -27,6 +27,7 @@
 #ifndef TSA_STATE_H
 #define TSA_STATE_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include <asm/unistd.h>
 
@@ -196,6 +197,29 @@ enum tsa_wait {
 };
 
 enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
+
+/*
+ * Close the stay in @s, the current state, at @now: a clock behind the
+ * stamp is clamped to it, and counted (*@clamped). Returns its length.
+ * The tables' share is the caller's. Every event passes here: inline.
+ */
+static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
+					  u64 now, bool *clamped)
+{
+	u64 stay;
+
+	*clamped = now < a->stamp;
+	if (unlikely(*clamped)) {
+		a->clamps++;
+		now = a->stamp;
+	}
+	stay = now - a->stamp;
+	a->ns[s] += stay;
+	if (stay > a->longest[s])
+		a->longest[s] = stay;
+	a->stamp = now;
+	return stay;
+}
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>
 #endif

@@ -21,8 +21,8 @@
  * (or a reader holds its writers off) do events serialise on its raw
  * spinlock (legal under the rq lock, and on PREEMPT_RT); the exit
  * hand-overs take it too, under their group's lock. Writers read the
- * clock inside their write section, or (the entry edges) stamp no earlier
- * than any reader's published clock: a reader that copied the record
+ * clock inside their write section, or (a fault's entry, user_exit) stamp
+ * no earlier than any reader's published clock: a reader that copied the record
  * before them charged the current state no later than their stamp, so
  * the time it saw is never taken back.
  *
@@ -207,8 +207,8 @@ extern atomic64_t tsa_readers_clock;
 
 /*
  * The stamp of an event whose clock was read before its record was
- * opened: the entry edges (sys_enter, user_exit, a fault's entry) read it
- * first thing, so that their own work is kernel time. A reader that copied
+ * opened: user_exit and a fault's entry read it first thing, so that
+ * their own work is kernel time. A reader that copied
  * the record between that read and the open charged the old state up to
  * its own clock, which may be later; it published that clock first
  * (tsa_reader_clock()), and the open before this load makes sure one of
@@ -218,11 +218,12 @@ extern atomic64_t tsa_readers_clock;
  * replay counts events up to "at"). Nor does a stamp go before the
  * state's own, which a seeder holding the lock may have set meanwhile.
  *
- * The barrier is the one locked instruction of a system call's edges.
- * Moving its cost to the readers (an IPI fence every CPU runs, shared by
- * readers within a few ms) was tried: the readers' clocks then went up
- * to that much stale, and a thread's file read right after its work
- * showed none of it.
+ * The barrier is a locked instruction: the system call edges, far more
+ * frequent, open the record first and read the clock after, as a switch
+ * does (tsa_hooks_syscall.c). Moving its cost to the readers (an IPI fence
+ * every CPU runs, shared by readers within a few ms) was tried: the
+ * readers' clocks then went up to that much stale, and a thread's file
+ * read right after its work showed none of it.
  */
 static __always_inline u64 tsa_thread_early_stamp(const struct tsa_thread *th,
 						  u64 t)

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The system call edges' fast paths: a user thread that enters a call
+ * from user mode and returns from it with nothing in between but kernel
+ * work (the common case by far) costs a few stores a side. They do what
+ * tsa_acct_sys_enter() and tsa_acct_sys_exit() do in that case, and are
+ * inlined into the probes (tsa_hooks_syscall.c); anything else (a call
+ * that slept or was preempted, a row the hints do not know, a tracer's
+ * stop, a provisional record, the traced user/kernel boundary) takes
+ * those. Pure logic, like tsa_state.c: KUnit checks that both paths
+ * leave the same record.
+ */
+#ifndef TSA_EDGE_H
+#define TSA_EDGE_H
+
+#include "tsa_calls.h"
+#include "tsa_state.h"
+
+/* Flags that take a call's entry off the fast path. */
+#define TSA_F_NOT_PLAIN	(TSA_F_IN_KERNEL | TSA_F_PROVISIONAL | TSA_F_DEAD | \
+			 TSA_F_EDGE | TSA_F_CALL_EARLY)
+
+/* May the call @a's thread is entering from user mode go the fast way? */
+static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
+{
+	const struct tsa_calls *c = a->tab[TSA_T_CALLS];
+
+	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) &&
+		(!c || !tsa_calls_in_call(c));
+}
+
+/* tsa_acct_sys_enter() of a plain entry (call key @call) at @now. */
+static __always_inline bool tsa_acct_sys_enter_fast(struct tsa_acct *a,
+						    u64 now, u16 call)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	bool clamped;
+
+	tsa_acct_close(a, TSA_USR, now, &clamped);
+	a->state = TSA_SYS;
+	a->entries[TSA_SYS]++;
+	a->count[TSA_SCL]++;
+	a->flags |= TSA_F_IN_KERNEL;
+	if (c) {
+		c->cur_key = call;
+		c->mask = 0;
+	}
+	return clamped;
+}
+
+/* May the call @a's thread returns from go the fast way? */
+static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
+{
+	return a->state == TSA_SYS &&
+		(a->flags & TSA_F_NOT_PLAIN) == TSA_F_IN_KERNEL;
+}
+
+/*
+ * tsa_acct_sys_exit() at @now, without a signal taken, of a call that
+ * stayed on CPU in SYS and whose row is one of the hinted two. False, with
+ * nothing changed (but the hints' order), when it is not such a call.
+ */
+static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
+						   u64 now, bool *clamped)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	struct tsa_call_row *r = NULL;
+	u64 sys;
+
+	if (c) {
+		if (c->mask & ~BIT(TSA_SYS))
+			return false;
+		r = tsa_calls_hinted(c, c->cur_key);
+		if (!r)
+			return false;
+	}
+	sys = tsa_acct_close(a, TSA_SYS, now, clamped);
+	a->state = TSA_USR;
+	a->entries[TSA_USR]++;
+	a->flags &= ~TSA_F_IN_KERNEL;
+	if (r) {
+		if (c->mask)
+			sys += c->cur[TSA_SYS];
+		r->calls++;
+		r->ns += sys;
+		r->state_ns[TSA_SYS] += sys;
+		if (sys > r->longest)
+			r->longest = sys;
+		c->mask = 0;
+		c->cur_key = TSA_CALL_NONE;
+	}
+	return true;
+}
+
+#endif /* TSA_EDGE_H */
