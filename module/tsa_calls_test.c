@@ -95,7 +95,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 4ULL);
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 38ULL);
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 3ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 4ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 4ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 45ULL);
 	/* User time between calls is in no call. */
 	tsa_acct_sys_enter(a, 60, NR_A);
@@ -103,7 +103,7 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 46ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 45ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 15ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 15ULL);
 }
 
 /*
@@ -124,7 +124,7 @@ static void return_work_before_the_clock_is_the_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 7ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 7ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 7ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 7ULL);
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_USR);
 	tsa_acct_sys_enter(a, 20, NR_A);			/* USR 3 more */
 	tsa_acct_switch_out(a, 22, TSA_SW_BLOCK, TSA_IDL);	/* SYS 2 */
@@ -138,8 +138,8 @@ static void return_work_before_the_clock_is_the_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 18ULL);
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 8ULL);
 	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 1ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 18ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 13ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 18ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 13ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
 	/* A clock behind the last stamp is clamped: the row adds nothing. */
 	tsa_acct_sys_enter(a, 50, NR_A);
@@ -174,7 +174,7 @@ static void call_refused_before_sys_enter_counts_at_return(struct kunit *test)
 	tsa_acct_sys_exit(a, 25, NR_A, false);			/* SYS 5 */
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 5ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 20ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 20ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
 }
 
@@ -216,9 +216,9 @@ static void call_entered_at_a_tracer_stop(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 15ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 13ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 20ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_STP], 20ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 13ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 20ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_STP].ns, 20ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 35ULL);
 	/* A stop inside a call (a signal stop) begins nothing. */
 	tsa_acct_sys_enter(a, 60, NR_A);			/* USR 5 */
@@ -247,7 +247,7 @@ static void full_table_evicts_the_least_row(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->other.ns, 10ULL);
 	KUNIT_EXPECT_EQ(test, c->other.calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, c), 35ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 35ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 35ULL);
 }
 
 /*
@@ -389,9 +389,9 @@ static void nested_traps_split_trp_by_source(struct kunit *test)
 	tsa_acct_trap_nest(a, 16, net, true);		/* irq 1 */
 	tsa_acct_trap_exit(a, 20);			/* NET_RX 4 more */
 	tsa_acct_sys_exit(a, 25, NR_A, false);			/* SYS 5 */
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 8ULL);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 7ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].ns, 8ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].entries, 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 7ULL);
 	r = row_of(t, net);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
@@ -432,9 +432,9 @@ static void preempted_trap_leaves_and_resumes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_TRP);
 	tsa_acct_trap_exit(a, 23);				/* TRP 3 */
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->state, (unsigned int)TSA_SYS);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 7ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 6ULL);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 2ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].ns, 7ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].ns, 6ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].entries, 2ULL);
 	r = row_of(t, net);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);

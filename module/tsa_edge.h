@@ -38,7 +38,7 @@ static __always_inline bool tsa_acct_sys_enter_fast(struct tsa_acct *a,
 
 	tsa_acct_close(a, TSA_USR, now, &clamped);
 	a->state = TSA_SYS;
-	a->entries[TSA_SYS]++;
+	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
 	if (c) {
@@ -76,7 +76,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	}
 	sys = tsa_acct_close(a, TSA_SYS, now, clamped);
 	a->state = TSA_USR;
-	a->entries[TSA_USR]++;
+	a->st[TSA_USR].entries++;
 	a->flags &= ~TSA_F_IN_KERNEL;
 	if (r) {
 		if (c->mask)

@@ -452,10 +452,10 @@ static void tsa_show_acct(struct seq_file *m, const char *prefix,
 
 	seq_printf(m, "#%sstate ns pct entries longest\n", prefix);
 	for (i = 0; i < TSA_NR_STATES; i++) {
-		pct = tsa_pct100(a->ns[i], elapsed);
+		pct = tsa_pct100(a->st[i].ns, elapsed);
 		seq_printf(m, "%s%s %llu %llu.%02llu %llu %llu\n", prefix,
-			   tsa_state_names[i], a->ns[i], pct / 100, pct % 100,
-			   a->entries[i], a->longest[i]);
+			   tsa_state_names[i], a->st[i].ns, pct / 100, pct % 100,
+			   a->st[i].entries, a->st[i].longest);
 	}
 	seq_printf(m, "#%scounter value\n", prefix);
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
@@ -857,9 +857,9 @@ static int tsa_all_show(struct seq_file *m, void *v)
 	seq_put_decimal_ull(m, " ", r->a.state);
 	seq_put_decimal_ull(m, " ", r->stay);
 	for (i = 0; i < TSA_NR_STATES; i++) {
-		seq_put_decimal_ull(m, " ", r->a.ns[i]);
-		seq_put_decimal_ull(m, " ", r->a.entries[i]);
-		seq_put_decimal_ull(m, " ", r->a.longest[i]);
+		seq_put_decimal_ull(m, " ", r->a.st[i].ns);
+		seq_put_decimal_ull(m, " ", r->a.st[i].entries);
+		seq_put_decimal_ull(m, " ", r->a.st[i].longest);
 	}
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		seq_put_decimal_ull(m, " ", r->a.count[i]);

@@ -45,7 +45,7 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->stamp = now;
 	a->state = s;
 	a->flags = flags;
-	a->entries[s] = 1;
+	a->st[s].entries = 1;
 	a->last_cpu = TSA_NO_CPU;
 }
 
@@ -103,7 +103,7 @@ static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
 	clamped = tsa_acct_charge(a, now);
 	if (a->state != s) {
 		a->state = s;
-		a->entries[s]++;
+		a->st[s].entries++;
 	}
 	return clamped;
 }
@@ -294,9 +294,7 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 			tsa_calls_merge(sum_tab[k], a->tab[k]);
 		tsa_calls_clear_rows(a->tab[k]);
 	}
-	memset(a->ns, 0, sizeof(a->ns));
-	memset(a->longest, 0, sizeof(a->longest));
-	memset(a->entries, 0, sizeof(a->entries));
+	memset(a->st, 0, sizeof(a->st));
 	memset(a->count, 0, sizeof(a->count));
 	a->clamps = 0;
 	a->since = a->stamp;
@@ -511,9 +509,9 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
 	int i;
 
 	for (i = 0; i < TSA_NR_STATES; i++) {
-		sum->ns[i] += a->ns[i];
-		sum->entries[i] += a->entries[i];
-		sum->longest[i] = max(sum->longest[i], a->longest[i]);
+		sum->st[i].ns += a->st[i].ns;
+		sum->st[i].entries += a->st[i].entries;
+		sum->st[i].longest = max(sum->st[i].longest, a->st[i].longest);
 	}
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		sum->count[i] += a->count[i];

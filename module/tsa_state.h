@@ -90,20 +90,30 @@ enum tsa_table {
 	TSA_NR_TABLES
 };
 
+/* A state's book: time in it, its longest single stay, entries into it. */
+struct tsa_stays {
+	u64 ns;
+	u64 longest;
+	u64 entries;
+};
+
+/*
+ * Laid out for the hottest transitions, a system call's edges: what they
+ * write (the stamp, state and flags, SCL, and the books of USR and SYS,
+ * adjacent) falls in two cache lines of a record (struct tsa_thread).
+ */
 struct tsa_acct {
-	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
-	u64 since;		/* birth, or when tracking started */
 	u64 stamp;		/* when the current state was entered */
-	u64 ns[TSA_NR_STATES];
-	u64 longest[TSA_NR_STATES];
-	u64 entries[TSA_NR_STATES];
-	u64 count[TSA_NR_COUNTERS];
-	u64 clamps;		/* timestamps that went backwards */
-	s32 last_cpu;		/* CPU it last ran on, for MIG */
 	u8 state;		/* enum tsa_state */
 	u8 flags;
 	u8 ctx;			/* TSA_C_* */
 	u8 trp_from;		/* state interrupted by TRP */
+	s32 last_cpu;		/* CPU it last ran on, for MIG */
+	u64 count[TSA_NR_COUNTERS];
+	struct tsa_stays st[TSA_NR_STATES];
+	u64 since;		/* birth, or when tracking started */
+	u64 clamps;		/* timestamps that went backwards */
+	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 };
 
 /* Why a thread that stops running left the CPU. */
@@ -214,9 +224,9 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 		now = a->stamp;
 	}
 	stay = now - a->stamp;
-	a->ns[s] += stay;
-	if (stay > a->longest[s])
-		a->longest[s] = stay;
+	a->st[s].ns += stay;
+	if (stay > a->st[s].longest)
+		a->st[s].longest = stay;
 	a->stamp = now;
 	return stay;
 }

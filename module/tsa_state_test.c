@@ -27,7 +27,7 @@ static u64 sum_ns(const struct tsa_acct *a)
 	int i;
 
 	for (i = 0; i < TSA_NR_STATES; i++)
-		s += a->ns[i];
+		s += a->st[i].ns;
 	return s;
 }
 
@@ -46,7 +46,7 @@ static void new_thread_starts_in_given_state(struct kunit *test)
 
 	tsa_acct_init(a, 100, TSA_LAT, TSA_F_IN_KERNEL);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_LAT);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].entries, 1ULL);
 	KUNIT_EXPECT_EQ(test, a->since, 100ULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(a), 0ULL);
 	KUNIT_EXPECT_EQ(test, a->last_cpu, TSA_NO_CPU);
@@ -130,8 +130,8 @@ static void transition_charges_the_state_left(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, run_event(a, c, 1000 + 7 * MS));
 	KUNIT_EXPECT_EQ(test, a->state, c->to);
 	/* An event that changes nothing charges nothing yet. */
-	KUNIT_EXPECT_EQ(test, a->ns[c->from], c->to == c->from ? 0 : 7 * MS);
-	KUNIT_EXPECT_EQ(test, a->entries[c->to], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[c->from].ns, c->to == c->from ? 0 : 7 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[c->to].entries, 1ULL);
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		KUNIT_EXPECT_EQ(test, a->count[i],
 				before[i] + (i == c->counter ? 1 : 0));
@@ -156,14 +156,14 @@ static void life_of_a_thread_sums_exactly(struct kunit *test)
 	tsa_acct_sys_enter(a, 125 * MS, 0);		/* USR 5 */
 	tsa_acct_exit(a, 126 * MS);			/* SYS 1 */
 
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 4 * MS);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 4 * MS);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 18 * MS);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SLP], 100 * MS);
-	KUNIT_EXPECT_EQ(test, a->longest[TSA_USR], 10 * MS);
-	KUNIT_EXPECT_EQ(test, a->longest[TSA_LAT], 2 * MS);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_LAT], 3ULL);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_USR], 3ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].ns, 4 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 4 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 18 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SLP].ns, 100 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].longest, 10 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].longest, 2 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].entries, 3ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].entries, 3ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_VCX], 2ULL);	/* sleep + death */
 	KUNIT_EXPECT_EQ(test, a->count[TSA_ICX], 1ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 2ULL);
@@ -188,12 +188,12 @@ static void read_mid_state_counts_up_to_now(struct kunit *test)
 	tsa_acct_switch_in(a, 10 + 2 * MS, 0);
 	KUNIT_EXPECT_EQ(test, tsa_acct_snapshot(a, 10 + 5 * MS, snap),
 			3 * MS);
-	KUNIT_EXPECT_EQ(test, snap->ns[TSA_USR], 3 * MS);
-	KUNIT_EXPECT_EQ(test, snap->longest[TSA_USR], 3 * MS);
+	KUNIT_EXPECT_EQ(test, snap->st[TSA_USR].ns, 3 * MS);
+	KUNIT_EXPECT_EQ(test, snap->st[TSA_USR].longest, 3 * MS);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(snap), 5 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(snap), 5 * MS);
 	/* The record itself is untouched by a read. */
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, a->stamp, 10 + 2 * MS);
 }
 
@@ -207,11 +207,11 @@ static void clock_going_backwards_is_clamped_and_counted(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tsa_acct_switch_out(a, 11 * MS,
 						    TSA_SW_PREEMPT, TSA_SLP));
 	KUNIT_EXPECT_EQ(test, a->clamps, 1ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, a->stamp, 12 * MS);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_LAT);
 	KUNIT_EXPECT_FALSE(test, tsa_acct_switch_in(a, 13 * MS, 0));
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 3 * MS);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].ns, 3 * MS);
 	expect_sums(test, a, 20 * MS);
 }
 
@@ -247,12 +247,12 @@ static void same_state_is_not_a_new_entry(struct kunit *test)
 
 	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL);
 	tsa_acct_sys_enter(a, 5, 0);	/* already SYS */
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_SYS], 1ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].entries, 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 0ULL);
 	tsa_acct_enter(a, 9, TSA_SYS);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_SYS], 1ULL);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 9ULL);
-	KUNIT_EXPECT_EQ(test, a->longest[TSA_SYS], 9ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].entries, 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 9ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].longest, 9ULL);
 }
 
 /* A thread seeded at load starts counting at its first sure event. */
@@ -296,9 +296,9 @@ static void process_totals_sum_threads(struct kunit *test)
 	tsa_acct_exit(t2, 9 * MS);
 	tsa_acct_add(sum, t1);
 	tsa_acct_add(sum, t2);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_USR], 10 * MS);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_LAT], 3 * MS);
-	KUNIT_EXPECT_EQ(test, sum->longest[TSA_USR], 7 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_USR].ns, 10 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_LAT].ns, 3 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_USR].longest, 7 * MS);
 	KUNIT_EXPECT_EQ(test, sum->count[TSA_VCX], 2ULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 13 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
@@ -320,7 +320,7 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 	tsa_acct_exit_begin(a, 7 * MS, sum, NULL);		/* SYS 2 so far */
 	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_EXITING));
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_SYS], 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_SYS].ns, 2 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
 	/* Only once: a second call changes nothing. */
 	tsa_acct_exit_begin(a, 8 * MS, sum, NULL);
@@ -328,10 +328,10 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 
 	tsa_acct_exit(a, 10 * MS);			/* SYS 3 more */
 	tsa_acct_add(sum, a);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_SYS], 5 * MS);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_USR], 3 * MS);
-	KUNIT_EXPECT_EQ(test, sum->ns[TSA_LAT], 2 * MS);
-	KUNIT_EXPECT_EQ(test, sum->entries[TSA_SYS], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_SYS].ns, 5 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_USR].ns, 3 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_LAT].ns, 2 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_SYS].entries, 1ULL);
 	KUNIT_EXPECT_EQ(test, sum->count[TSA_SCL], 1ULL);
 	KUNIT_EXPECT_EQ(test, sum->count[TSA_VCX], 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 10 * MS);
@@ -502,7 +502,7 @@ static void fault_time_is_sys_and_counted(struct kunit *test)
 			    0);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_MAJF], 1ULL);	/* retried: major */
 	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 20ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 20ULL);
 	KUNIT_EXPECT_EQ(test, a->ctx, 0);
 
 	/* Minor, major, and an error that is not counted. */
@@ -520,7 +520,7 @@ static void fault_time_is_sys_and_counted(struct kunit *test)
 	tsa_acct_fault_enter(a, 46, TSA_C_FAULT_DATA, &saved);
 	tsa_acct_fault_exit(a, 47, saved, FAULT_FLAG_USER, VM_FAULT_SIGBUS);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 20ULL + 1 + 1 + 1 + 1);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 20ULL + 1 + 1 + 1 + 1);
 
 	/* A fault inside a syscall (KFL) returns to SYS, not USR. */
 	tsa_acct_sys_enter(a, 50, 0);
@@ -549,7 +549,7 @@ static void boundary_events_bracket_kernel_time(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
 	tsa_acct_user_enter(a, 24);		/* exit code: SYS 4 */
 	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 14ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 14ULL);
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
 
 	/* A user fault: the same. */
@@ -567,9 +567,9 @@ static void boundary_events_bracket_kernel_time(struct kunit *test)
 	tsa_acct_switch_in(a, 60, 1);		/* LAT 8 */
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
 	tsa_acct_user_enter(a, 61);		/* SYS 1 */
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 10ULL + 6 + 9);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 14ULL + 11 + 2 + 1);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_LAT], 8ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 10ULL + 6 + 9);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 14ULL + 11 + 2 + 1);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_LAT].ns, 8ULL);
 
 	/*
 	 * Switched in on a CPU that does not trace the boundary: the hooks
@@ -583,8 +583,8 @@ static void boundary_events_bracket_kernel_time(struct kunit *test)
 	tsa_acct_sys_exit(a, 75, 0, false);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
 	KUNIT_EXPECT_EQ(test, a->flags & TSA_F_EDGE, 0);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_SYS], 28ULL + 1 + 3);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_USR], 25ULL + 9);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 28ULL + 1 + 3);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 25ULL + 9);
 	expect_sums(test, a, 80);
 }
 
@@ -601,7 +601,7 @@ static void swap_mark_is_cleared_at_fault_return(struct kunit *test)
 	tsa_acct_switch_in(a, 103, 0);
 	tsa_acct_fault_exit(a, 104, saved, FAULT_FLAG_USER, VM_FAULT_MAJOR);
 	KUNIT_EXPECT_EQ(test, a->ctx, 0);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_APG], 100ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_APG].ns, 100ULL);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
 }
 
@@ -615,8 +615,8 @@ static void interrupt_time_is_trp_and_resumes(struct kunit *test)
 	tsa_acct_trap_enter(a, 11, 0);		/* nested: no change */
 	tsa_acct_trap_exit(a, 15);
 	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
-	KUNIT_EXPECT_EQ(test, a->ns[TSA_TRP], 5ULL);
-	KUNIT_EXPECT_EQ(test, a->entries[TSA_TRP], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].ns, 5ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_TRP].entries, 1ULL);
 	/* An interrupt cannot make a sleeping thread TRP. */
 	tsa_acct_switch_out(a, 20, TSA_SW_BLOCK, TSA_SLP);
 	KUNIT_EXPECT_FALSE(test, tsa_acct_trap_enter(a, 21, 0));

@@ -178,10 +178,11 @@ int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows)
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
 			       GFP_KERNEL);
+	/* Aligned for the lines the syscall edges write (tsa_table.h). */
 	tsa_thread_cache = kmem_cache_create("tsa_thread",
 					     sizeof(struct tsa_thread) + extra,
 					     __alignof__(struct tsa_thread),
-					     0, NULL);
+					     SLAB_HWCACHE_ALIGN, NULL);
 	tsa_group_cache = kmem_cache_create("tsa_group",
 					    sizeof(struct tsa_group) + extra,
 					    __alignof__(struct tsa_group),

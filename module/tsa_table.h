@@ -40,6 +40,7 @@
 #define TSA_TABLE_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/llist.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -75,30 +76,48 @@ struct tsa_group {
 /* Traps (hard and soft interrupts) one CPU can be inside at once. */
 #define TSA_TRAP_NEST	4
 
+/*
+ * Allocated cache-line aligned (tsa_table_init()), with what every event
+ * of its thread writes first: the seqcount, then the accounting, whose
+ * first two lines hold all that a system call's edges write (see struct
+ * tsa_acct).
+ */
 struct tsa_thread {
+	seqcount_raw_spinlock_t seq;
+	u8 seeding;			/* TSA_SEEDING_*: events lock */
+	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
+	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
+	struct tsa_acct acct;
+	const struct task_struct *key;	/* never dereferenced via the table */
 	union {
 		struct hlist_node node;	/* in the table */
 		struct list_head pool;	/* in the pool of spare records */
 		struct llist_node unused;	/* not inserted, to free later */
 	};
-	const struct task_struct *key;	/* never dereferenced via the table */
 	struct tsa_group *group;
 	struct tsa_group *spare;	/* preallocated, used by insert */
 	const void *klock;		/* kernel lock being contended */
 	raw_spinlock_t lock;
-	seqcount_raw_spinlock_t seq;
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
-	u8 seeding;			/* TSA_SEEDING_*: events lock */
-	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
-	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
 #ifdef CONFIG_PREEMPT_RT
 	/* Traps it is inside while off CPU: see tsa_trap_switch(). */
 	u8 trap_depth;
 	u16 trap_source[TSA_TRAP_NEST];
 #endif
-	struct tsa_acct acct;
 	struct rcu_head rcu;
 };
+
+/*
+ * Those two lines, where the seqcount is the bare counter (no lockdep, no
+ * PREEMPT_RT): line 0 the seqcount, stamp, state and flags and SCL, line
+ * 1 the books of USR and SYS.
+ */
+#if !IS_ENABLED(CONFIG_LOCKDEP) && !IS_ENABLED(CONFIG_PREEMPT_RT) && \
+	L1_CACHE_BYTES == 64
+static_assert(offsetof(struct tsa_thread, acct.count[TSA_SCL]) < 64 &&
+	      offsetof(struct tsa_thread, acct.st[TSA_USR]) >= 64 &&
+	      offsetof(struct tsa_thread, acct.st[TSA_SYS + 1]) <= 128);
+#endif
 
 /*
  * struct tsa_thread.seeding: who makes the record's own events take its
