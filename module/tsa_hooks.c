@@ -71,8 +71,7 @@ module_param_named(skip_hooks, tsa_param_skip_hooks, charp, 0444);
 MODULE_PARM_DESC(skip_hooks,
 		 "Hooks not to register, as if this kernel lacked them (comma-separated names, as in debugfs stats): to see and test what tsa degrades to.");
 
-DEFINE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
-DEFINE_PER_CPU(struct tsa_thread *, tsa_current);
+DEFINE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 bool tsa_syscalls_live;
 bool tsa_edge_live;
 atomic64_t tsa_clamps = ATOMIC64_INIT(0);
@@ -394,7 +393,7 @@ void tsa_hooks_show(struct seq_file *m)
 
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < TSA_NR_EVENTS; i++)
-			total[i] += per_cpu(tsa_events, cpu)[i];
+			total[i] += per_cpu(tsa_cpu, cpu).events[i];
 
 	seq_puts(m, "#hook name live enabled events\n");
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {

@@ -270,7 +270,7 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	}
 	if (pth)
 		tsa_thread_own_end_irqs_off(pth, plock);
-	this_cpu_write(tsa_current, nth);
+	this_cpu_write(tsa_cpu.current_th, nth);
 }
 TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
 

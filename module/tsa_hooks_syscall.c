@@ -90,7 +90,7 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
  */
 static __always_inline struct tsa_thread *tsa_edge_thread(void)
 {
-	struct tsa_thread *th = this_cpu_read(tsa_current);
+	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
 	if (unlikely(!th || th->key != current))
 		return NULL;

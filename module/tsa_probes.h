@@ -28,34 +28,39 @@
 extern bool tsa_param_interrupts;
 extern unsigned int tsa_param_late_queue;
 
+/* Events counted per hook; the most frequent first (struct tsa_cpu). */
 enum tsa_event {
-	TSA_EV_SWITCH, TSA_EV_WAKEUP, TSA_EV_WAKEUP_NEW, TSA_EV_FORK,
-	TSA_EV_EXEC, TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SYS_ENTER,
-	TSA_EV_SYS_EXIT, TSA_EV_FAULT, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
-	TSA_EV_CONTENTION_END, TSA_EV_IRQ, TSA_EV_IRQ_EXIT, TSA_EV_SOFTIRQ,
-	TSA_EV_SOFTIRQ_EXIT, TSA_EV_SIGNAL, TSA_EV_USER_EXIT,
+	TSA_EV_SYS_ENTER, TSA_EV_SYS_EXIT, TSA_EV_SWITCH, TSA_EV_WAKEUP,
+	TSA_EV_FAULT, TSA_EV_IRQ, TSA_EV_IRQ_EXIT, TSA_EV_SOFTIRQ,
+	TSA_EV_SOFTIRQ_EXIT, TSA_EV_WAKEUP_NEW, TSA_EV_FORK, TSA_EV_EXEC,
+	TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
+	TSA_EV_CONTENTION_END, TSA_EV_SIGNAL, TSA_EV_USER_EXIT,
 	TSA_EV_USER_ENTER, TSA_NR_EVENTS
 };
 
-DECLARE_PER_CPU(u64[TSA_NR_EVENTS], tsa_events);
+/*
+ * Each CPU's own: the record of the task it switched in last, i.e. of its
+ * current task (saves a hash lookup on the hottest paths: syscalls,
+ * faults, interrupts; only sched_switch writes it, for next, so it never
+ * points at a record freed under a running task), and its event counts,
+ * the hottest in the same cache line.
+ */
+struct tsa_cpu {
+	struct tsa_thread *current_th;
+	u64 events[TSA_NR_EVENTS];
+};
+
+DECLARE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 
 static inline void tsa_event(enum tsa_event ev)
 {
-	this_cpu_inc(tsa_events[ev]);
+	this_cpu_inc(tsa_cpu.events[ev]);
 }
-
-/*
- * The record of the task each CPU switched in last, i.e. of its current
- * task: saves a hash lookup on the hottest paths (syscalls, faults,
- * interrupts). Only sched_switch writes it, for next, so it can never
- * point at a record freed under a running task.
- */
-DECLARE_PER_CPU(struct tsa_thread *, tsa_current);
 
 /* Caller runs with preemption off. */
 static __always_inline struct tsa_thread *tsa_thread_current(void)
 {
-	struct tsa_thread *th = this_cpu_read(tsa_current);
+	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
 	if (likely(th && th->key == current))
 		return th;
