@@ -17,17 +17,31 @@
 static atomic64_t tsa_switch_sig_running = ATOMIC64_INIT(0);
 static atomic64_t tsa_switch_odd = ATOMIC64_INIT(0);
 
+/* What call @nr of @p, with its first two arguments, is waiting for. */
+static enum tsa_wait tsa_call_wait(struct task_struct *p, long nr,
+				   unsigned long a0, unsigned long a1)
+{
+	enum tsa_wait w;
+
+	if (nr < 0)
+		return TSA_W_NONE;
+	w = tsa_syscall_wait(nr, tsa_task_compat(p), a1);
+	if (w == TSA_W_IDLE_IF_STREAM)
+		w = p == current && tsa_current_fd_is_stream(a0) ?
+			TSA_W_IDLE : TSA_W_NONE;
+	return w;
+}
+
 /* A seeded thread's registers (it is not current): copied, off the hot path. */
-static noinline long tsa_task_syscall_copy(struct task_struct *p,
-					   unsigned long *a0,
-					   unsigned long *a1)
+static noinline enum tsa_wait tsa_task_wait_copy(struct task_struct *p)
 {
 	struct pt_regs copy;
+	unsigned long a0, a1;
 
 	if (!tsa_task_user_regs(p, &copy))
-		return -1;
-	tsa_syscall_args01(p, &copy, a0, a1);
-	return syscall_get_nr(p, &copy);
+		return TSA_W_NONE;
+	tsa_syscall_args01(p, &copy, &a0, &a1);
+	return tsa_call_wait(p, syscall_get_nr(p, &copy), a0, a1);
 }
 
 /*
@@ -37,32 +51,21 @@ static noinline long tsa_task_syscall_copy(struct task_struct *p,
  * work, a signal stop) is not that call's. Only the
  * current task's open files can be looked at without locks, so a seeded
  * thread (not current) reading a socket counts as SLP until it wakes.
- * No pt_regs copy on the stack for current: the kernel zeroes stack
- * variables (INIT_STACK_ALL_ZERO), and this runs at every sleep.
+ * No local of current's path has its address taken: the kernel zeroes
+ * such stack variables (INIT_STACK_ALL_ZERO) and guards the frame, and
+ * this runs at every sleep.
  */
 static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
 {
+	struct pt_regs *regs = task_pt_regs(p);
 	unsigned long a0, a1;
-	enum tsa_wait w;
-	long nr;
 
 	if (!in_call || (p->flags & (PF_KTHREAD | PF_IO_WORKER)))
 		return TSA_W_NONE;
-	if (p == current) {
-		struct pt_regs *regs = task_pt_regs(p);
-
-		nr = syscall_get_nr(p, regs);
-		tsa_syscall_args01(p, regs, &a0, &a1);
-	} else {
-		nr = tsa_task_syscall_copy(p, &a0, &a1);
-	}
-	if (nr < 0)
-		return TSA_W_NONE;
-	w = tsa_syscall_wait(nr, tsa_task_compat(p), a1);
-	if (w == TSA_W_IDLE_IF_STREAM)
-		w = p == current && tsa_current_fd_is_stream(a0) ?
-			TSA_W_IDLE : TSA_W_NONE;
-	return w;
+	if (p != current)
+		return tsa_task_wait_copy(p);
+	tsa_syscall_args01(p, regs, &a0, &a1);
+	return tsa_call_wait(p, syscall_get_nr(p, regs), a0, a1);
 }
 
 /* What a thread that left the CPU is waiting for. */
@@ -80,7 +83,7 @@ enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
 		.wait = tsa_task_wait(p, in_call),
 	};
 
-	return tsa_classify_sleep(&bi);
+	return tsa_classify_sleep(bi);
 }
 
 /*

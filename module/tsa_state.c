@@ -628,9 +628,9 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1)
  * Why is a thread that left the CPU asleep? The first rule that matches
  * wins; the order is that of docs/proc-format.md.
  */
-enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi)
+enum tsa_state tsa_classify_sleep(struct tsa_block_info bi)
 {
-	unsigned int state = bi->task_state;
+	unsigned int state = bi.task_state;
 
 	/*
 	 * ->frozen stays set from the freezer's trap (an interruptible
@@ -638,31 +638,31 @@ enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi)
 	 * a block on the way out (PREEMPT_RT: siglock) is not a stop.
 	 */
 	if ((state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN)) ||
-	    (bi->frozen && (state & TASK_INTERRUPTIBLE)))
+	    (bi.frozen && (state & TASK_INTERRUPTIBLE)))
 		return TSA_STP;
 	/* PREEMPT_RT: a spinlock_t or rwlock_t is a sleeping kernel lock. */
 	if (state & TASK_RTLOCK_WAIT)
 		return TSA_KLK;
-	if (bi->ctx & TSA_C_SWAP)
+	if (bi.ctx & TSA_C_SWAP)
 		return TSA_APG;
-	if (bi->memstall)
+	if (bi.memstall)
 		return TSA_APG;
-	if (bi->ctx & TSA_C_FAULT_TEXT)
+	if (bi.ctx & TSA_C_FAULT_TEXT)
 		return TSA_TFL;
-	if (bi->ctx & TSA_C_FAULT_DATA)
+	if (bi.ctx & TSA_C_FAULT_DATA)
 		return TSA_DFL;
-	if (bi->ctx & TSA_C_FAULT_KERN)
+	if (bi.ctx & TSA_C_FAULT_KERN)
 		return TSA_KFL;
-	if (bi->ctx & TSA_C_KLOCK)
+	if (bi.ctx & TSA_C_KLOCK)
 		return TSA_KLK;
-	if (bi->wait == TSA_W_FUTEX)
+	if (bi.wait == TSA_W_FUTEX)
 		return TSA_LCK;
-	if (bi->iowait)
+	if (bi.iowait)
 		return TSA_IOW;
-	if (bi->wait == TSA_W_IDLE)
+	if (bi.wait == TSA_W_IDLE)
 		return TSA_IDL;
 	/* Kernel threads waiting for work sleep interruptibly or idle. */
-	if (bi->kthread && ((state & (TASK_NOLOAD | TASK_PARKED)) ||
+	if (bi.kthread && ((state & (TASK_NOLOAD | TASK_PARKED)) ||
 			    (state & TASK_NORMAL) == TASK_INTERRUPTIBLE))
 		return TSA_IDL;
 	return TSA_SLP;

@@ -261,6 +261,7 @@ struct tsa_block_info {
 	enum tsa_wait wait;		/* resolved: never IDLE_IF_STREAM */
 };
 
-enum tsa_state tsa_classify_sleep(const struct tsa_block_info *bi);
+/* By value: in two registers, no stack copy to zero and guard. */
+enum tsa_state tsa_classify_sleep(struct tsa_block_info bi);
 
 #endif /* TSA_STATE_H */

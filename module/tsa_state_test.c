@@ -418,7 +418,7 @@ static void sleep_is_classified(struct kunit *test)
 {
 	const struct classify_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, tsa_classify_sleep(&c->bi), c->want);
+	KUNIT_EXPECT_EQ(test, tsa_classify_sleep(c->bi), c->want);
 }
 
 struct wait_case {
