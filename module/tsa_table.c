@@ -769,7 +769,9 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 	st->groups = atomic64_read(&tsa_nr_groups);
 	st->alloc_failures = atomic64_read(&tsa_nr_alloc_failures);
 	st->objects = atomic64_read(&tsa_nr_objects);
-	st->thread_size = kmem_cache_size(tsa_thread_cache);
+	/* Its slot: SLAB_HWCACHE_ALIGN rounds each one to a cache line. */
+	st->thread_size = ALIGN(kmem_cache_size(tsa_thread_cache),
+				cache_line_size());
 	st->group_size = kmem_cache_size(tsa_group_cache);
 	st->buckets = (1UL << tsa_thread_bits) + ARRAY_SIZE(tsa_groups);
 	st->reads = atomic64_read(&tsa_nr_reads);
