@@ -106,19 +106,14 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 15ULL);
 }
 
-/*
- * A return does its work before its clock read (tsa_syscall_return()):
- * up to the clock it is SYS and the call's, on a call that slept too.
- */
-static void return_work_before_the_clock_is_the_calls(struct kunit *test)
+/* Up to a return's clock it is SYS and the call's, on a call that slept too. */
+static void a_return_charges_the_call_up_to_its_clock(struct kunit *test)
 {
 	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
 	const struct tsa_call_row *r;
-	struct tsa_sys_exit x;
 
 	tsa_acct_sys_enter(a, 10, NR_A);
-	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
-	tsa_acct_sys_exit_end(a, 17, &x);
+	tsa_acct_sys_exit(a, 17, NR_A, false);
 	r = row_of(a->tab[TSA_T_CALLS], NR_A);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
@@ -130,8 +125,7 @@ static void return_work_before_the_clock_is_the_calls(struct kunit *test)
 	tsa_acct_switch_out(a, 22, TSA_SW_BLOCK, TSA_IDL);	/* SYS 2 */
 	tsa_acct_wakeup(a, 30);					/* IDL 8 */
 	tsa_acct_switch_in(a, 31, 0);				/* LAT 1 */
-	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
-	tsa_acct_sys_exit_end(a, 40, &x);			/* SYS 9 */
+	tsa_acct_sys_exit(a, 40, NR_A, false);			/* SYS 9 */
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 27ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 20ULL);
@@ -143,8 +137,7 @@ static void return_work_before_the_clock_is_the_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
 	/* A clock behind the last stamp is clamped: the row adds nothing. */
 	tsa_acct_sys_enter(a, 50, NR_A);
-	tsa_acct_sys_exit_begin(a, NR_A, false, &x);
-	KUNIT_EXPECT_TRUE(test, tsa_acct_sys_exit_end(a, 45, &x));
+	KUNIT_EXPECT_TRUE(test, tsa_acct_sys_exit(a, 45, NR_A, false));
 	KUNIT_EXPECT_EQ(test, r->calls, 3ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 27ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
@@ -543,7 +536,7 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(fast_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),
-	KUNIT_CASE(return_work_before_the_clock_is_the_calls),
+	KUNIT_CASE(a_return_charges_the_call_up_to_its_clock),
 	KUNIT_CASE(call_refused_before_sys_enter_counts_at_return),
 	KUNIT_CASE(call_entered_at_a_tracer_stop),
 	KUNIT_CASE(full_table_evicts_the_least_row),

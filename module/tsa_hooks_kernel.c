@@ -76,7 +76,7 @@ struct tsa_fault_data {
 static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
-	u64 t = tsa_clock();	/* first: see tsa_sys_enter */
+	u64 t = tsa_clock();	/* first: see tsa_thread_early_stamp() */
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked;

@@ -57,13 +57,14 @@ static noinline enum tsa_wait tsa_task_wait_copy(struct task_struct *p)
  */
 static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
 {
-	struct pt_regs *regs = task_pt_regs(p);
+	struct pt_regs *regs;
 	unsigned long a0, a1;
 
 	if (!in_call || (p->flags & (PF_KTHREAD | PF_IO_WORKER)))
 		return TSA_W_NONE;
 	if (p != current)
 		return tsa_task_wait_copy(p);
+	regs = task_pt_regs(p);
 	tsa_syscall_args01(p, regs, &a0, &a1);
 	return tsa_call_wait(p, syscall_get_nr(p, regs), a0, a1);
 }

@@ -2,8 +2,9 @@
 /*
  * tsa hooks, the system call edges: sys_enter and sys_exit on every CPU,
  * and where context tracking reports it (nohz_full), the user/kernel
- * boundary itself. The clock is read first on the way in and last on the
- * way out, so the probes' own work is the kernel's time, SYS.
+ * boundary itself. The syscall edges open the record, then read the
+ * clock (as a switch does); the boundary's entry reads it first, so that
+ * its own work is SYS (tsa_thread_early_stamp()).
  */
 #include <linux/kernel.h>
 #include <linux/jump_label.h>
@@ -12,7 +13,6 @@
 
 #include "tsa_edge.h"
 #include "tsa_probes.h"
-
 
 /*
  * The clock each edge charges at, for the replay referee's kprobes
@@ -85,14 +85,14 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 
 /*
  * The current thread's record, if its own event may write it now with no
- * lock and IRQs on: no seeder nor holding reader. The interrupt writers (the trap
- * hooks) register the general probes instead (tsa_hooks_init()).
+ * lock and IRQs on: no seeder nor holding reader. The interrupt writers
+ * (the trap hooks) register the general probes instead (tsa_hooks_init()).
  */
 static __always_inline struct tsa_thread *tsa_edge_thread(void)
 {
-	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
+	struct tsa_thread *th = tsa_thread_on_cpu();
 
-	if (unlikely(!th || th->key != current))
+	if (unlikely(!th))
 		return NULL;
 	/* Pairs with the release in tsa_thread_seeded(). */
 	return likely(!smp_load_acquire(&th->seeding)) ? th : NULL;
@@ -209,7 +209,7 @@ static void tsa_user_edge(enum tsa_event ev, u64 t)
 	tsa_thread_own_end_irqs_off(th, locked);
 }
 
-/* The clock first on the way in, last on the way out: see tsa_sys_enter. */
+/* The clock first on the way in, last on the way out: SYS between. */
 TSA_PROBE_USER_EDGE(tsa_user_exit)
 {
 	tsa_user_edge(TSA_EV_USER_EXIT, tsa_clock());

@@ -3,7 +3,8 @@
  * tsa: exact, always-on per-thread microstate accounting.
  *
  * The model (states, charging, the sum rule) is explained in
- * tsa_state.h; where events come from in tsa_hooks.c; storage in
+ * tsa_state.h; where events come from in tsa_probes.h (the hooks, a file
+ * per family, and tsa_hooks.c that registers them); storage in
  * tsa_table.h; what users read in tsa_proc.c and docs/proc-format.md.
  * This file only puts the layers up in order and takes them down in
  * reverse: storage, then the readers, then the hooks that fill storage.

@@ -57,14 +57,20 @@ static inline void tsa_event(enum tsa_event ev)
 	this_cpu_inc(tsa_cpu.events[ev]);
 }
 
-/* Caller runs with preemption off. */
-static __always_inline struct tsa_thread *tsa_thread_current(void)
+/* The record this CPU switched in last, if it is current's, or NULL. */
+static __always_inline struct tsa_thread *tsa_thread_on_cpu(void)
 {
 	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
-	if (likely(th && th->key == current))
-		return th;
-	return tsa_thread_find(current);
+	return likely(th && th->key == current) ? th : NULL;
+}
+
+/* Caller runs with preemption off. */
+static __always_inline struct tsa_thread *tsa_thread_current(void)
+{
+	struct tsa_thread *th = tsa_thread_on_cpu();
+
+	return likely(th) ? th : tsa_thread_find(current);
 }
 
 /* Both syscall hooks are registered: they will see threads leave. */

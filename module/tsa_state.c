@@ -214,38 +214,30 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 }
 
 /*
- * A system call returns, in two steps so that the clock can be read
- * between them, after all the work that does not need it: the work is
- * kernel time, SYS (and the call's).
- *
- * @call names the call if it was entered before tracking began; @sig:
- * it handed the thread a signal (tsa_syscall_took_signal()). The call's
- * row takes its time so far; the last stay follows at the clock.
+ * A system call returns at @now. @call names the call if it was entered
+ * before tracking began; @sig: it handed the thread a signal
+ * (tsa_syscall_took_signal()). The call's row takes its time so far and
+ * its last stay.
  */
-void tsa_acct_sys_exit_begin(struct tsa_acct *a, u16 call, bool sig,
-			     struct tsa_sys_exit *x)
+bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 {
+	struct tsa_call_row *row = NULL;
+	u64 stamp, ns = 0;
+	bool clamped = false;
+
 	/* Seccomp or a tracer refused a call before its sys_enter. */
 	if (unlikely(!(a->flags & TSA_F_IN_KERNEL)))
 		tsa_acct_sys_enter_unseen(a, call, false);
 	a->flags &= ~(TSA_F_IN_KERNEL | TSA_F_CALL_EARLY);
 	a->count[TSA_SIG] += sig;
-	x->row = NULL;
-	if (!a->tab[TSA_T_CALLS])
-		return;
-	x->row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &x->ns);
-	/* No stay of the call to close: nothing more for its row. */
-	if (a->state != TSA_SYS ||
-	    (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)))
-		x->row = NULL;
-}
-
-bool tsa_acct_sys_exit_end(struct tsa_acct *a, u64 now,
-			   const struct tsa_sys_exit *x)
-{
-	u64 stamp = a->stamp;
-	bool clamped = false;
-
+	if (a->tab[TSA_T_CALLS]) {
+		row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &ns);
+		/* No stay of the call to close: nothing more for its row. */
+		if (a->state != TSA_SYS ||
+		    (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)))
+			row = NULL;
+	}
+	stamp = a->stamp;
 	/*
 	 * With the boundary traced, user mode starts at user_enter; the
 	 * call's time is charged here all the same.
@@ -253,18 +245,9 @@ bool tsa_acct_sys_exit_end(struct tsa_acct *a, u64 now,
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
 					   TSA_SYS : TSA_USR);
-	if (x->row)
-		tsa_calls_add_stay(x->row, x->ns, TSA_SYS, a->stamp - stamp);
+	if (row)
+		tsa_calls_add_stay(row, ns, TSA_SYS, a->stamp - stamp);
 	return clamped;
-}
-
-/* Both steps at @now. */
-bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
-{
-	struct tsa_sys_exit x;
-
-	tsa_acct_sys_exit_begin(a, call, sig, &x);
-	return tsa_acct_sys_exit_end(a, now, &x);
 }
 
 /*

@@ -166,17 +166,6 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);
 void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early);
-
-/* What a system call's return leaves for after its clock read. */
-struct tsa_sys_exit {
-	struct tsa_call_row *row;	/* the call's row, for its last stay */
-	u64 ns;				/* the call's time before that stay */
-};
-
-void tsa_acct_sys_exit_begin(struct tsa_acct *a, u16 call, bool sig,
-			     struct tsa_sys_exit *x);
-bool tsa_acct_sys_exit_end(struct tsa_acct *a, u64 now,
-			   const struct tsa_sys_exit *x);
 bool tsa_acct_user_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_user_enter(struct tsa_acct *a, u64 now);
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
