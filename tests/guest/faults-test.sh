@@ -93,7 +93,11 @@ done
 # allocates in the forking task, whose allocations fail: those threads
 # go to the late queue, tracked a moment later from a work item. Churn
 # meanwhile (without failures of its own), and readers.
-"$Q" insmod "$ko" || { tap 1 "insmod tsa.ko for the fork bursts"; exit 1; }
+if ! "$Q" insmod "$ko" 2>/tmp/insmod.err; then
+	tap 1 "insmod tsa.ko for the fork bursts ($(tr '\n' ' ' </tmp/insmod.err))"
+	dmesg | tail -n 20 | sed 's/^/# /'
+	exit 1
+fi
 f0=$(stat_of alloc_failures) l0=$(stat_of tracked_late)
 "$churn" 6 >/dev/null 2>&1 &
 churner=$!
