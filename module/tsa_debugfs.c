@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "tsa_calib.h"
 #include "tsa_debugfs.h"
 #include "tsa_hooks.h"
 #include "tsa_proc.h"
@@ -46,6 +47,7 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   st.reads, st.read_retries, st.read_retries_max,
 		   st.read_locks);
 	tsa_hooks_show(m);
+	tsa_calib_stats(m);
 	tsa_proc_show_degraded(m);
 	return 0;
 }

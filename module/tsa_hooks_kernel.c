@@ -10,6 +10,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 
+#include "tsa_calib.h"
 #include "tsa_probes.h"
 
 DEFINE_PER_CPU(int, tsa_trap_depth);
@@ -102,13 +103,17 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
 	struct tsa_thread *th;
 	unsigned long flags;
-	bool locked;
+	bool locked, was_sys;
 
 	th = tsa_thread_current();
 	if (!th || !tsa_probe_write_begin(th, &flags, &locked))
 		return 0;
+	was_sys = th->acct.state == TSA_SYS;
 	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
 					d->flags, regs_return_value(regs)));
+	/* Back to user mode: the exception's exit path is unseen. */
+	if (was_sys)
+		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.fault));
 	tsa_probe_write_end(th, flags, locked);
 	return 0;
 }

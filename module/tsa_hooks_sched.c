@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
+#include "tsa_calib.h"
 #include "tsa_probes.h"
 
 /* Switches the tracepoint's arguments alone would have miscounted. */
@@ -265,6 +266,8 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		nth->nvcsw_known = true;
 		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
 					       smp_processor_id()));
+		/* Preempted in user mode: it returns through the exit path. */
+		tsa_acct_set_head(&nth->acct, this_cpu_read(tsa_cross.sys));
 		if (tsa_trap_switch_in(nth))
 			tsa_clamped(tsa_acct_trap_enter(&nth->acct, now,
 							 tsa_trap_innermost()));

@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <asm/syscall.h>
 
+#include "tsa_calib.h"
 #include "tsa_edge.h"
 #include "tsa_probes.h"
 
@@ -74,12 +75,14 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
 	locked = tsa_thread_own_begin(th, &flags);
 	now = tsa_stamp(ev == TSA_EV_SYS_ENTER, &th->acct, tsa_clock());
-	if (ev == TSA_EV_SYS_ENTER)
+	if (ev == TSA_EV_SYS_ENTER) {
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
-	else
+	} else {
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, now, call,
 					      tsa_syscall_took_signal(nr, compat,
 								      ret)));
+		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.sys));
+	}
 	tsa_thread_own_end(th, flags, locked);
 }
 
@@ -158,6 +161,7 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 		/* Not plain after all (a sleep, a row to find): the key is nr. */
 		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, &clamped)))
 			clamped = tsa_acct_sys_exit(&th->acct, now, nr, false);
+		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.sys));
 		tsa_clamped(clamped);
 		raw_write_seqcount_end(&th->seq);
 	} else {

@@ -32,6 +32,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "tsa_calib.h"
 #include "tsa_compat.h"
 #include "tsa_proc.h"
 #include "tsa_table.h"
@@ -457,6 +458,8 @@ static void tsa_show_acct(struct seq_file *m, const char *prefix,
 			   tsa_state_names[i], a->st[i].ns, pct / 100, pct % 100,
 			   a->st[i].entries, a->st[i].longest);
 	}
+	/* Of SYS's ns, what calibrated entry and exit costs gave. */
+	seq_printf(m, "%ssys_calibrated %llu\n", prefix, a->head_ns);
 	seq_printf(m, "#%scounter value\n", prefix);
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		seq_printf(m, "%s%s %llu\n", prefix, tsa_counter_names[i],
@@ -990,6 +993,49 @@ static const struct proc_ops tsa_calls_ops = {
 	.proc_release = tsa_all_release,
 };
 
+/* --- /proc/tsa/calibration --------------------------------------------- */
+
+static int tsa_calib_file_show(struct seq_file *m, void *v)
+{
+	tsa_calib_show(m);
+	return 0;
+}
+
+static int tsa_calib_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tsa_calib_file_show, NULL);
+}
+
+/*
+ * The whole calibration in one write (tsa-prstat --calibrate writes it):
+ * bad input is refused whole, and changes nothing.
+ */
+static ssize_t tsa_calib_file_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	char *copy;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (*ppos || count > (nr_cpu_ids + 1) * 40UL)
+		return -EINVAL;
+	copy = memdup_user(buf, count);
+	if (IS_ERR(copy))
+		return PTR_ERR(copy);
+	ret = tsa_calib_write(copy, count);
+	kfree(copy);
+	return ret ? ret : count;
+}
+
+static const struct proc_ops tsa_calib_ops = {
+	.proc_open = tsa_calib_open,
+	.proc_read = seq_read,
+	.proc_write = tsa_calib_file_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
 /* --- setup ------------------------------------------------------------- */
 
 int tsa_proc_init(void)
@@ -998,6 +1044,7 @@ int tsa_proc_init(void)
 	if (!tsa_dir)
 		return -ENOMEM;
 	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops) ||
+	    !proc_create("calibration", 0644, tsa_dir, &tsa_calib_ops) ||
 	    (tsa_table_size() &&
 	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops))) {
 		proc_remove(tsa_dir);

@@ -15,6 +15,8 @@
 #include "tsa_calls.h"
 #include "tsa_state.h"
 
+static_assert(CONFIG_NR_CPUS <= S16_MAX);	/* struct tsa_acct.last_cpu */
+
 const char *const tsa_state_names[TSA_NR_STATES] = {
 #define TSA_STATE(name, what)	__stringify(name),
 #include "tsa_states.h"
@@ -76,7 +78,7 @@ static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
 {
 	u64 count[TSA_NR_COUNTERS];
 	u8 keep = a->flags & ~TSA_F_PROVISIONAL, ctx = a->ctx;
-	s32 cpu = a->last_cpu;
+	s16 cpu = a->last_cpu;
 
 	memcpy(count, a->count, sizeof(count));
 	tsa_acct_init(a, now, s, keep);
@@ -280,6 +282,7 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 	memset(a->st, 0, sizeof(a->st));
 	memset(a->count, 0, sizeof(a->count));
 	a->clamps = 0;
+	a->head_ns = 0;
 	a->since = a->stamp;
 	a->flags |= TSA_F_EXITING;
 	return clamped;
@@ -499,6 +502,7 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		sum->count[i] += a->count[i];
 	sum->clamps += a->clamps;
+	sum->head_ns += a->head_ns;
 	/* Totals keep elapsed as the sum of their threads' elapsed. */
 	sum->stamp += tsa_acct_elapsed(a);
 }

@@ -108,11 +108,13 @@ struct tsa_acct {
 	u8 flags;
 	u8 ctx;			/* TSA_C_* */
 	u8 trp_from;		/* state interrupted by TRP */
-	s32 last_cpu;		/* CPU it last ran on, for MIG */
+	s16 last_cpu;		/* CPU it last ran on, for MIG */
+	u16 head;		/* of this USR stay, SYS's: tsa_calib.h */
 	u64 count[TSA_NR_COUNTERS];
 	struct tsa_stays st[TSA_NR_STATES];
 	u64 since;		/* birth, or when tracking started */
 	u64 clamps;		/* timestamps that went backwards */
+	u64 head_ns;		/* SYS time that heads gave: calibrated */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 };
 
@@ -163,6 +165,18 @@ static inline bool tsa_acct_wakes(u8 state, u8 flags)
 		!(tsa_state_on_cpu(state) || state == TSA_LAT);
 }
 bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
+
+/*
+ * After a return to user mode (a system call's or a fault's): the stay in
+ * USR that began has @cost ns of the kernel's unseen paths at its head,
+ * SYS's when it closes (tsa_acct_close()). The exact boundary (nohz_full)
+ * leaves the thread in SYS here, and so takes none.
+ */
+static inline void tsa_acct_set_head(struct tsa_acct *a, u16 cost)
+{
+	if (a->state == TSA_USR)
+		a->head = cost;
+}
 bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call);
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig);
 void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early);
@@ -213,6 +227,18 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 		now = a->stamp;
 	}
 	stay = now - a->stamp;
+	/*
+	 * A user-mode stay begins with the kernel's unseen exit path: its
+	 * calibrated cost, never more than the stay, is SYS (tsa_calib.h).
+	 */
+	if (s == TSA_USR && a->head) {
+		u64 head = min_t(u64, a->head, stay);
+
+		a->st[TSA_SYS].ns += head;
+		a->head_ns += head;
+		stay -= head;
+		a->head = 0;
+	}
 	a->st[s].ns += stay;
 	if (stay > a->st[s].longest)
 		a->st[s].longest = stay;

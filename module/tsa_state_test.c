@@ -645,6 +645,56 @@ static void sigtimedwait_counts_a_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->count[TSA_SIG], 1ULL);
 }
 
+/*
+ * A calibrated head: the first ns of a user stay after a call's return are
+ * SYS, up to the head and never more than the stay; readers see it grow
+ * with the stay and never taken back; the boundary (nohz_full) takes none.
+ */
+static void calibrated_head_is_sys_and_bounded(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test), *snap = acct(test);
+	u64 sys, usr, last_sys = 0, last_usr = 0, t;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_sys_enter(a, 10, 0);
+	tsa_acct_sys_exit(a, 20, 0, false);			/* SYS 10 */
+	tsa_acct_set_head(a, 5);
+	for (t = 20; t <= 30; t++) {
+		tsa_acct_snapshot(a, t, snap);
+		sys = snap->st[TSA_SYS].ns;
+		usr = snap->st[TSA_USR].ns;
+		KUNIT_EXPECT_GE(test, sys, last_sys);
+		KUNIT_EXPECT_GE(test, usr, last_usr);
+		KUNIT_EXPECT_EQ(test, sum_ns(snap), tsa_acct_elapsed(snap));
+		last_sys = sys;
+		last_usr = usr;
+	}
+	tsa_acct_sys_enter(a, 30, 0);				/* USR 10: 5 of it SYS */
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 15ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 15ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].longest, 10ULL);
+	KUNIT_EXPECT_EQ(test, a->head_ns, 5ULL);
+	KUNIT_EXPECT_EQ(test, a->head, 0);
+	/* A head longer than the stay takes the stay, no more. */
+	tsa_acct_sys_exit(a, 32, 0, false);			/* SYS 2 */
+	tsa_acct_set_head(a, 50);
+	tsa_acct_sys_enter(a, 35, 0);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 20ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 15ULL);
+	KUNIT_EXPECT_EQ(test, a->head_ns, 8ULL);
+	expect_sums(test, a, 40);
+	/* The exact boundary keeps the thread in SYS: no head. */
+	tsa_acct_set_edge(a, true);
+	tsa_acct_sys_exit(a, 41, 0, false);
+	tsa_acct_set_head(a, 5);
+	KUNIT_EXPECT_EQ(test, a->head, 0);
+	/* Totals carry what the heads gave. */
+	memset(snap, 0, sizeof(*snap));
+	tsa_acct_add(snap, a);
+	tsa_acct_add(snap, a);
+	KUNIT_EXPECT_EQ(test, snap->head_ns, 16ULL);
+}
+
 static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(new_thread_starts_in_given_state),
 	KUNIT_CASE_PARAM(transition_charges_the_state_left,
@@ -663,6 +713,7 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	KUNIT_CASE(sigtimedwait_counts_a_signal),
+	KUNIT_CASE(calibrated_head_is_sys_and_bounded),
 	{}
 };
 
