@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prcalib.h"
 #include "prcapture.h"
 #include "prgroup.h"
 #include "prjson.h"
@@ -56,6 +57,7 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --save file\n"
 "\ttsa-prstat --compare a b [--group by] [-A] [--json] [-p pidlist]\n"
 "\t[-s key | -S key] [-n ntop]\n"
+"\ttsa-prstat --calibrate\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
 "  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
@@ -86,6 +88,9 @@ static void usage(FILE *f, int code)
 "  --compare a b\n"
 "              what happened between two captures, per process or\n"
 "              --group, sorted by the time in the -s state\n"
+"  --calibrate measure on each CPU what a system call and a page fault\n"
+"              cost beyond tsa's hooks (the kernel's entry and exit\n"
+"              paths) and have tsa.ko charge it to SYS (root)\n"
 "  --group by  one line per cgroup (v2 path), user or comm (thread\n"
 "              name, trailing number folded: worker-{N}) instead of per\n"
 "              process (pid); exited threads count in their group\n"
@@ -179,7 +184,7 @@ static void check_metrics_args(const struct options *o, int argc,
 }
 
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
-       OPT_SAVE, OPT_COMPARE };
+       OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE };
 
 static void parse_args(struct options *o, int argc, char **argv)
 {
@@ -194,6 +199,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL;
@@ -285,6 +291,9 @@ static void parse_args(struct options *o, int argc, char **argv)
 		case OPT_COMPARE:
 			o->compare[0] = optarg;
 			break;
+		case OPT_CALIBRATE:
+			o->calibrate = 1;
+			break;
 		case OPT_VERSION:
 			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
 			exit(0);
@@ -295,6 +304,9 @@ static void parse_args(struct options *o, int argc, char **argv)
 			usage(stderr, EXIT_USAGE);
 		}
 	}
+	if (o->calibrate && argc != 2)
+		bad_usage("%s", "--calibrate measures and writes the "
+			  "calibration: no other option or operand");
 	if ((o->save != NULL) + (o->compare[0] != NULL) + !!o->metrics > 1)
 		bad_usage("%s", "--save, --compare and an export are three "
 			  "modes; choose one");
@@ -614,6 +626,8 @@ int main(int argc, char **argv)
 	memset(&groups, 0, sizeof(groups));
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
 	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
+	if (o.calibrate)
+		return calibrate(o.proc_dir);
 	if (o.metrics)
 		return export_metrics(&o, path);
 	if (o.save)

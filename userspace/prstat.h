@@ -34,6 +34,7 @@ struct options {
 	const char *procfs;	/* $TSA_PROCFS or /proc: /proc/PID/cgroup */
 	const char *save;	/* --save FILE: write one capture */
 	const char *compare[2];	/* --compare A B: the two captures */
+	int calibrate;		/* --calibrate */
 };
 
 #endif /* PRSTAT_H */
