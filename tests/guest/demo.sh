@@ -4,6 +4,9 @@
 set -u
 work=$1
 prstat=$2
+echo "=== tsa-prstat --calibrate   (what this machine's kernel entry and exit paths cost: SYS from now on)"
+"$prstat" --calibrate
+echo
 "$work" 12 &
 pid=$!
 sleep 2

@@ -140,10 +140,11 @@ for series in "${series_list[@]}"; do
 			run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
 			# The event-trace referee on every generic kernel (the
 			# known workloads and three of the stressors: about 3
-			# minutes a kernel), and USR/SYS against the kernel's
-			# vtime on a nohz_full CPU (2 minutes).
+			# minutes a kernel), USR/SYS against the kernel's vtime
+			# on a nohz_full CPU (2 minutes), and calibrated SYS
+			# against loops timed from user space (1 minute).
 			run_suite "$ver" replay bash tests/guest/run-replay-tests.sh \
-				lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem usrsys
+				lockhand spin2 pipe faults sleeper cg20 sng-futex sng-cpu sng-sem usrsys sysref
 			;;
 		rt-amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" \

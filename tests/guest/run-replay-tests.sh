@@ -3,11 +3,13 @@
 # with a replay of the raw event trace (tests/guest/replay-tests.sh, with
 # tests/guest/tsa-replay.c) on known and third-party workloads; then, in
 # a second boot with nohz_full=1, tsa's USR/SYS split against the
-# kernel's own exact book there (tests/guest/usrsys-tests.sh). TAP on
-# stdout; exit status non-zero if any test failed or the run broke.
+# kernel's own exact book there (tests/guest/usrsys-tests.sh); and in a
+# third, on ordinary CPUs, SYS once calibrated against loops timed from
+# user space (tests/guest/sysref-tests.sh). TAP on stdout; exit status
+# non-zero if any test failed or the run broke.
 #
 #   tests/guest/run-replay-tests.sh [WORKLOAD...]   (names as in replay-tests.sh,
-#                                                   or usrsys for the second boot)
+#                                   usrsys for the second boot, sysref the third)
 #
 # Environment: TSA_KO (use this module, skip the build), GUEST_RUN_ARGS,
 # TSA_REPLAY_SECS, TSA_REPLAY_TOL_NS.
@@ -32,6 +34,8 @@ fi
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-replay" \
 	"$here/tsa-replay.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/replay-work" "$here/replay-work.c"
+gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-sysref" "$here/tsa-sysref.c"
+make -C "$repo/userspace" -s WERROR=y tsa-prstat >&2
 
 # A scratch ext4 disk for the hdd stressor (O_DIRECT and O_DSYNC writes
 # on a virtio disk), made from an empty staging dir: no root or loop.
@@ -44,7 +48,7 @@ rmdir "$stage"
 only=" $* "
 set +e
 rc=0
-if [ "$only" != " usrsys " ]; then
+if [ $# -eq 0 ] || tr ' ' '\n' <<<"$only" | grep -qvx -e '' -e usrsys -e sysref; then
 	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
 	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 1500 \
 		--disk "$out/disk.img" ${GUEST_RUN_ARGS:-} -- \
@@ -60,6 +64,15 @@ elif [ $# -eq 0 ] || [[ $only == *" usrsys "* ]]; then
 	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 600 \
 		--append nohz_full=1 ${GUEST_RUN_ARGS:-} -- \
 		bash "$here/usrsys-tests.sh" "$TSA_KO" "$out" || rc=1
+fi
+# The calibration's referee: timings, so single-threaded TCG as usrsys.
+if [ "${TSA_TCG:-single}" = multi ]; then
+	log "sysref: not under multi-threaded TCG (as usrsys)"
+elif [ $# -eq 0 ] || [[ $only == *" sysref "* ]]; then
+	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
+	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 600 \
+		${GUEST_RUN_ARGS:-} -- \
+		bash "$here/sysref-tests.sh" "$out" "$repo/userspace/tsa-prstat" || rc=1
 fi
 set -e
 rm -f "$out/disk.img"
