@@ -11,12 +11,14 @@
  * stamped meanwhile (its SYS less what calibration already adds). The
  * unseen cost of one operation is then
  *
- *	mean(bracket with it) - median(empty bracket) - hooked SYS / count
+ *	mean(bracket with it) - mean(empty bracket) - hooked SYS / count
  *
- * never below 0; the median of three such runs. The mean leaves out the
- * rare long stall (an interrupt, or under emulation the vCPU not run),
- * which is not the paths' own cost; such stalls are taken out of the
- * hooked SYS too, in proportion (see brackets()).
+ * never below 0; the median of three such runs. The means keep every
+ * bracket, the slow ones too: an interrupt in the entry or exit path
+ * (or, under emulation, the vCPU not run meanwhile) is time a user timing
+ * the call counts as the kernel's, and a fault that refills the page
+ * allocator's lists is slow inside the hooks, where the hooked SYS has
+ * it too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,29 +78,16 @@ static int64_t hooked_sys(const char *proc_dir)
 
 enum op { OP_EMPTY, OP_CALL, OP_FAULT };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * What @n brackets of @op tell: the mean bracket without stalls (@mean),
- * the median one, and the hooked SYS per operation (@hooked). A bracket
- * more than ten times the median met a stall (an interrupt, or under
- * emulation the vCPU not run), which lands in USR and SYS alike, in
- * proportion to their share of a bracket; SYS's part is taken out of
- * @hooked. @pages: @n fresh pages for OP_FAULT.
+ * @n brackets of @op: returns their mean, and sets *@hooked to the SYS
+ * tsa's hooks stamped per operation. @pages: @n fresh pages for OP_FAULT.
  */
-static void brackets(enum op op, size_t n, char *pages, long pagesz,
-		     const char *proc_dir, double *mean, double *med,
-		     double *hooked)
+static double brackets(enum op op, size_t n, char *pages, long pagesz,
+		       const char *proc_dir, double *hooked)
 {
-	uint64_t t0, *d = xmalloc(n * sizeof(*d));
-	double all = 0, clean = 0, stall, h;
-	size_t i, nclean = 0;
+	uint64_t t0, sum = 0;
 	int64_t s0, s1;
+	size_t i;
 
 	s0 = hooked_sys(proc_dir);
 	for (i = 0; i < n; i++) {
@@ -107,30 +96,17 @@ static void brackets(enum op op, size_t n, char *pages, long pagesz,
 			syscall(SYS_getppid);
 		else if (op == OP_FAULT)
 			((volatile char *)pages)[i * pagesz] = 1;
-		d[i] = now_ns() - t0;
+		sum += now_ns() - t0;
 	}
 	s1 = hooked_sys(proc_dir);
-	qsort(d, n, sizeof(*d), cmp_u64);
-	*med = (double)d[n / 2];
-	for (i = 0; i < n; i++) {
-		all += (double)d[i];
-		if (d[i] <= 10 * d[n / 2]) {
-			clean += (double)d[i];
-			nclean++;
-		}
-	}
-	clean /= (double)(nclean ? nclean : 1);
-	*mean = clean;
-	stall = all / (double)n - clean;
-	h = (double)(s1 - s0) / (double)n;
-	*hooked = clean > 0 ? h / (1 + stall / clean) : h;
-	free(d);
+	*hooked = (double)(s1 - s0) / (double)n;
+	return (double)sum / (double)n;
 }
 
 /* One run's unseen cost of @op, in ns, at least 0. */
 static double unseen(enum op op, size_t n, long pagesz, const char *proc_dir)
 {
-	double mean, med, hooked, empty, ignore;
+	double with, hooked, empty, ignore;
 	char *pages = NULL;
 
 	if (op == OP_FAULT) {
@@ -141,11 +117,11 @@ static double unseen(enum op op, size_t n, long pagesz, const char *proc_dir)
 		/* Small pages: one fault each. */
 		madvise(pages, n * pagesz, MADV_NOHUGEPAGE);
 	}
-	brackets(OP_EMPTY, n, NULL, 0, proc_dir, &ignore, &empty, &ignore);
-	brackets(op, n, pages, pagesz, proc_dir, &mean, &med, &hooked);
+	empty = brackets(OP_EMPTY, n, NULL, 0, proc_dir, &ignore);
+	with = brackets(op, n, pages, pagesz, proc_dir, &hooked);
 	if (pages)
 		munmap(pages, n * pagesz);
-	return mean - empty - hooked > 0 ? mean - empty - hooked : 0;
+	return with - empty - hooked > 0 ? with - empty - hooked : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -181,8 +157,7 @@ static int calibrate_cpu(int cpu, const char *proc_dir, size_t n,
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return 0;
 	/* Warm: the code, the clock's page, tsa's record of this thread. */
-	brackets(OP_CALL, n / 10 + 1, NULL, 0, proc_dir, &ignore, &ignore,
-		 &ignore);
+	brackets(OP_CALL, n / 10 + 1, NULL, 0, proc_dir, &ignore);
 	*sys = cost(OP_CALL, n, pagesz, proc_dir);
 	*flt = cost(OP_FAULT, nfault, pagesz, proc_dir);
 	return 1;

@@ -71,6 +71,20 @@ enum mode { M_GETPPID, M_READ, M_FAULT };
 
 static char rbuf[65536];
 
+/* @n fresh pages, each to be faulted in on its own (no huge page). */
+static char *fresh_pages(long n, long pagesz)
+{
+	char *p = mmap(NULL, n * pagesz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	madvise(p, n * pagesz, MADV_NOHUGEPAGE);
+	return p;
+}
+
 /* @n operations (@with) or the loop without them; its duration. */
 static uint64_t run(enum mode m, long n, int with, int fd, char *pages,
 		    long pagesz)
@@ -121,26 +135,16 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	/* How many fit in SECS: a probe of the operation itself. */
-	if (m == M_FAULT) {
-		pages = mmap(NULL, probe * pagesz, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (pages == MAP_FAILED)
-			return 2;
-		madvise(pages, probe * pagesz, MADV_NOHUGEPAGE);
-	}
+	if (m == M_FAULT)
+		pages = fresh_pages(probe, pagesz);
 	t_probe = run(m, probe, 1, fd, pages, pagesz);
 	if (pages)
 		munmap(pages, probe * pagesz);
 	n = (long)(secs * 1e9 / ((double)t_probe / probe + 1));
 	if (n < probe)
 		n = probe;
-	if (m == M_FAULT) {
-		pages = mmap(NULL, n * pagesz, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (pages == MAP_FAILED)
-			return 2;
-		madvise(pages, n * pagesz, MADV_NOHUGEPAGE);
-	}
+	if (m == M_FAULT)
+		pages = fresh_pages(n, pagesz);
 	tsa_books(&b0);
 	with = run(m, n, 1, fd, pages, pagesz);
 	tsa_books(&b1);
