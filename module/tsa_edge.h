@@ -4,14 +4,15 @@
  * from user mode and returns from it with nothing in between but kernel
  * work (the common case by far) costs a few stores a side. They do what
  * tsa_acct_sys_enter() and tsa_acct_sys_exit() do in that case, and are
- * inlined into the probes (tsa_hooks_syscall.c); anything else (a call
- * that slept or was preempted, a row the hints do not know, a tracer's
- * stop, a provisional record, the traced user/kernel boundary) takes
- * those. Pure logic, like tsa_state.c: KUnit checks that both paths
+ * inlined into the probes (tsa_hooks_syscall.c); anything else (a row
+ * the hints do not know, a tracer's stop, a provisional record, the
+ * traced user/kernel boundary) takes those. Pure logic, like tsa_state.c: KUnit checks that both paths
  * leave the same record.
  */
 #ifndef TSA_EDGE_H
 #define TSA_EDGE_H
+
+#include <linux/bitops.h>
 
 #include "tsa_calls.h"
 #include "tsa_state.h"
@@ -56,20 +57,20 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 }
 
 /*
- * tsa_acct_sys_exit() at @now, without a signal taken, of a call that
- * stayed on CPU in SYS and whose row is one of the hinted two. False, with
- * nothing changed (but the hints' order), when it is not such a call.
+ * tsa_acct_sys_exit() at @now, without a signal taken, of a call back on
+ * CPU in SYS whose row is one of the hinted two: its time in each state
+ * (a sleep, a wait for the CPU) and its last stay go to that row. False,
+ * with nothing changed (but the hints' order), when it is not such a call.
  */
 static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 						   u64 now, bool *clamped)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r = NULL;
-	u64 sys;
+	unsigned int mask, s;
+	u64 sys, ns;
 
 	if (c) {
-		if (c->mask & ~BIT(TSA_SYS))
-			return false;
 		r = tsa_calls_hinted(c, c->cur_key);
 		if (!r)
 			return false;
@@ -79,13 +80,18 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	a->st[TSA_USR].entries++;
 	a->flags &= ~TSA_F_IN_KERNEL;
 	if (r) {
-		if (c->mask)
-			sys += c->cur[TSA_SYS];
+		/* Most calls never left the CPU: no bit, or SYS's alone. */
+		ns = sys;
+		for (mask = c->mask; mask; mask &= mask - 1) {
+			s = __ffs(mask);
+			r->state_ns[s] += c->cur[s];
+			ns += c->cur[s];
+		}
 		r->calls++;
-		r->ns += sys;
+		r->ns += ns;
 		r->state_ns[TSA_SYS] += sys;
-		if (sys > r->longest)
-			r->longest = sys;
+		if (ns > r->longest)
+			r->longest = ns;
 		c->mask = 0;
 		c->cur_key = TSA_CALL_NONE;
 	}

@@ -158,7 +158,7 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 		   tsa_edge_return(nr))) {
 		raw_write_seqcount_begin(&th->seq);
 		now = tsa_stamp(false, &th->acct, tsa_clock());
-		/* Not plain after all (a sleep, a row to find): the key is nr. */
+		/* Not plain after all (a row to find): the key is nr. */
 		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, &clamped)))
 			clamped = tsa_acct_sys_exit(&th->acct, now, nr, false);
 		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.sys));
