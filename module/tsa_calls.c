@@ -78,17 +78,49 @@ static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
 	r->key = key;
 }
 
-/* Add @from's numbers to @to; the longest call stays the longest. */
-static void tsa_call_row_add(struct tsa_call_row *to,
+/* The states row @r (of @c) has time in. */
+static unsigned int tsa_call_row_mask(const struct tsa_calls *c,
+				      const struct tsa_call_row *r)
+{
+	unsigned int mask = 0, s;
+
+	for (s = 0; s < TSA_NR_STATES; s++)
+		if (tsa_call_row_ns(c, r, s))
+			mask |= BIT(s);
+	return mask;
+}
+
+/*
+ * Add row @from (of @fc) to row @to (of @tc), which has room for its
+ * states (tsa_calls_room()); the longest call stays the longest.
+ */
+static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
+			     const struct tsa_calls *fc,
 			     const struct tsa_call_row *from)
 {
-	int s;
+	unsigned int s;
 
 	to->calls += from->calls;
 	to->ns += from->ns;
 	to->longest = max(to->longest, from->longest);
 	for (s = 0; s < TSA_NR_STATES; s++)
-		to->state_ns[s] += from->state_ns[s];
+		tsa_call_row_put(tc, to, s, tsa_call_row_ns(fc, from, s));
+}
+
+/*
+ * Row @r of @c with room for time in the states of @mask: when it has
+ * none, its numbers move to the other row and it starts again; the
+ * other row if even an empty row has too few slots.
+ */
+static struct tsa_call_row *tsa_calls_room(struct tsa_calls *c,
+					   struct tsa_call_row *r,
+					   unsigned int mask)
+{
+	if (r == &c->other || tsa_call_row_take(r, mask))
+		return r;
+	tsa_call_row_add(c, &c->other, c, r);
+	tsa_call_row_clear(r, r->key);
+	return tsa_call_row_take(r, mask) ? r : &c->other;
 }
 
 /*
@@ -139,7 +171,7 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 			least = &c->row[i];
 	if (!take && least->ns >= ns)
 		return &c->other;
-	tsa_call_row_add(&c->other, least);
+	tsa_call_row_add(c, &c->other, c, least);
 	tsa_call_row_clear(least, key);
 	tsa_calls_hint(c, least - c->row);
 	return least;
@@ -163,11 +195,11 @@ struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
 	if (!tsa_calls_in_call(c) ||
 	    (c->cur_key == TSA_CALL_UNKNOWN && !mask))
 		return NULL;
-	r = tsa_calls_row(c, c->cur_key, 0, true);
+	r = tsa_calls_room(c, tsa_calls_row(c, c->cur_key, 0, true), mask);
 	/* Most calls were only on CPU: one bit, one pass. */
 	for (; mask; mask &= mask - 1) {
 		s = __ffs(mask);
-		r->state_ns[s] += c->cur[s];
+		tsa_call_row_put(c, r, s, c->cur[s]);
 		total += c->cur[s];
 	}
 	r->calls += count;
@@ -186,6 +218,7 @@ void tsa_calls_clear_rows(struct tsa_calls *c)
 	c->hint[0] = 0;
 	c->hint[1] = 0;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
+	memset(c->other_ns, 0, sizeof(c->other_ns));
 }
 
 /*
@@ -195,13 +228,17 @@ void tsa_calls_clear_rows(struct tsa_calls *c)
  */
 void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from)
 {
+	const struct tsa_call_row *fr;
+	struct tsa_call_row *r;
 	unsigned int i;
 
-	for (i = 0; i < from->rows; i++)
-		tsa_call_row_add(tsa_calls_row(to, from->row[i].key,
-					       from->row[i].ns, false),
-				 &from->row[i]);
-	tsa_call_row_add(&to->other, &from->other);
+	for (i = 0; i < from->rows; i++) {
+		fr = &from->row[i];
+		r = tsa_calls_row(to, fr->key, fr->ns, false);
+		r = tsa_calls_room(to, r, tsa_call_row_mask(from, fr));
+		tsa_call_row_add(to, r, from, fr);
+	}
+	tsa_call_row_add(to, &to->other, from, &from->other);
 }
 
 static int tsa_call_row_cmp(const void *a, const void *b)

@@ -13,7 +13,10 @@
  *
  * The table is bounded. A call that has no row takes a free one; when
  * none is free, it takes the row with the least time, whose numbers move
- * to the other row (rows count from when their call took them). A merge
+ * to the other row (rows count from when their call took them). A row is
+ * one cache line: SYS and up to TSA_ROW_SLOTS other states (a sleep, LAT).
+ * A row that would need one more moves to the other row as an evicted
+ * row does, and starts again with the call that needed it. A merge
  * of a table into another (a thread's into its process's at exit) only
  * takes a row for a call with more time than the least row; otherwise
  * the call goes to the other row. Nothing is ever lost or counted twice.
@@ -23,7 +26,9 @@
 #ifndef TSA_CALLS_H
 #define TSA_CALLS_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 #include "tsa_state.h"
@@ -56,12 +61,24 @@ static inline u16 tsa_trap_key(bool hard, unsigned int nr)
 	return hard ? TSA_TRAP_IRQ | nr : nr;
 }
 
+/*
+ * A row's slot: a state's time, the state (+ 1) in the top bits and the
+ * nanoseconds below (2^60 ns is 36 years); 0 when free. Slots are taken
+ * in order and never given back while the row keeps its call.
+ */
+#define TSA_ROW_SLOTS		3
+#define TSA_SLOT_SHIFT		60
+#define TSA_SLOT_NS		(BIT_ULL(TSA_SLOT_SHIFT) - 1)
+static_assert(TSA_NR_STATES < 16);	/* a slot's state + 1: 4 bits */
+
 struct tsa_call_row {
 	u16 key;
+	u16 slots;			/* the states that have a slot */
 	u64 calls;
 	u64 ns;				/* time inside, in all states */
 	u64 longest;			/* the longest single call */
-	u64 state_ns[TSA_NR_STATES];	/* ns split by state (USR is 0) */
+	u64 sys;			/* of ns, SYS's */
+	u64 slot[TSA_ROW_SLOTS];	/* of ns, other states' */
 };
 
 struct tsa_calls {
@@ -71,13 +88,81 @@ struct tsa_calls {
 	u8 max;			/* rows the table has */
 	u8 hint[2];		/* rows of the last two calls, latest first */
 	u64 cur[TSA_NR_STATES];	/* the call in progress, by state */
-	struct tsa_call_row other;
+	struct tsa_call_row other;	/* its split is other_ns[] */
+	u64 other_ns[TSA_NR_STATES];
 	struct tsa_call_row row[];
 };
 
 static inline size_t tsa_calls_size(unsigned int rows)
 {
 	return sizeof(struct tsa_calls) + rows * sizeof(struct tsa_call_row);
+}
+
+/* Row @r's time in state @s (@r is in @c). */
+static inline u64 tsa_call_row_ns(const struct tsa_calls *c,
+				  const struct tsa_call_row *r, unsigned int s)
+{
+	u64 tag = (u64)(s + 1) << TSA_SLOT_SHIFT;
+	unsigned int i;
+
+	if (r == &c->other)
+		return c->other_ns[s];
+	if (s == TSA_SYS)
+		return r->sys;
+	if (!(r->slots & BIT(s)))
+		return 0;
+	for (i = 0; i < TSA_ROW_SLOTS; i++)
+		if ((r->slot[i] & ~TSA_SLOT_NS) == tag)
+			return r->slot[i] & TSA_SLOT_NS;
+	return 0;
+}
+
+/*
+ * Can row @r (not the other row) take time in every state of @mask? Each
+ * such state without a slot takes a free one; false, with none taken, if
+ * too few are free.
+ */
+static inline bool tsa_call_row_take(struct tsa_call_row *r,
+				     unsigned int mask)
+{
+	unsigned int want = mask & ~BIT(TSA_SYS) & ~r->slots, used;
+
+	if (likely(!want))
+		return true;
+	used = hweight16(r->slots);
+	if (used + hweight16(want) > TSA_ROW_SLOTS)
+		return false;
+	r->slots |= want;
+	for (; want; want &= want - 1)
+		r->slot[used++] = (u64)(__ffs(want) + 1) << TSA_SLOT_SHIFT;
+	return true;
+}
+
+/*
+ * Add @ns in state @s to row @r of @c; a row must have taken the state
+ * (tsa_call_row_take()).
+ */
+static inline void tsa_call_row_put(struct tsa_calls *c,
+				    struct tsa_call_row *r, unsigned int s,
+				    u64 ns)
+{
+	u64 tag = (u64)(s + 1) << TSA_SLOT_SHIFT;
+	unsigned int i;
+
+	if (r == &c->other) {
+		c->other_ns[s] += ns;
+		return;
+	}
+	if (s == TSA_SYS) {
+		r->sys += ns;
+		return;
+	}
+	for (i = 0; i < TSA_ROW_SLOTS; i++) {
+		if ((r->slot[i] & ~TSA_SLOT_NS) == tag) {
+			r->slot[i] += ns;
+			return;
+		}
+	}
 }
 
 /* tsa_acct_charge() calls this for every stay charged inside a call. */
@@ -152,7 +237,7 @@ static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
  * The call returns, with the time charged to it so far. @key is the
  * number the task returns from, which names a call entered before tsa saw
  * it. Returns the call's row (NULL if none) and its time in @ns, so that
- * a last stay charged after this can be added (tsa_calls_add_stay()).
+ * a last stay charged after this can be added (tsa_calls_add_sys()).
  */
 static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 						 u16 key, u64 *ns)
@@ -170,7 +255,7 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 
 		r->calls++;
 		r->ns += sys;
-		r->state_ns[TSA_SYS] += sys;
+		r->sys += sys;
 		if (sys > r->longest)
 			r->longest = sys;
 		*ns = sys;
@@ -184,12 +269,15 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 	return r;
 }
 
-/* A call's last stay in @s, after tsa_calls_end() gave its row and @ns. */
-static inline void tsa_calls_add_stay(struct tsa_call_row *r, u64 ns,
-				      unsigned int s, u64 stay)
+/*
+ * A call's last stay, in SYS, after tsa_calls_end() gave its row (of @c)
+ * and @ns.
+ */
+static inline void tsa_calls_add_sys(struct tsa_calls *c,
+				     struct tsa_call_row *r, u64 ns, u64 stay)
 {
 	r->ns += stay;
-	r->state_ns[s] += stay;
+	tsa_call_row_put(c, r, TSA_SYS, stay);
 	if (ns + stay > r->longest)
 		r->longest = ns + stay;
 }

@@ -56,6 +56,16 @@ static u64 tsa_calls_total(const struct tsa_calls *c)
 	return ns;
 }
 
+/* Give row @r of @c @ns more in state @s. */
+static void put(struct tsa_calls *c, struct tsa_call_row *r, unsigned int s,
+		u64 ns)
+{
+	if (r != &c->other)
+		tsa_call_row_take(r, BIT(s));
+	tsa_call_row_put(c, r, s, ns);
+	r->ns += ns;
+}
+
 /* Every row's states add up to its time; the rows, to the whole. */
 static u64 check_rows(struct kunit *test, const struct tsa_calls *c)
 {
@@ -68,9 +78,9 @@ static u64 check_rows(struct kunit *test, const struct tsa_calls *c)
 						&c->other;
 
 		for (ns = 0, s = 0; s < TSA_NR_STATES; s++)
-			ns += r->state_ns[s];
+			ns += tsa_call_row_ns(c, r, s);
 		KUNIT_EXPECT_EQ(test, ns, r->ns);
-		KUNIT_EXPECT_EQ(test, r->state_ns[TSA_USR], 0ULL);
+		KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, r, TSA_USR), 0ULL);
 		total += r->ns;
 	}
 	return total;
@@ -92,9 +102,9 @@ static void call_time_is_split_by_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 45ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 45ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 4ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 38ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 3ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_SYS), 4ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_IDL), 38ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_LAT), 3ULL);
 	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 4ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 45ULL);
 	/* User time between calls is in no call. */
@@ -129,9 +139,9 @@ static void a_return_charges_the_call_up_to_its_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 27ULL);
 	KUNIT_EXPECT_EQ(test, r->longest, 20ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 18ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_IDL], 8ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_SYS), 18ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_IDL), 8ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_LAT), 1ULL);
 	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 18ULL);
 	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 13ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, a->tab[TSA_T_CALLS]), 27ULL);
@@ -195,9 +205,9 @@ static void call_entered_at_a_tracer_stop(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 20ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_STP], 10ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_LAT], 1ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 9ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_STP), 10ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_LAT), 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_SYS), 9ULL);
 	/* Skipped: no sys_enter; the return names it by the stop's number. */
 	tsa_acct_switch_out(a, 40, TSA_SW_BLOCK, TSA_STP);	/* USR 10 */
 	tsa_acct_sys_enter_unseen(a, NR_A, true);
@@ -285,20 +295,87 @@ static void merge_keeps_the_biggest(struct kunit *test)
 
 	to->rows = 1;
 	to->row[0].key = NR_A;
-	to->row[0].ns = to->row[0].state_ns[TSA_SYS] = 100;
 	to->row[0].calls = 1;
+	put(to, &to->row[0], TSA_SYS, 100);
 	from->rows = 2;
 	from->row[0].key = NR_B;
-	from->row[0].ns = from->row[0].state_ns[TSA_LCK] = 50;
+	put(from, &from->row[0], TSA_LCK, 50);
 	from->row[1].key = NR_C;
-	from->row[1].ns = from->row[1].state_ns[TSA_IOW] = 200;
-	from->other.ns = from->other.state_ns[TSA_SLP] = 7;
+	put(from, &from->row[1], TSA_IOW, 200);
+	put(from, &from->other, TSA_SLP, 7);
 	tsa_calls_merge(to, from);
 	KUNIT_EXPECT_EQ(test, (unsigned int)to->rows, 1U);
 	KUNIT_EXPECT_EQ(test, to->row[0].key, (u16)NR_C);
 	KUNIT_EXPECT_EQ(test, to->other.ns, 157ULL);
-	KUNIT_EXPECT_EQ(test, to->other.state_ns[TSA_SYS], 100ULL);
+	KUNIT_EXPECT_EQ(test, to->other_ns[TSA_SYS], 100ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, to), 357ULL);
+}
+
+/*
+ * A row has SYS and three more states: a call that needs a fourth moves
+ * the row's numbers to the other row, and the row starts again with it;
+ * a merge into a row without room does the same. Nothing is lost.
+ */
+static void row_out_of_slots_moves_to_other(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	struct tsa_calls *c = a->tab[TSA_T_CALLS], *sum = calls(test, 8);
+	struct tsa_calls *from = calls(test, 8);
+	const struct tsa_call_row *r;
+
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_switch_out(a, 11, TSA_SW_BLOCK, TSA_IDL);	/* SYS 1 */
+	tsa_acct_wakeup(a, 20);					/* IDL 9 */
+	tsa_acct_switch_in(a, 22, 0);				/* LAT 2 */
+	tsa_acct_switch_out(a, 23, TSA_SW_BLOCK, TSA_IOW);	/* SYS 1 */
+	tsa_acct_wakeup(a, 30);					/* IOW 7 */
+	tsa_acct_switch_in(a, 31, 0);				/* LAT 1 */
+	tsa_acct_sys_exit(a, 32, NR_A, false);			/* SYS 1 */
+	r = row_of(c, NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->ns, 22ULL);
+	KUNIT_EXPECT_EQ(test, c->other.ns, 0ULL);
+	tsa_acct_sys_enter(a, 40, NR_A);
+	tsa_acct_switch_out(a, 41, TSA_SW_BLOCK, TSA_LCK);	/* SYS 1 */
+	tsa_acct_wakeup(a, 45);					/* LCK 4 */
+	tsa_acct_switch_in(a, 46, 0);				/* LAT 1 */
+	tsa_acct_sys_exit(a, 48, NR_A, false);			/* SYS 2 */
+	KUNIT_EXPECT_PTR_EQ(test, row_of(c, NR_A), r);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 8ULL);
+	KUNIT_EXPECT_EQ(test, r->longest, 8ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, r, TSA_SYS), 3ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, r, TSA_LCK), 4ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, r, TSA_LAT), 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, r, TSA_IDL), 0ULL);
+	KUNIT_EXPECT_EQ(test, c->other.calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->other.ns, 22ULL);
+	KUNIT_EXPECT_EQ(test, c->other.longest, 22ULL);
+	KUNIT_EXPECT_EQ(test, c->other_ns[TSA_SYS], 3ULL);
+	KUNIT_EXPECT_EQ(test, c->other_ns[TSA_IDL], 9ULL);
+	KUNIT_EXPECT_EQ(test, c->other_ns[TSA_IOW], 7ULL);
+	KUNIT_EXPECT_EQ(test, c->other_ns[TSA_LAT], 3ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, c), 30ULL);
+
+	tsa_calls_merge(sum, c);
+	from->rows = 1;
+	from->row[0].key = NR_A;
+	from->row[0].calls = 2;
+	put(from, &from->row[0], TSA_IOW, 5);
+	put(from, &from->row[0], TSA_IDL, 6);
+	put(from, &from->row[0], TSA_STP, 7);
+	tsa_calls_merge(sum, from);
+	r = row_of(sum, NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, r->ns, 18ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(sum, r, TSA_STP), 7ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(sum, r, TSA_LCK), 0ULL);
+	KUNIT_EXPECT_EQ(test, sum->other.calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, sum->other.ns, 30ULL);
+	KUNIT_EXPECT_EQ(test, sum->other_ns[TSA_LCK], 4ULL);
+	KUNIT_EXPECT_EQ(test, sum->other_ns[TSA_IDL], 9ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, sum), 48ULL);
 }
 
 /* A thread born or found inside the kernel: the call is named at return. */
@@ -310,7 +387,7 @@ static void call_entered_before_tracking_is_named_at_exit(struct kunit *test)
 	tsa_acct_sys_exit(a, 6, NR_B, false);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(a->tab[TSA_T_CALLS], NR_B));
 	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->ns, 6ULL);
-	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->state_ns[TSA_LAT], 4ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], row_of(a->tab[TSA_T_CALLS], NR_B), TSA_LAT), 4ULL);
 	KUNIT_EXPECT_EQ(test, row_of(a->tab[TSA_T_CALLS], NR_B)->calls, 1ULL);
 }
 
@@ -337,7 +414,7 @@ static void snapshot_counts_the_call_in_progress(struct kunit *test)
 	tsa_acct_table_snapshot(a, 30, copy);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
 	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
-	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->state_ns[TSA_LCK], 18ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(copy, row_of(copy, NR_A), TSA_LCK), 18ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, copy), 20ULL);
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->tab[TSA_T_CALLS]->rows, 0U);
 }
@@ -396,8 +473,8 @@ static void nested_traps_split_trp_by_source(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_rows(test, t), 8ULL);
 	r = row_of(a->tab[TSA_T_CALLS], NR_A);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_TRP], 8ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_SYS], 7ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_TRP), 8ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(a->tab[TSA_T_CALLS], r, TSA_SYS), 7ULL);
 	KUNIT_EXPECT_STREQ(test, tsa_softirq_name(net), "NET_RX");
 	KUNIT_EXPECT_NULL(test, tsa_softirq_name(irq));
 }
@@ -432,7 +509,7 @@ static void preempted_trap_leaves_and_resumes(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, r->ns, 7ULL);
-	KUNIT_EXPECT_EQ(test, r->state_ns[TSA_TRP], 7ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(t, r, TSA_TRP), 7ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, t), 7ULL);
 	/* Not in a trap: nothing to leave; not on CPU: nothing resumes. */
 	tsa_acct_trap_suspend(a);
@@ -542,6 +619,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(full_table_evicts_the_least_row),
 	KUNIT_CASE(alternating_calls_keep_their_rows),
 	KUNIT_CASE(merge_keeps_the_biggest),
+	KUNIT_CASE(row_out_of_slots_moves_to_other),
 	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),
 	KUNIT_CASE(kernel_thread_is_in_no_call),
 	KUNIT_CASE(snapshot_counts_the_call_in_progress),

@@ -60,7 +60,8 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
  * tsa_acct_sys_exit() at @now, without a signal taken, of a call back on
  * CPU in SYS whose row is one of the hinted two: its time in each state
  * (a sleep, a wait for the CPU) and its last stay go to that row. False,
- * with nothing changed (but the hints' order), when it is not such a call.
+ * with nothing changed (but the hints' order), when it is not such a call
+ * or the row has no room for its states.
  */
 static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 						   u64 now, bool *clamped)
@@ -72,7 +73,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 
 	if (c) {
 		r = tsa_calls_hinted(c, c->cur_key);
-		if (!r)
+		if (!r || !tsa_call_row_take(r, c->mask))
 			return false;
 	}
 	sys = tsa_acct_close(a, TSA_SYS, now, clamped);
@@ -84,12 +85,12 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 		ns = sys;
 		for (mask = c->mask; mask; mask &= mask - 1) {
 			s = __ffs(mask);
-			r->state_ns[s] += c->cur[s];
+			tsa_call_row_put(c, r, s, c->cur[s]);
 			ns += c->cur[s];
 		}
 		r->calls++;
 		r->ns += ns;
-		r->state_ns[TSA_SYS] += sys;
+		r->sys += sys;
 		if (ns > r->longest)
 			r->longest = ns;
 		c->mask = 0;

@@ -515,6 +515,7 @@ static void tsa_seq_call_states(struct seq_file *m)
 
 /* A trap's time is all TRP: its rows have no state columns. */
 static void tsa_seq_table_row(struct seq_file *m, const char *prefix, int k,
+			      const struct tsa_calls *c,
 			      const struct tsa_call_row *r, u64 elapsed)
 {
 	u64 pct = tsa_pct100(r->ns, elapsed);
@@ -527,7 +528,7 @@ static void tsa_seq_table_row(struct seq_file *m, const char *prefix, int k,
 	seq_printf(m, " %llu %llu %llu.%02llu %llu", r->calls, r->ns,
 		   pct / 100, pct % 100, r->longest);
 	for (s = TSA_SYS; k == TSA_T_CALLS && s < TSA_NR_STATES; s++)
-		seq_put_decimal_ull(m, " ", r->state_ns[s]);
+		seq_put_decimal_ull(m, " ", tsa_call_row_ns(c, r, s));
 	seq_putc(m, '\n');
 }
 
@@ -545,8 +546,8 @@ static void tsa_show_table(struct seq_file *m, const char *prefix, int k,
 		seq_printf(m, "#%strap name count ns pct longest\n", prefix);
 	}
 	for (i = 0; i < c->rows; i++)
-		tsa_seq_table_row(m, prefix, k, &c->row[i], elapsed);
-	tsa_seq_table_row(m, prefix, k, &c->other, elapsed);
+		tsa_seq_table_row(m, prefix, k, c, &c->row[i], elapsed);
+	tsa_seq_table_row(m, prefix, k, c, &c->other, elapsed);
 }
 
 static void tsa_show_tables(struct seq_file *m, const char *prefix,
@@ -966,7 +967,8 @@ static int tsa_calls_show(struct seq_file *m, void *v)
 			seq_put_decimal_ull(m, " ", cr->ns);
 			seq_put_decimal_ull(m, " ", cr->longest);
 			for (s = TSA_SYS; s < TSA_NR_STATES; s++)
-				seq_put_decimal_ull(m, " ", cr->state_ns[s]);
+				seq_put_decimal_ull(m, " ",
+						    tsa_call_row_ns(c, cr, s));
 			seq_putc(m, '\n');
 		}
 	}

@@ -248,7 +248,8 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
 					   TSA_SYS : TSA_USR);
 	if (row)
-		tsa_calls_add_stay(row, ns, TSA_SYS, a->stamp - stamp);
+		tsa_calls_add_sys(a->tab[TSA_T_CALLS], row, ns,
+				  a->stamp - stamp);
 	return clamped;
 }
 
