@@ -36,6 +36,19 @@
  * marker line is then "ID VCPU COUNT LOCKED FENCES RDTSC IRQFLAGS LINES
  * STACKLINES", each counted since that vCPU's previous marker.
  *
+ * The loop's own tasks: a task that executes marker 3 is one of them.
+ * While any is, the count leaves out what other tasks (a kworker, a
+ * daemon) execute on the vCPU between the loop's; their interrupts and
+ * ticks stay in. The plugin sees no registers, so it learns which task
+ * ran from the context switch itself: __switch_to_asm's "mov
+ * %rsp,D(%rdi)" stores the task leaving's stack pointer, and that
+ * store's address names the task. What a vCPU executes is kept pending
+ * until the task that executed it leaves (then counted if it is one of
+ * the loop's), or a marker comes (its task is the loop's). A task that
+ * executed marker 3 joins when it next leaves ("3 VCPU TASK" in FILE);
+ * marker 2 (a bracket's stop) forgets them all. profile= counts every
+ * task.
+ *
  * profile=FILE (make bench-profile): also count, inside each bracket,
  * the instructions of every translated block by its guest address, and
  * at each stop marker append "bracket K" (K counts stop markers from 1)
@@ -142,6 +155,34 @@ enum { K_INSNS, K_LOCKED, K_FENCE, K_RDTSC, K_IRQF, K_LINES, K_SLINES, K_N };
 static uint64_t count[MAX_VCPUS][K_N], mark[MAX_VCPUS][K_N];
 static bool inside[MAX_VCPUS];
 
+/*
+ * The loop's tasks (marker 3); what each vCPU executed since its last
+ * switch, not yet counted; whether the task running there executed
+ * marker 3.
+ */
+#define MAX_TASKS 16
+static uint64_t tasks[MAX_TASKS], pend[MAX_VCPUS][K_N];
+static unsigned int n_tasks;
+static bool joining[MAX_VCPUS];
+
+static bool loop_task(uint64_t t)
+{
+	for (unsigned int i = 0; i < n_tasks; i++)
+		if (tasks[i] == t)
+			return true;
+	return false;
+}
+
+/* What @vcpu executed since its last switch: counted, or dropped. */
+static void settle(unsigned int vcpu, bool keep)
+{
+	for (int k = 0; k < K_N; k++) {
+		if (keep)
+			count[vcpu][k] += pend[vcpu][k];
+		pend[vcpu][k] = 0;
+	}
+}
+
 /* The lines module code wrote since the vCPU last ran user code. */
 static struct {
 	uint64_t line[LINE_SET];	/* line number << 1 | stack */
@@ -177,8 +218,8 @@ static void lines_close(unsigned int vcpu)
 
 	for (unsigned int i = 0; i < lines[vcpu].n; i++)
 		st += lines[vcpu].line[i] & 1;
-	count[vcpu][K_LINES] += lines[vcpu].n - st + lines[vcpu].extra;
-	count[vcpu][K_SLINES] += st;
+	pend[vcpu][K_LINES] += lines[vcpu].n - st + lines[vcpu].extra;
+	pend[vcpu][K_SLINES] += st;
 	lines[vcpu].n = 0;
 	lines[vcpu].extra = 0;
 }
@@ -190,7 +231,7 @@ static void tb_exec(unsigned int vcpu, void *udata)
 	if (vcpu >= MAX_VCPUS)
 		return;
 	for (int k = 0; k < K_LINES; k++)
-		count[vcpu][k] += c->k[k];
+		pend[vcpu][k] += c->k[k];
 	if (c->user && (lines[vcpu].n || lines[vcpu].extra))
 		lines_close(vcpu);
 }
@@ -277,10 +318,31 @@ static void tb_flush(qemu_plugin_id_t id)
 	pthread_mutex_unlock(&blocks_lock);
 }
 
+/* __switch_to_asm stores the stack pointer of the task leaving at @vaddr. */
+static void task_switch(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			uint64_t vaddr, void *udata)
+{
+	(void)udata;
+	if (vcpu >= MAX_VCPUS || !qemu_plugin_mem_is_store(info))
+		return;
+	if (joining[vcpu] && !loop_task(vaddr) && n_tasks < MAX_TASKS) {
+		tasks[n_tasks++] = vaddr;
+		fprintf(out, "3 %u %llu\n", vcpu, (unsigned long long)vaddr);
+		fflush(out);
+	}
+	joining[vcpu] = false;
+	settle(vcpu, !n_tasks || loop_task(vaddr));
+}
+
 static void marker_exec(unsigned int vcpu, void *id)
 {
 	if (vcpu >= MAX_VCPUS)
 		return;
+	if ((uintptr_t)id == 3) {
+		joining[vcpu] = true;
+		return;
+	}
+	settle(vcpu, true);	/* a marker's task is the loop's */
 	fprintf(out, "%u %u", (unsigned int)(uintptr_t)id, vcpu);
 	for (int k = 0; k < K_N; k++) {
 		fprintf(out, " %llu",
@@ -291,6 +353,8 @@ static void marker_exec(unsigned int vcpu, void *id)
 	fflush(out);
 	inside[vcpu] = (uintptr_t)id == 1;
 	if ((uintptr_t)id == 2) {
+		n_tasks = 0;
+		memset(joining, 0, sizeof(joining));
 		stops++;
 		if (prof)
 			profile_dump();
@@ -308,6 +372,23 @@ static long marker_id(struct qemu_plugin_insn *insn)
 		return -1;
 	memcpy(&disp, b + 3, 4);
 	return (disp & 0xffff0000u) == MARKER_TAG ? (long)(disp & 0xffff) : -1;
+}
+
+/*
+ * Is @insn, before @next, the store of the leaving task's stack pointer
+ * in __switch_to_asm: "mov %rsp,D(%rdi)" right before "mov D(%rsi),%rsp"?
+ */
+static bool switch_store(struct qemu_plugin_insn *insn,
+			 struct qemu_plugin_insn *next)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	const uint8_t *n = qemu_plugin_insn_data(next);
+
+	return qemu_plugin_insn_vaddr(insn) >= USER_END &&
+		qemu_plugin_insn_size(insn) == 7 &&
+		qemu_plugin_insn_size(next) == 7 &&
+		!memcmp(b, "\x48\x89\xa7", 3) && !memcmp(n, "\x48\x8b\xa6", 3) &&
+		!memcmp(b + 3, n + 3, 4);
 }
 
 /*
@@ -479,6 +560,11 @@ markers:
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_exec,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)mid);
+		if (i + 1 < n &&
+		    switch_store(insn, qemu_plugin_tb_get_insn(tb, i + 1)))
+			qemu_plugin_register_vcpu_mem_cb(insn, task_switch,
+							 QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_W, NULL);
 	}
 }
 
