@@ -28,6 +28,7 @@
 #define TSA_STATE_H
 
 #include <linux/compiler.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <asm/unistd.h>
 
@@ -276,7 +277,50 @@ struct tsa_block_info {
 	enum tsa_wait wait;		/* resolved: never IDLE_IF_STREAM */
 };
 
-/* By value: in two registers, no stack copy to zero and guard. */
-enum tsa_state tsa_classify_sleep(struct tsa_block_info bi);
+/*
+ * Why is a thread that left the CPU asleep? The first rule that matches
+ * wins; the order is that of docs/proc-format.md. At every sleep, in
+ * the switch: inline.
+ */
+static __always_inline enum tsa_state
+tsa_classify_sleep(struct tsa_block_info bi)
+{
+	unsigned int state = bi.task_state;
+
+	/*
+	 * ->frozen stays set from the freezer's trap (an interruptible
+	 * sleep) or a signal stop until the task, woken, leaves the trap:
+	 * a block on the way out (PREEMPT_RT: siglock) is not a stop.
+	 */
+	if ((state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN)) ||
+	    (bi.frozen && (state & TASK_INTERRUPTIBLE)))
+		return TSA_STP;
+	/* PREEMPT_RT: a spinlock_t or rwlock_t is a sleeping kernel lock. */
+	if (state & TASK_RTLOCK_WAIT)
+		return TSA_KLK;
+	if (bi.ctx & TSA_C_SWAP)
+		return TSA_APG;
+	if (bi.memstall)
+		return TSA_APG;
+	if (bi.ctx & TSA_C_FAULT_TEXT)
+		return TSA_TFL;
+	if (bi.ctx & TSA_C_FAULT_DATA)
+		return TSA_DFL;
+	if (bi.ctx & TSA_C_FAULT_KERN)
+		return TSA_KFL;
+	if (bi.ctx & TSA_C_KLOCK)
+		return TSA_KLK;
+	if (bi.wait == TSA_W_FUTEX)
+		return TSA_LCK;
+	if (bi.iowait)
+		return TSA_IOW;
+	if (bi.wait == TSA_W_IDLE)
+		return TSA_IDL;
+	/* Kernel threads waiting for work sleep interruptibly or idle. */
+	if (bi.kthread && ((state & (TASK_NOLOAD | TASK_PARKED)) ||
+			    (state & TASK_NORMAL) == TASK_INTERRUPTIBLE))
+		return TSA_IDL;
+	return TSA_SLP;
+}
 
 #endif /* TSA_STATE_H */
