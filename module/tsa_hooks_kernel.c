@@ -32,8 +32,9 @@ DEFINE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
  */
 static atomic64_t tsa_probe_misses = ATOMIC64_INIT(0);
 
-static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags,
-				  bool *locked)
+static __always_inline bool tsa_probe_write_begin(struct tsa_thread *th,
+						  unsigned long *flags,
+						  bool *locked)
 {
 	if (!in_nmi()) {
 		*locked = tsa_thread_own_begin(th, flags);
@@ -51,8 +52,9 @@ static bool tsa_probe_write_begin(struct tsa_thread *th, unsigned long *flags,
 	return true;
 }
 
-static void tsa_probe_write_end(struct tsa_thread *th, unsigned long flags,
-				bool locked)
+static __always_inline void tsa_probe_write_end(struct tsa_thread *th,
+						unsigned long flags,
+						bool locked)
 {
 	if (!in_nmi()) {
 		tsa_thread_own_end(th, flags, locked);
