@@ -265,6 +265,16 @@ struct tsa_all {
 	unsigned int max;
 	char *tables;		/* the tables of each row, or NULL */
 	size_t tables_size;
+	/*
+	 * The leader, if its own file copied its record at now: that copy,
+	 * not a second one (each copy of a busy thread may hold its writers
+	 * off). Compared, never dereferenced: it was found under another
+	 * RCU section.
+	 */
+	const struct tsa_thread *seen;
+	const struct tsa_acct *seen_a;
+	const void *seen_tables;
+	u64 seen_stay;
 	struct tsa_row rows[];
 };
 
@@ -286,6 +296,7 @@ static struct tsa_all *tsa_all_alloc(unsigned int max, bool tables)
 		return NULL;
 	all->n = 0;
 	all->max = max;
+	all->seen = NULL;
 	all->tables = NULL;
 	all->tables_size = tsa_table_size();
 	if (tables && all->tables_size) {
@@ -367,8 +378,16 @@ static bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 		if (all->n == all->max)
 			return false;
 		r = &all->rows[all->n];
-		r->stay = tsa_thread_read(th, all->now, &r->a,
-					  tsa_all_tables(all, all->n));
+		if (th == all->seen && t == p) {
+			r->stay = all->seen_stay;
+			r->a = *all->seen_a;
+			if (all->tables)
+				memcpy(tsa_all_tables(all, all->n),
+				       all->seen_tables, all->tables_size);
+		} else {
+			r->stay = tsa_thread_read(th, all->now, &r->a,
+						  tsa_all_tables(all, all->n));
+		}
 		if (r->a.flags & TSA_F_NOT_LIVE)
 			continue;
 		/*
@@ -564,9 +583,13 @@ static void tsa_show_tables(struct seq_file *m, const char *prefix,
 /*
  * A process leader's file also shows the process: its live threads plus
  * those that exited, summed; elapsed is the sum of the threads' elapsed.
+ * The leader's record @th was copied at @now already (@a, @stay and
+ * @ltables): that copy counts for it.
  */
 static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
-			     u64 now)
+			     u64 now, const struct tsa_thread *th,
+			     const struct tsa_acct *a, u64 stay,
+			     const void *ltables)
 {
 	unsigned int max = 1, i, live = 0, exited = 0;
 	struct task_struct *t;
@@ -587,6 +610,10 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	if (!all || !sum || (all->tables && !tables))
 		goto out;
 	all->now = now;
+	all->seen = th;
+	all->seen_a = a;
+	all->seen_stay = stay;
+	all->seen_tables = ltables;
 	rcu_read_lock();
 	ok = pid_alive(leader) && tsa_all_process(all, leader);
 	rcu_read_unlock();
@@ -671,7 +698,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	tsa_show_acct(m, "", &a);
 	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));
 	if (thread_group_leader(t))
-		tsa_process_show(m, t, now);
+		tsa_process_show(m, t, now, th, &a, stay, tables);
 out:
 	up_read(&t->signal->exec_update_lock);
 out_free:

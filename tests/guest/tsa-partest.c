@@ -276,6 +276,15 @@ static int readers(int secs, int rounds)
 		    "readers: %s reads' 99th percentile %.3f ms within 10x their median %.3f ms, or no longer a tail than the control's (its p99 %.1fx its median)",
 		    kname[i], 1e3 * p99, 1e3 * med, ctl_tail);
 	}
+	/*
+	 * The spinner leads a process of its own: its file shows the thread
+	 * and the process, from one copy of its record.
+	 */
+	if (k[K_TID].copies >= 0)
+		tap(k[K_TID].n &&
+		    k[K_TID].copies <= (long long)(k[K_TID].n + k[K_TID].n / 20),
+		    "readers: a one-thread process's /proc/tsa/<tid> copies its record once a read (%lld copies for %zu reads)",
+		    k[K_TID].copies, k[K_TID].n);
 	if (worst < 0)
 		tap(0, "readers: debugfs has no reader_retries_max (module too old?)");
 	else
