@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -208,11 +209,42 @@ static double bench_fork(long n)
 	return (double)t0 / n;
 }
 
+/*
+ * Idle threads leave one at a time (stop_idle()): a process that exits
+ * with 100,000 threads up makes them all runnable at once on their CPU.
+ * Under emulation that CPU then reported an RCU stall, no RCU softirq
+ * having run for the 21 s (ksoftirqd starved, by the look of it).
+ */
+static _Atomic int leave;		/* threads that may leave now */
+static _Atomic long idle_up;
+
 static void *idle(void *arg)
 {
 	(void)arg;
-	pause();
+	for (;;) {
+		int v = atomic_load(&leave);
+
+		if (v > 0 && atomic_compare_exchange_weak(&leave, &v, v - 1))
+			break;
+		if (v <= 0)
+			syscall(SYS_futex, &leave, FUTEX_WAIT_PRIVATE, v, NULL,
+				NULL, 0);
+	}
+	atomic_fetch_sub(&idle_up, 1);
 	return NULL;
+}
+
+/* Let the idle threads leave, one after the other. */
+static void stop_idle(void)
+{
+	while (atomic_load(&idle_up) > 0) {
+		long up = atomic_load(&idle_up);
+
+		atomic_fetch_add(&leave, 1);
+		syscall(SYS_futex, &leave, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		while (atomic_load(&idle_up) == up)
+			sched_yield();
+	}
 }
 
 /* N idle threads with small stacks; returns how many started. */
@@ -226,10 +258,13 @@ static long start_idle(long n)
 	for (i = 0; i < n; i++) {
 		pthread_t t;
 
+		atomic_fetch_add(&idle_up, 1);
 		if (pthread_create(&t, &attr, idle, NULL)) {
+			atomic_fetch_sub(&idle_up, 1);
 			fprintf(stderr, "tsa-bench: only %ld threads\n", i);
 			break;
 		}
+		pthread_detach(t);
 	}
 	pthread_attr_destroy(&attr);
 	return i;
@@ -250,9 +285,10 @@ static int bench_idle(long n, char **cmd)
 		execvp(cmd[0], cmd);
 		_exit(127);
 	}
-	if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status))
-		return 1;
-	return WEXITSTATUS(status);
+	status = p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status) ?
+		1 : WEXITSTATUS(status);
+	stop_idle();
+	return status;
 }
 
 /* Least CPU time (user + sys) of CMD over five runs, with N threads up. */
@@ -284,6 +320,7 @@ static double bench_threads(long n, char **cmd)
 		if (best < 0 || ns < best)
 			best = ns;
 	}
+	stop_idle();
 	return best;
 }
 
