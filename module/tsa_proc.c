@@ -213,12 +213,16 @@ static void tsa_entries_resync(void)
 			tids[n++] = task_pid_nr(t);
 		}
 		rcu_read_unlock();
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			tsa_entry_sync(tids[i]);
+			cond_resched();
+		}
 		kvfree(tids);
 	}
-	xa_for_each(&tsa_entries, tid, pde)
+	xa_for_each(&tsa_entries, tid, pde) {
 		tsa_entry_sync(tid);
+		cond_resched();
+	}
 }
 
 static void tsa_entries_work_fn(struct work_struct *work)
@@ -235,11 +239,15 @@ static void tsa_entries_work_fn(struct work_struct *work)
 	tsa_ring_overflow = false;
 	raw_spin_unlock_irq(&tsa_ring_lock);
 
-	if (overflow)
+	/* Bursts of thousands of threads: yield between entries. */
+	if (overflow) {
 		tsa_entries_resync();
-	else
-		for (i = 0; i < n; i++)
+	} else {
+		for (i = 0; i < n; i++) {
 			tsa_entry_sync(tsa_drain[i]);
+			cond_resched();
+		}
+	}
 	mutex_unlock(&tsa_entries_lock);
 }
 
