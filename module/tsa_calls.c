@@ -72,10 +72,12 @@ const char *tsa_softirq_name(u16 key)
 		tsa_softirq_names[key] : NULL;
 }
 
+/* An empty row for call @key: SYS always has its slot (the first). */
 static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
 {
 	memset(r, 0, sizeof(*r));
 	r->key = key;
+	r->slots = BIT(TSA_SYS);
 }
 
 /* The states row @r (of @c) has time in. */
@@ -103,8 +105,12 @@ static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
 	to->calls += from->calls;
 	to->ns += from->ns;
 	to->longest = max(to->longest, from->longest);
-	for (s = 0; s < TSA_NR_STATES; s++)
-		tsa_call_row_put(tc, to, s, tsa_call_row_ns(fc, from, s));
+	for (s = 0; s < TSA_NR_STATES; s++) {
+		u64 ns = tsa_call_row_ns(fc, from, s);
+
+		if (ns)
+			tsa_call_row_put(tc, to, s, ns);
+	}
 }
 
 /*

@@ -14,7 +14,7 @@
  * The table is bounded. A call that has no row takes a free one; when
  * none is free, it takes the row with the least time, whose numbers move
  * to the other row (rows count from when their call took them). A row is
- * one cache line: SYS and up to TSA_ROW_SLOTS other states (a sleep, LAT).
+ * one cache line: SYS and up to three other states (a sleep, LAT).
  * A row that would need one more moves to the other row as an evicted
  * row does, and starts again with the call that needed it. A merge
  * of a table into another (a thread's into its process's at exit) only
@@ -28,7 +28,7 @@
 
 #include <linux/bitops.h>
 #include <linux/bits.h>
-#include <linux/build_bug.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "tsa_state.h"
@@ -62,14 +62,11 @@ static inline u16 tsa_trap_key(bool hard, unsigned int nr)
 }
 
 /*
- * A row's slot: a state's time, the state (+ 1) in the top bits and the
- * nanoseconds below (2^60 ns is 36 years); 0 when free. Slots are taken
- * in order and never given back while the row keeps its call.
+ * A row's time by state: a slot for each state it has time in, in the
+ * order of the states, found by counting the bits below the state's in
+ * slots (a popcnt). A row has SYS and up to three more.
  */
-#define TSA_ROW_SLOTS		3
-#define TSA_SLOT_SHIFT		60
-#define TSA_SLOT_NS		(BIT_ULL(TSA_SLOT_SHIFT) - 1)
-static_assert(TSA_NR_STATES < 16);	/* a slot's state + 1: 4 bits */
+#define TSA_ROW_SLOTS		4
 
 struct tsa_call_row {
 	u16 key;
@@ -77,8 +74,7 @@ struct tsa_call_row {
 	u64 calls;
 	u64 ns;				/* time inside, in all states */
 	u64 longest;			/* the longest single call */
-	u64 sys;			/* of ns, SYS's */
-	u64 slot[TSA_ROW_SLOTS];	/* of ns, other states' */
+	u64 slot[TSA_ROW_SLOTS];	/* ns, split by state */
 };
 
 struct tsa_calls {
@@ -98,23 +94,39 @@ static inline size_t tsa_calls_size(unsigned int rows)
 	return sizeof(struct tsa_calls) + rows * sizeof(struct tsa_call_row);
 }
 
+/* The slot of state @s, which row @r has. */
+static __always_inline unsigned int tsa_call_row_at(const struct tsa_call_row *r,
+						    unsigned int s)
+{
+	return hweight16(r->slots & (BIT(s) - 1));
+}
+
 /* Row @r's time in state @s (@r is in @c). */
 static inline u64 tsa_call_row_ns(const struct tsa_calls *c,
 				  const struct tsa_call_row *r, unsigned int s)
 {
-	u64 tag = (u64)(s + 1) << TSA_SLOT_SHIFT;
-	unsigned int i;
-
 	if (r == &c->other)
 		return c->other_ns[s];
-	if (s == TSA_SYS)
-		return r->sys;
-	if (!(r->slots & BIT(s)))
-		return 0;
-	for (i = 0; i < TSA_ROW_SLOTS; i++)
-		if ((r->slot[i] & ~TSA_SLOT_NS) == tag)
-			return r->slot[i] & TSA_SLOT_NS;
-	return 0;
+	return r->slots & BIT(s) ? r->slot[tsa_call_row_at(r, s)] : 0;
+}
+
+/* Take a slot for @mask's states that have none, keeping the order. */
+static noinline bool tsa_call_row_take_slow(struct tsa_call_row *r,
+					    unsigned int want)
+{
+	unsigned int used = hweight16(r->slots), at, s;
+
+	if (used + hweight16(want) > TSA_ROW_SLOTS)
+		return false;
+	for (; want; want &= want - 1, used++) {
+		s = __ffs(want);
+		at = tsa_call_row_at(r, s);
+		memmove(&r->slot[at + 1], &r->slot[at],
+			(used - at) * sizeof(r->slot[0]));
+		r->slot[at] = 0;
+		r->slots |= BIT(s);
+	}
+	return true;
 }
 
 /*
@@ -122,47 +134,26 @@ static inline u64 tsa_call_row_ns(const struct tsa_calls *c,
  * such state without a slot takes a free one; false, with none taken, if
  * too few are free.
  */
-static inline bool tsa_call_row_take(struct tsa_call_row *r,
-				     unsigned int mask)
+static __always_inline bool tsa_call_row_take(struct tsa_call_row *r,
+					      unsigned int mask)
 {
-	unsigned int want = mask & ~BIT(TSA_SYS) & ~r->slots, used;
+	unsigned int want = mask & ~r->slots;
 
-	if (likely(!want))
-		return true;
-	used = hweight16(r->slots);
-	if (used + hweight16(want) > TSA_ROW_SLOTS)
-		return false;
-	r->slots |= want;
-	for (; want; want &= want - 1)
-		r->slot[used++] = (u64)(__ffs(want) + 1) << TSA_SLOT_SHIFT;
-	return true;
+	return likely(!want) || tsa_call_row_take_slow(r, want);
 }
 
 /*
  * Add @ns in state @s to row @r of @c; a row must have taken the state
  * (tsa_call_row_take()).
  */
-static inline void tsa_call_row_put(struct tsa_calls *c,
-				    struct tsa_call_row *r, unsigned int s,
-				    u64 ns)
+static __always_inline void tsa_call_row_put(struct tsa_calls *c,
+					     struct tsa_call_row *r,
+					     unsigned int s, u64 ns)
 {
-	u64 tag = (u64)(s + 1) << TSA_SLOT_SHIFT;
-	unsigned int i;
-
-	if (r == &c->other) {
+	if (r == &c->other)
 		c->other_ns[s] += ns;
-		return;
-	}
-	if (s == TSA_SYS) {
-		r->sys += ns;
-		return;
-	}
-	for (i = 0; i < TSA_ROW_SLOTS; i++) {
-		if ((r->slot[i] & ~TSA_SLOT_NS) == tag) {
-			r->slot[i] += ns;
-			return;
-		}
-	}
+	else
+		r->slot[tsa_call_row_at(r, s)] += ns;
 }
 
 /* tsa_acct_charge() calls this for every stay charged inside a call. */
@@ -255,7 +246,7 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 
 		r->calls++;
 		r->ns += sys;
-		r->sys += sys;
+		tsa_call_row_put(c, r, TSA_SYS, sys);
 		if (sys > r->longest)
 			r->longest = sys;
 		*ns = sys;

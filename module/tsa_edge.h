@@ -90,7 +90,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 		}
 		r->calls++;
 		r->ns += ns;
-		r->sys += sys;
+		tsa_call_row_put(c, r, TSA_SYS, sys);
 		if (ns > r->longest)
 			r->longest = ns;
 		c->mask = 0;
