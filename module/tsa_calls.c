@@ -72,7 +72,7 @@ const char *tsa_softirq_name(u16 key)
 		tsa_softirq_names[key] : NULL;
 }
 
-/* An empty row for call @key: SYS always has its slot (the first). */
+/* An empty row for call @key: SYS has its slot, the first. */
 static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
 {
 	memset(r, 0, sizeof(*r));

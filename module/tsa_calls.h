@@ -28,7 +28,7 @@
 
 #include <linux/bitops.h>
 #include <linux/bits.h>
-#include <linux/string.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 #include "tsa_state.h"
@@ -62,19 +62,21 @@ static inline u16 tsa_trap_key(bool hard, unsigned int nr)
 }
 
 /*
- * A row's time by state: a slot for each state it has time in, in the
- * order of the states, found by counting the bits below the state's in
- * slots (a popcnt). A row has SYS and up to three more.
+ * A row's time by state: a slot for each state it has time in, where
+ * says which (2 bits a state). SYS has slot 0 from the start; a row has
+ * up to three more.
  */
 #define TSA_ROW_SLOTS		4
+static_assert(TSA_NR_STATES * 2 <= 32);
 
 struct tsa_call_row {
 	u16 key;
 	u16 slots;			/* the states that have a slot */
+	u32 where;			/* each one's slot, 2 bits a state */
 	u64 calls;
 	u64 ns;				/* time inside, in all states */
 	u64 longest;			/* the longest single call */
-	u64 slot[TSA_ROW_SLOTS];	/* ns, split by state */
+	u64 slot[TSA_ROW_SLOTS];	/* ns, split by state; SYS's first */
 };
 
 struct tsa_calls {
@@ -98,7 +100,7 @@ static inline size_t tsa_calls_size(unsigned int rows)
 static __always_inline unsigned int tsa_call_row_at(const struct tsa_call_row *r,
 						    unsigned int s)
 {
-	return hweight16(r->slots & (BIT(s) - 1));
+	return (r->where >> (2 * s)) & 3;
 }
 
 /* Row @r's time in state @s (@r is in @c). */
@@ -110,20 +112,18 @@ static inline u64 tsa_call_row_ns(const struct tsa_calls *c,
 	return r->slots & BIT(s) ? r->slot[tsa_call_row_at(r, s)] : 0;
 }
 
-/* Take a slot for @mask's states that have none, keeping the order. */
+/* Slots for the states of @want, which have none: false if too few. */
 static noinline bool tsa_call_row_take_slow(struct tsa_call_row *r,
 					    unsigned int want)
 {
-	unsigned int used = hweight16(r->slots), at, s;
+	unsigned int used = hweight16(r->slots), s;
 
 	if (used + hweight16(want) > TSA_ROW_SLOTS)
 		return false;
 	for (; want; want &= want - 1, used++) {
 		s = __ffs(want);
-		at = tsa_call_row_at(r, s);
-		memmove(&r->slot[at + 1], &r->slot[at],
-			(used - at) * sizeof(r->slot[0]));
-		r->slot[at] = 0;
+		r->slot[used] = 0;
+		r->where |= used << (2 * s);
 		r->slots |= BIT(s);
 	}
 	return true;
@@ -142,10 +142,14 @@ static __always_inline bool tsa_call_row_take(struct tsa_call_row *r,
 	return likely(!want) || tsa_call_row_take_slow(r, want);
 }
 
-/*
- * Add @ns in state @s to row @r of @c; a row must have taken the state
- * (tsa_call_row_take()).
- */
+/* Add @ns in state @s to row @r, which has taken it (not the other row). */
+static __always_inline void tsa_call_row_add_ns(struct tsa_call_row *r,
+						unsigned int s, u64 ns)
+{
+	r->slot[s == TSA_SYS ? 0 : tsa_call_row_at(r, s)] += ns;
+}
+
+/* Add @ns in state @s to row @r of @c, the other row or one that took @s. */
 static __always_inline void tsa_call_row_put(struct tsa_calls *c,
 					     struct tsa_call_row *r,
 					     unsigned int s, u64 ns)
@@ -153,7 +157,7 @@ static __always_inline void tsa_call_row_put(struct tsa_calls *c,
 	if (r == &c->other)
 		c->other_ns[s] += ns;
 	else
-		r->slot[tsa_call_row_at(r, s)] += ns;
+		tsa_call_row_add_ns(r, s, ns);
 }
 
 /* tsa_acct_charge() calls this for every stay charged inside a call. */
@@ -246,7 +250,7 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 
 		r->calls++;
 		r->ns += sys;
-		tsa_call_row_put(c, r, TSA_SYS, sys);
+		tsa_call_row_add_ns(r, TSA_SYS, sys);
 		if (sys > r->longest)
 			r->longest = sys;
 		*ns = sys;

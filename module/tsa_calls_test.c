@@ -60,8 +60,11 @@ static u64 tsa_calls_total(const struct tsa_calls *c)
 static void put(struct tsa_calls *c, struct tsa_call_row *r, unsigned int s,
 		u64 ns)
 {
-	if (r != &c->other)
+	if (r != &c->other) {
+		if (!r->slots)
+			r->slots = BIT(TSA_SYS);	/* as a new row has */
 		tsa_call_row_take(r, BIT(s));
+	}
 	tsa_call_row_put(c, r, s, ns);
 	r->ns += ns;
 }

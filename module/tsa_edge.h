@@ -85,12 +85,12 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 		ns = sys;
 		for (mask = c->mask; mask; mask &= mask - 1) {
 			s = __ffs(mask);
-			tsa_call_row_put(c, r, s, c->cur[s]);
+			tsa_call_row_add_ns(r, s, c->cur[s]);
 			ns += c->cur[s];
 		}
 		r->calls++;
 		r->ns += ns;
-		tsa_call_row_put(c, r, TSA_SYS, sys);
+		tsa_call_row_add_ns(r, TSA_SYS, sys);
 		if (ns > r->longest)
 			r->longest = ns;
 		c->mask = 0;
