@@ -113,10 +113,18 @@ static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
 	}
 }
 
+/* Row @r of @c: its numbers to the other row, and a new start for @key. */
+static void tsa_calls_evict(struct tsa_calls *c, struct tsa_call_row *r,
+			    u16 key)
+{
+	tsa_call_row_add(c, &c->other, c, r);
+	tsa_call_row_clear(r, key);
+}
+
 /*
  * Row @r of @c with room for time in the states of @mask: when it has
- * none, its numbers move to the other row and it starts again; the
- * other row if even an empty row has too few slots.
+ * none, it is evicted and starts again; the other row if even an empty
+ * row has too few slots.
  */
 static struct tsa_call_row *tsa_calls_room(struct tsa_calls *c,
 					   struct tsa_call_row *r,
@@ -124,8 +132,7 @@ static struct tsa_call_row *tsa_calls_room(struct tsa_calls *c,
 {
 	if (r == &c->other || tsa_call_row_take(r, mask))
 		return r;
-	tsa_call_row_add(c, &c->other, c, r);
-	tsa_call_row_clear(r, r->key);
+	tsa_calls_evict(c, r, r->key);
 	return tsa_call_row_take(r, mask) ? r : &c->other;
 }
 
@@ -177,8 +184,7 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 			least = &c->row[i];
 	if (!take && least->ns >= ns)
 		return &c->other;
-	tsa_call_row_add(c, &c->other, c, least);
-	tsa_call_row_clear(least, key);
+	tsa_calls_evict(c, least, key);
 	tsa_calls_hint(c, least - c->row);
 	return least;
 }

@@ -60,11 +60,8 @@ static u64 tsa_calls_total(const struct tsa_calls *c)
 static void put(struct tsa_calls *c, struct tsa_call_row *r, unsigned int s,
 		u64 ns)
 {
-	if (r != &c->other) {
-		if (!r->slots)
-			r->slots = BIT(TSA_SYS);	/* as a new row has */
+	if (r != &c->other)
 		tsa_call_row_take(r, BIT(s));
-	}
 	tsa_call_row_put(c, r, s, ns);
 	r->ns += ns;
 }
@@ -297,13 +294,13 @@ static void merge_keeps_the_biggest(struct kunit *test)
 	struct tsa_calls *to = calls(test, 1), *from = calls(test, 2);
 
 	to->rows = 1;
-	to->row[0].key = NR_A;
+	tsa_call_row_clear(&to->row[0], NR_A);
 	to->row[0].calls = 1;
 	put(to, &to->row[0], TSA_SYS, 100);
 	from->rows = 2;
-	from->row[0].key = NR_B;
+	tsa_call_row_clear(&from->row[0], NR_B);
 	put(from, &from->row[0], TSA_LCK, 50);
-	from->row[1].key = NR_C;
+	tsa_call_row_clear(&from->row[1], NR_C);
 	put(from, &from->row[1], TSA_IOW, 200);
 	put(from, &from->other, TSA_SLP, 7);
 	tsa_calls_merge(to, from);
@@ -362,7 +359,7 @@ static void row_out_of_slots_moves_to_other(struct kunit *test)
 
 	tsa_calls_merge(sum, c);
 	from->rows = 1;
-	from->row[0].key = NR_A;
+	tsa_call_row_clear(&from->row[0], NR_A);
 	from->row[0].calls = 2;
 	put(from, &from->row[0], TSA_IOW, 5);
 	put(from, &from->row[0], TSA_IDL, 6);

@@ -19,8 +19,9 @@ static atomic64_t tsa_switch_sig_running = ATOMIC64_INIT(0);
 static atomic64_t tsa_switch_odd = ATOMIC64_INIT(0);
 
 /* What call @nr of @p, with its first two arguments, is waiting for. */
-static __always_inline enum tsa_wait tsa_call_wait(struct task_struct *p, long nr,
-				   unsigned long a0, unsigned long a1)
+static __always_inline enum tsa_wait tsa_call_wait(struct task_struct *p,
+						   long nr, unsigned long a0,
+						   unsigned long a1)
 {
 	enum tsa_wait w;
 
