@@ -185,5 +185,23 @@ if [ "$repeat" -gt 0 ]; then
 		  printf "# %d tests, %d not passing in every one of %d rounds\n", nk, bad, runs }' |
 		tee "$out/repeat/rates.txt"
 fi
+# Every failing line again, last, with the lines its suite printed before
+# it (what it expected and saw): CI shows only the output's tail.
+faillog=()
+for ((i = 0; i < ${#suites[@]}; i += 2)); do
+	wanted "${suites[i]}" || continue
+	for ((r = 1; r <= rounds; r++)); do
+		l=$out/${suites[i]}.log
+		[ "$repeat" -eq 0 ] || l=$out/repeat/${suites[i]}.$r.log
+		[ -f "$l" ] && grep -q '^not ok' "$l" && faillog+=("$l")
+	done
+done
+if [ ${#faillog[@]} -gt 0 ]; then
+	echo "# --- failures (the lines before each, from its log)"
+	for l in "${faillog[@]}"; do
+		echo "# $l:"
+		grep -B4 '^not ok' "$l" | cut -c1-300 | head -60
+	done
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
