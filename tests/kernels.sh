@@ -23,8 +23,8 @@
 #                                       build tools in the root; prints
 #                                       the root and the tarball inside it
 #
-# SERIES: 6.12 (bookworm-backports) or 7 (trixie-backports); the version is
-# whatever the backports suite's linux-headers-amd64 names today (printed),
+# SERIES: 5.10 (bullseye), 6.12 (bookworm-backports) or 7 (trixie-backports);
+# the version is whatever that suite's linux-headers-amd64 names today (printed),
 # so the matrix follows Debian's newest. FLAVOURs: amd64 rt-amd64 cloud-amd64.
 # Everything lives in $TSA_CACHE/kernels/SERIES (about 1.5 GB a series).
 set -euo pipefail
@@ -40,9 +40,19 @@ FLAVOURS=(amd64 rt-amd64 cloud-amd64)
 
 series_release() {
 	case $1 in
+	5.10) echo bullseye ;;
 	6.12) echo bookworm ;;
 	7) echo trixie ;;
-	*) tsa_die "unknown series '$1' (known: 6.12 7)" ;;
+	*) tsa_die "unknown series '$1' (known: 5.10 6.12 7)" ;;
+	esac
+}
+
+# The suite whose linux-headers-FLAVOUR are the series': backports for
+# 6.12 and 7.x; bullseye's own 5.10 (its backports are gone).
+series_suite() {
+	case $1 in
+	5.10) echo bullseye ;;
+	*) echo "$(series_release "$1")-backports" ;;
 	esac
 }
 
@@ -82,7 +92,7 @@ versions() {
 provision() {
 	local series=$1 rel dir root bpo want=() flav v pkgs p d img
 	rel=$(series_release "$series")
-	dir=$TSA_CACHE/kernels/$series root=$dir/root bpo=$rel-backports
+	dir=$TSA_CACHE/kernels/$series root=$dir/root bpo=$(series_suite "$series")
 	mkdir -p "$dir"
 	command -v mmdebstrap >/dev/null || tsa_die "mmdebstrap missing: run tests/deps.sh"
 	[ -n "$MIRROR" ] || MIRROR=$(host_mirror) ||
@@ -95,13 +105,16 @@ provision() {
 	if [ ! -x "$root/usr/bin/make" ]; then
 		tsa_log "series $series: making a $rel build root in $root"
 		rm -rf "$root"
-		# apt resolves pkg/suite: the headers come from backports.
+		# apt resolves pkg/suite: the headers come from backports
+		# (5.10: the release itself, one source line).
 		# No recommends: dkms's would bring kernel images and
 		# initramfs-tools, which rebuild three initramfs images.
+		local srcs=("deb $MIRROR $rel main")
+		[ "$bpo" = "$rel" ] || srcs+=("deb $MIRROR $bpo main")
 		mmdebstrap --variant=apt --quiet \
 			--aptopt='APT::Install-Recommends "false"' \
 			--include="make,gcc,libc6-dev,kmod,ca-certificates,$(IFS=,; echo "${want[*]}")" \
-			"$rel" "$root" "deb $MIRROR $rel main" "deb $MIRROR $bpo main" >&2 ||
+			"$rel" "$root" "${srcs[@]}" >&2 ||
 			tsa_die "mmdebstrap $rel failed"
 	else
 		# Follow the suite: newer headers when Debian has uploaded some.
