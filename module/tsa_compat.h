@@ -27,6 +27,8 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
+#include <linux/pid_namespace.h>
+#include <linux/idr.h>
 #include <linux/sched/coredump.h>
 #ifdef TSA_HAVE_EXEC_STATE
 #include <linux/sched/exec_state.h>
@@ -38,8 +40,8 @@
  * finds them in the headers (TSA_HAVE_*).
  */
 
-#if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
-#error "tsa needs sched_switch with prev_state (Linux 5.18 or later)"
+#if KERNEL_VERSION(5, 10, 0) > LINUX_VERSION_CODE
+#error "tsa needs Linux 5.10 or later"
 #endif
 
 /*
@@ -50,6 +52,16 @@
 #define TSA_PROBE_SCHED_SWITCH(fn)					\
 	void fn(void *data, bool preempt, struct task_struct *prev,	\
 		struct task_struct *next, unsigned int prev_state)
+/*
+ * Before 5.18 sched_switch has no prev_state: the probe registered there
+ * (tsa_sched_switch_old) finds it in the task, see tsa_switch_prev_state().
+ */
+#if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
+#define TSA_SWITCH_NO_PREV_STATE
+#define TSA_PROBE_SCHED_SWITCH_OLD(fn)					\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next)
+#endif
 #define TSA_PROBE_TASK(fn)						\
 	void fn(void *data, struct task_struct *p)
 #if KERNEL_VERSION(6, 16, 0) <= LINUX_VERSION_CODE
@@ -104,6 +116,31 @@
 		      sizeof(int))
 
 /*
+ * Lock contention tracepoints came in 5.19. Before, the probes are built
+ * but never registered (no tracepoint has their name) and KLK is degraded:
+ * a sleep on a kernel lock is classified as any other sleep.
+ */
+#if KERNEL_VERSION(5, 19, 0) > LINUX_VERSION_CODE
+#define TSA_CHECK_CONTENTION_PROBE(name, probe)	static_assert(1)
+#ifndef LCB_F_SPIN
+#define LCB_F_SPIN	(1U << 0)
+#endif
+#else
+#define TSA_CHECK_CONTENTION_PROBE(name, probe)	TSA_CHECK_PROBE(name, probe)
+#endif
+
+/*
+ * The first function of a swap-in fault's swap cache lookup, for APG's
+ * kprobe: swap_cache_get_folio() from 6.1.y and 6.3, lookup_swap_cache()
+ * before.
+ */
+#if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
+#define TSA_SWAPIN_FUNC	"lookup_swap_cache"
+#else
+#define TSA_SWAPIN_FUNC	"swap_cache_get_folio"
+#endif
+
+/*
  * Probes run with preemption disabled up to 6.12; from 6.13 the syscall
  * tracepoints may fault and call their probes preemptible (found in the
  * headers by Kbuild, for backports): the syscall probes then disable it
@@ -132,8 +169,41 @@ static inline u64 tsa_clock(void)
 /* A task's real state word (6.1: __state; before 5.14: state). */
 static inline unsigned int tsa_task_state(const struct task_struct *p)
 {
+#if KERNEL_VERSION(5, 14, 0) > LINUX_VERSION_CODE
+	return READ_ONCE(p->state);
+#else
 	return READ_ONCE(p->__state);
+#endif
 }
+
+#ifdef TSA_SWITCH_NO_PREV_STATE
+/*
+ * The state __schedule() switched @prev out in, as 5.18's prev_state says
+ * it, read from the task under the rq lock. A task still on its run queue
+ * was preempted, yielded, or had a sleep undone by a pending signal: 0,
+ * as for a preemption; the kernel's nvcsw count tells the undone sleep
+ * (tsa_sched_switch()). A task off it slept, in the state it set, unless
+ * a wakeup on another CPU has already written TASK_WAKING over it
+ * (try_to_wake_up() may once the task is off the queue): then the kind of
+ * sleep is lost and @lost is set; it counts as interruptible.
+ */
+static inline unsigned int tsa_switch_prev_state(bool preempt,
+						 struct task_struct *prev,
+						 bool *lost)
+{
+	unsigned int state;
+
+	*lost = false;
+	if (preempt || READ_ONCE(prev->on_rq))
+		return 0;
+	state = tsa_task_state(prev);
+	if (state == TASK_RUNNING || state == TASK_WAKING) {
+		*lost = true;
+		return TASK_INTERRUPTIBLE;
+	}
+	return state;
+}
+#endif
 
 /*
  * Copy the user registers of @p, which need not be current (seeding walks
@@ -249,6 +319,26 @@ static inline struct user_namespace *tsa_task_dump_ns(struct task_struct *t)
 #endif
 #endif
 }
+
+/*
+ * The first pid at or above @nr in @ns: find_ge_pid() where the kernel
+ * exports it (found in Module.symvers by Kbuild), else what it does.
+ * Under rcu_read_lock().
+ */
+static inline struct pid *tsa_find_ge_pid(int nr, struct pid_namespace *ns)
+{
+#ifdef TSA_HAVE_FIND_GE_PID
+	return find_ge_pid(nr, ns);
+#else
+	return idr_get_next(&ns->idr, &nr);
+#endif
+}
+
+/* A /proc file's data: PDE_DATA() before 5.17. */
+#if KERNEL_VERSION(5, 17, 0) > LINUX_VERSION_CODE
+#include <linux/proc_fs.h>
+#define pde_data(inode)	PDE_DATA(inode)
+#endif
 
 /*
  * Work that may run on any CPU: 6.17+ names the unbound queue system_dfl_wq

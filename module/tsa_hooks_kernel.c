@@ -147,7 +147,7 @@ static int tsa_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 NOKPROBE_SYMBOL(tsa_swapin_pre);
 
 struct kprobe tsa_swapin_probe = {
-	.symbol_name = "swap_cache_get_folio",
+	.symbol_name = TSA_SWAPIN_FUNC,
 	.pre_handler = tsa_swapin_pre,
 };
 
@@ -174,7 +174,7 @@ TSA_PROBE_CONTENTION_BEGIN(tsa_contention_begin)
 	th->acct.ctx |= TSA_C_KLOCK;
 	tsa_thread_own_end(th, irqf, locked);
 }
-TSA_CHECK_PROBE(contention_begin, tsa_contention_begin);
+TSA_CHECK_CONTENTION_PROBE(contention_begin, tsa_contention_begin);
 
 TSA_PROBE_CONTENTION_END(tsa_contention_end)
 {
@@ -191,7 +191,7 @@ TSA_PROBE_CONTENTION_END(tsa_contention_end)
 	th->acct.ctx &= ~TSA_C_KLOCK;
 	tsa_thread_own_end(th, flags, locked);
 }
-TSA_CHECK_PROBE(contention_end, tsa_contention_end);
+TSA_CHECK_CONTENTION_PROBE(contention_end, tsa_contention_end);
 
 /*
  * Interrupts are charged to the thread they interrupt. Hard and soft

@@ -17,6 +17,10 @@
 /* Switches the tracepoint's arguments alone would have miscounted. */
 static atomic64_t tsa_switch_sig_running = ATOMIC64_INIT(0);
 static atomic64_t tsa_switch_odd = ATOMIC64_INIT(0);
+#ifdef TSA_SWITCH_NO_PREV_STATE
+/* Before 5.18: sleeps whose kind a wakeup overwrote (TASK_WAKING). */
+static atomic64_t tsa_switch_state_lost = ATOMIC64_INIT(0);
+#endif
 
 /* What call @nr of @p, with its first two arguments, is waiting for. */
 static __always_inline enum tsa_wait tsa_call_wait(struct task_struct *p,
@@ -123,7 +127,7 @@ static bool tsa_trap_switch_out(struct tsa_thread *pth, bool in_trap)
 {
 	if (!tsa_param_interrupts)
 		return false;
-	pth->trap_depth = clamp(this_cpu_read(tsa_trap_depth), 0, U8_MAX);
+	pth->trap_depth = clamp_t(int, this_cpu_read(tsa_trap_depth), 0, U8_MAX);
 	memcpy(pth->trap_source, this_cpu_ptr(tsa_trap_source),
 	       sizeof(pth->trap_source));
 	return in_trap;
@@ -280,7 +284,18 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_thread_own_end_irqs_off(pth, plock);
 	this_cpu_write(tsa_cpu.current_th, nth);
 }
-TSA_CHECK_PROBE(sched_switch, tsa_sched_switch);
+#ifdef TSA_SWITCH_NO_PREV_STATE
+TSA_PROBE_SCHED_SWITCH_OLD(tsa_sched_switch_old)
+{
+	bool lost;
+	unsigned int state = tsa_switch_prev_state(preempt, prev, &lost);
+
+	if (unlikely(lost))
+		atomic64_inc(&tsa_switch_state_lost);
+	tsa_sched_switch(data, preempt, prev, next, state);
+}
+#endif
+TSA_CHECK_PROBE(sched_switch, TSA_SCHED_SWITCH_PROBE);
 
 /*
  * IRQs may be on here: try_to_wake_up() wakes current without its locks
@@ -338,4 +353,8 @@ void tsa_hooks_sched_show(struct seq_file *m)
 	seq_printf(m, "switch_signal_running %lld\n",
 		   atomic64_read(&tsa_switch_sig_running));
 	seq_printf(m, "switch_odd %lld\n", atomic64_read(&tsa_switch_odd));
+#ifdef TSA_SWITCH_NO_PREV_STATE
+	seq_printf(m, "switch_state_lost %lld\n",
+		   atomic64_read(&tsa_switch_state_lost));
+#endif
 }

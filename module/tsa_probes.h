@@ -118,6 +118,12 @@ void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now);
 
 /* The probes, for the registration table. */
 TSA_PROBE_SCHED_SWITCH(tsa_sched_switch);
+#ifdef TSA_SWITCH_NO_PREV_STATE
+TSA_PROBE_SCHED_SWITCH_OLD(tsa_sched_switch_old);
+#define TSA_SCHED_SWITCH_PROBE	tsa_sched_switch_old
+#else
+#define TSA_SCHED_SWITCH_PROBE	tsa_sched_switch
+#endif
 TSA_PROBE_TASK(tsa_sched_wakeup);
 TSA_PROBE_TASK(tsa_sched_wakeup_new);
 TSA_PROBE_NEWTASK(tsa_task_newtask);

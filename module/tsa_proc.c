@@ -802,7 +802,7 @@ static bool tsa_all_walk(struct tsa_all *all)
 
 	while (!full) {
 		rcu_read_lock();
-		pid = find_ge_pid(nr, &init_pid_ns);
+		pid = tsa_find_ge_pid(nr, &init_pid_ns);
 		if (!pid) {
 			rcu_read_unlock();
 			break;

@@ -531,7 +531,9 @@ static const u8 tsa_wait_table[] = {
 	[__NR_pselect6] = TSA_W_IDLE,
 	[__NR_ppoll] = TSA_W_IDLE,
 	[__NR_epoll_pwait] = TSA_W_IDLE,
+#ifdef __NR_epoll_pwait2	/* 5.11 */
 	[__NR_epoll_pwait2] = TSA_W_IDLE,
+#endif
 	[__NR_accept] = TSA_W_IDLE,
 	[__NR_accept4] = TSA_W_IDLE,
 	[__NR_rt_sigsuspend] = TSA_W_IDLE,
@@ -541,7 +543,9 @@ static const u8 tsa_wait_table[] = {
 	[__NR_recvfrom] = TSA_W_IDLE_IF_STREAM,
 	[__NR_recvmsg] = TSA_W_IDLE_IF_STREAM,
 	[__NR_recvmmsg] = TSA_W_IDLE_IF_STREAM,
+#ifdef __NR_futex_waitv	/* 5.16 */
 	[__NR_futex_waitv] = TSA_W_FUTEX,
+#endif
 };
 
 /* 32-bit tasks on a 64-bit kernel use other numbers. */
@@ -557,7 +561,9 @@ static const u8 tsa_wait_table_ia32[] = {
 	[__NR_ia32_ppoll_time64] = TSA_W_IDLE,
 	[__NR_ia32_epoll_wait] = TSA_W_IDLE,
 	[__NR_ia32_epoll_pwait] = TSA_W_IDLE,
+#ifdef __NR_ia32_epoll_pwait2	/* 5.11 */
 	[__NR_ia32_epoll_pwait2] = TSA_W_IDLE,
+#endif
 	[__NR_ia32_accept4] = TSA_W_IDLE,
 	[__NR_ia32_pause] = TSA_W_IDLE,
 	[__NR_ia32_rt_sigsuspend] = TSA_W_IDLE,
@@ -569,7 +575,9 @@ static const u8 tsa_wait_table_ia32[] = {
 	[__NR_ia32_recvmsg] = TSA_W_IDLE_IF_STREAM,
 	[__NR_ia32_recvmmsg] = TSA_W_IDLE_IF_STREAM,
 	[__NR_ia32_recvmmsg_time64] = TSA_W_IDLE_IF_STREAM,
+#ifdef __NR_ia32_futex_waitv	/* 5.16 */
 	[__NR_ia32_futex_waitv] = TSA_W_FUTEX,
+#endif
 };
 #define TSA_NR_FUTEX_IA32	__NR_ia32_futex
 #define TSA_NR_FUTEX_TIME64_IA32 __NR_ia32_futex_time64
@@ -583,7 +591,9 @@ static bool tsa_futex_waits(unsigned long op)
 	case FUTEX_WAIT_BITSET:
 	case FUTEX_WAIT_REQUEUE_PI:
 	case FUTEX_LOCK_PI:
+#ifdef FUTEX_LOCK_PI2	/* 5.14 */
 	case FUTEX_LOCK_PI2:
+#endif
 		return true;
 	}
 	return false;

@@ -32,6 +32,19 @@
 #include <linux/types.h>
 #include <asm/unistd.h>
 
+/*
+ * Sleep states older kernels lack (see tsa_compat.h for the rest): before
+ * 6.1 a frozen task sleeps uninterruptibly in the refrigerator, before
+ * 5.15 PREEMPT_RT's spinlock waits are uninterruptible sleeps too; there
+ * they are classified as such.
+ */
+#ifndef TASK_FROZEN
+#define TASK_FROZEN		0
+#endif
+#ifndef TASK_RTLOCK_WAIT
+#define TASK_RTLOCK_WAIT	0
+#endif
+
 /* TSA_USR, TSA_SYS, ...: the states of tsa_states.h, in its order. */
 enum tsa_state {
 #define TSA_STATE(name, what)	TSA_##name,

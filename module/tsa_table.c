@@ -172,8 +172,8 @@ int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows)
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
 	size_t extra;
 
-	tsa_rows[TSA_T_CALLS] = min(calls_rows, TSA_CALLS_MAX_ROWS);
-	tsa_rows[TSA_T_TRAPS] = min(trap_rows, TSA_CALLS_MAX_ROWS);
+	tsa_rows[TSA_T_CALLS] = min_t(unsigned int, calls_rows, TSA_CALLS_MAX_ROWS);
+	tsa_rows[TSA_T_TRAPS] = min_t(unsigned int, trap_rows, TSA_CALLS_MAX_ROWS);
 	extra = tsa_table_size();
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
