@@ -57,8 +57,14 @@ if [ $# -eq 0 ] || tr ' ' '\n' <<<"$only" | grep -qvx -e '' -e usrsys -e sysref;
 fi
 # Not under multi-threaded TCG: perf's events switch static keys while the
 # workload runs on the nohz_full CPU, which quiesce would take offline.
+# The kernel's configuration: /boot's, or beside an unpacked image's modules.
+kconfig=/boot/config-$TSA_KERNEL
+[ ! -d "$TSA_KERNEL" ] || kconfig=$TSA_KERNEL/../../../boot/config-${TSA_KERNEL##*/}
 if [ "${TSA_TCG:-single}" = multi ]; then
 	log "usrsys: not under multi-threaded TCG (perf patches text mid-run)"
+elif { [ $# -eq 0 ] || [[ $only == *" usrsys "* ]]; } && [ -f "$kconfig" ] &&
+	! grep -q '^CONFIG_NO_HZ_FULL=y' "$kconfig"; then
+	echo "ok 1 - usrsys # SKIP ${TSA_KERNEL##*/} is built without CONFIG_NO_HZ_FULL: no nohz_full CPU, its SYS is calibrated (sysref)"
 elif [ $# -eq 0 ] || [[ $only == *" usrsys "* ]]; then
 	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
 	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 600 \

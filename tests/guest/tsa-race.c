@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A child that stops itself N times, each stop continued at once from the
- * other CPU by tests/guest/race/tsa_race.ko, whose SIGCONT's wakeup writes
- * TASK_WAKING to the child's __state while the child is still switching
- * out. Prints the child's stops as tsa saw them, for wait-tests.sh:
+ * A child that stops itself until N of its stops were continued from the
+ * other CPU by tests/guest/race/tsa_race.ko while still switching out (its
+ * SIGCONT's wakeup writing TASK_WAKING to the child's __state), at most
+ * N + N / 4 times. Prints the child's stops as tsa saw them, for
+ * wait-tests.sh:
  *
- *   tsa-race N  ->  "stops N stp_entries E stp_ns T slp_entries E slp_ns T"
+ *   tsa-race N  ->  "stops S stp_entries E stp_ns T slp_entries E slp_ns T"
  *   tsa-race twread MS  ->  "idl_ns T slp_ns T" (see twread())
  *   tsa-race bhspin MS  ->  TAP (see bhspin())
  *   tsa-race seedrun MS KO  ->  "stalled S lat_ns T state X ..." (see seedrun())
@@ -91,6 +92,23 @@ static int twread(int ms)
 	fputs(line, stdout);
 	waitpid(child, &st, 0);
 	return 0;
+}
+
+/* A counter of tsa_race.ko's (its module parameter), or -1. */
+static int race_param(const char *name)
+{
+	char path[96];
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tsa_race/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 static volatile int bh_stop;
@@ -283,7 +301,7 @@ int main(int argc, char **argv)
 		return bhspin(atoi(argv[2]));
 	if (argc > 3 && !strcmp(argv[1], "seedrun"))
 		return seedrun(atoi(argv[2]), argv[3]);
-	volatile int *stops;
+	volatile int *sh;	/* [0] stops, [1] enough, [2] parked, [3] seen */
 	struct tsa_thread t;
 	double end;
 	pid_t child;
@@ -292,29 +310,42 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tsa-race N\n");
 		return 2;
 	}
-	stops = mmap(NULL, sizeof(*stops), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stops == MAP_FAILED)
+	sh = mmap(NULL, 4 * sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
 		return 2;
 	pin(1);
 	child = fork();
 	if (child < 0)
 		return 2;
+	/*
+	 * The child stops until the module has held N of its stops until
+	 * their wakeup (a hold can time out when the other CPU must wait for
+	 * CPU 0 first), at most N + N / 4 times.
+	 */
 	if (!child) {
 		pin(0);
 		prctl(PR_SET_NAME, "tsa-stopper");
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n + n / 4 &&
+		     !__atomic_load_n(&sh[1], __ATOMIC_ACQUIRE); i++) {
 			raise(SIGSTOP);
-			__atomic_store_n(stops, i + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&sh[0], i + 1, __ATOMIC_RELEASE);
+			/* Until the parent has counted it: one more or enough. */
+			while (__atomic_load_n(&sh[3], __ATOMIC_ACQUIRE) <= i)
+				;
 		}
+		__atomic_store_n(&sh[2], 1, __ATOMIC_RELEASE);
 		for (;;)
 			pause();
 	}
 	/* Each stop must be continued within 5 s (by the module). */
-	for (i = 0, end = now() + 5; i < n; ) {
-		if (__atomic_load_n(stops, __ATOMIC_ACQUIRE) > i) {
+	for (i = 0, end = now() + 5; !__atomic_load_n(&sh[2], __ATOMIC_ACQUIRE); ) {
+		if (__atomic_load_n(&sh[0], __ATOMIC_ACQUIRE) > i) {
 			i++;
 			end = now() + 5;
+			if (race_param("woken") >= n)
+				__atomic_store_n(&sh[1], 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&sh[3], i, __ATOMIC_RELEASE);
 		} else if (now() > end) {
 			fprintf(stderr, "tsa-race: stop %d not continued (is tsa_race.ko loaded?)\n",
 				i);
@@ -322,6 +353,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	n = sh[0];
 	/* Let the child reach pause(): its last stop then has ended. */
 	usleep(200000);
 	if (tsa_read_thread(child, &t)) {

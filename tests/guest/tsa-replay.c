@@ -544,6 +544,15 @@ static void replay_event(const struct ev *e)
 
 			on_cpu(r, e);
 			close_at(r, e->t, 0);
+			/*
+			 * Before 5.18 the event reads the state after the
+			 * dequeue, where a wakeup may already have written
+			 * TASK_WAKING (shown R): the thread left its queue, a
+			 * sleep whose kind is lost, as tsa takes it there
+			 * (an interruptible one).
+			 */
+			if (!st && e->y == Q_DEQUEUED)
+				st = 0x1;
 			if (!st) {
 				/* R or R+ (preempted): runnable, involuntary. */
 				r->st = S_RUN;

@@ -397,6 +397,8 @@ static int klk_run(long ms, struct win *w, struct win *wsum)
 	return err;
 }
 
+static uint32_t expect_degraded(void);
+
 static void test_klk(void)
 {
 	struct win w[KLK_THREADS], sum;
@@ -408,10 +410,18 @@ static void test_klk(void)
 	}
 	for (int i = 0; i < KLK_THREADS; i++) {
 		char what[64];
+		uint64_t sl = win_sum(&w[i], SLEEP_MASK);
 
 		snprintf(what, sizeof(what), "klk: writer %d (%ld writes)",
 			 klk.tid[i], klk.writes[i]);
-		check_dominant(what, &w[i], TSA_KLK, ~0U, 50, 0);
+		if (!(expect_degraded() & (1U << TSA_KLK))) {
+			check_dominant(what, &w[i], TSA_KLK, ~0U, 50, 0);
+			continue;
+		}
+		/* No contention hooks: the waits are sleeps of other names. */
+		tap(w[i].ns[TSA_KLK] == 0 && pct(sl, w[i].elapsed) >= 50,
+		    "%s: KLK degraded on this kernel, the lock waits are sleeps (expected KLK 0 and sleep >= 50%% of window, saw KLK %llu ns, sleep %.1f%%; %s)",
+		    what, (unsigned long long)w[i].ns[TSA_KLK], pct(sl, w[i].elapsed), win_str(&w[i]));
 	}
 }
 
@@ -983,7 +993,7 @@ static void test_apg(void)
 	       (unsigned long long)w.counters[TSA_MINF]);
 	check_dominant("apg: swapping child", &w, TSA_APG, SLEEP_MASK, 50, 1);
 	/*
-	 * Up to 6.5, delay accounting's swapin delay brackets swap_readpage()
+	 * From 5.19 to 6.5, delay accounting's swapin delay brackets swap_readpage()
 	 * which, for the synchronous reads page-cluster=0 gives, waits for
 	 * the read (and the run-queue wait after it). It is no lower bound
 	 * of APG (it also holds on-CPU time, which tsa charges to SYS); what
@@ -999,8 +1009,30 @@ static void test_apg(void)
 	 * was born after load.
 	 */
 	uint64_t oncpu = b.ns[TSA_SYS] + b.ns[TSA_TRP] + b.ns[TSA_LAT];
+	/*
+	 * Before 5.19 swapin delay is the block I/O sleeps a swap-in fault
+	 * makes (a flag on the blkio delay, from before the swap cache lookup
+	 * to the page's lock): each is an APG sleep of tsa's, which also
+	 * holds the fault's other sleeps (direct reclaim's, page locks).
+	 * So APG >= swapin, up to the stamps' skew at each sleep's two ends
+	 * (delay accounting's just inside tsa's switch and wakeup: 50 us a
+	 * sleep under emulation is allowed), and the I/O is most of APG.
+	 */
+	uint64_t skew = 50000ULL * b.entries[TSA_APG];
 
-	if (kernel_before(6, 6))
+	if (kernel_before(5, 19))
+		tap(d.swapin_n > 0 && b.ns[TSA_APG] + skew >= d.swapin_ns &&
+		    pct(d.swapin_ns, b.ns[TSA_APG]) >= 50,
+		    "apg: APG >= delay accounting's swapin delay, which is >= 50%% of it (kernel < 5.19: swapin is the swap read's block I/O sleeps) (expected APG >= %llu ns (%llu swap-ins) - %llu ns of skew, saw APG %llu ns over %llu entries, swapin %.1f%% of it; thrashing %llu ns, freepages %llu ns)",
+		    (unsigned long long)d.swapin_ns,
+		    (unsigned long long)d.swapin_n,
+		    (unsigned long long)skew,
+		    (unsigned long long)b.ns[TSA_APG],
+		    (unsigned long long)b.entries[TSA_APG],
+		    pct(d.swapin_ns, b.ns[TSA_APG]),
+		    (unsigned long long)d.thrashing_ns,
+		    (unsigned long long)d.freepages_ns);
+	else if (kernel_before(6, 6))
 		tap(d.swapin_n > 0 && b.ns[TSA_APG] <= d.swapin_ns &&
 		    d.swapin_ns <= b.ns[TSA_APG] + oncpu &&
 		    pct(b.ns[TSA_APG], d.swapin_ns) >= 50,

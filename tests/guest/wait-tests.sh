@@ -160,6 +160,15 @@ if grep -qw DELAY_DEQUEUE "$feat" 2>/dev/null; then
 		say "$(uname -r): scheduler feature NO_DELAY_DEQUEUE for this suite (blkio delay accounting)"
 fi
 
+# Kernels before 5.19 have no lock contention tracepoints: KLK is lost
+# there with every parameter (docs/kernels.md), and the klk test checks
+# that the lock waits are sleeps and KLK stays 0.
+klk_lost=
+kv=$(uname -r)
+kv=${kv%%-*}
+[ "$(printf '%s\n' 5.19 "$kv" | sort -V | head -n 1)" = 5.19 ] || klk_lost=" KLK"
+[ -z "$klk_lost" ] || say "$(uname -r): no lock contention tracepoints (before 5.19): KLK degraded"
+
 # --- phase 1: default parameters ---
 p1=(lck klk idl sig)
 [ $disk_ok = 1 ] && p1+=(iow)
@@ -167,7 +176,7 @@ p1=(lck klk idl sig)
 p1+=(trp-off degraded allsum calls)
 export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
-TSA_EXPECT_DEGRADED=TRP run $(want "${p1[@]}")
+TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
 # dfl and tfl compare each page-in wait with delay accounting's, which
 # starts it when __schedule() blocks the thread; tsa starts it at the
 # switch a few instructions later. Single-threaded TCG runs the vCPUs in
@@ -190,7 +199,7 @@ if [ $disk_ok = 1 ] && [ -n "$pagein" ]; then
 	done
 	say "$pagein with one vCPU online (${#off[@]} offline for them)"
 	# shellcheck disable=SC2086 # a list of test names
-	TSA_EXPECT_DEGRADED=TRP run $pagein
+	TSA_EXPECT_DEGRADED="TRP$klk_lost" run $pagein
 	for c in "${off[@]}"; do setup "online ${c##*/}" sh -c "echo 1 >$c/online"; done
 fi
 
@@ -198,7 +207,7 @@ fi
 if [ -n "$(want trp-on)" ]; then
 	say "phase 2: interrupts=1"
 	reload interrupts=1 &&
-	TSA_EXPECT_DEGRADED=- run $(want trp-on traps degraded allsum)
+	TSA_EXPECT_DEGRADED="${klk_lost:--}" run $(want trp-on traps degraded allsum)
 fi
 
 # --- phase 3: the optional hooks off ---
@@ -253,7 +262,7 @@ race=$(dirname "$wtest")
 if [ -n "$(want waking)" ] && [ ! -e "$race/race/tsa_race.ko" ]; then
 	say "phase 5 skipped: no tsa_race.ko for $(uname -r)"
 elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race/tsa_race.ko"; then
-	say "phase 5: 20 stops, each woken while its switch is under way"
+	say "phase 5: stops woken while their switch is under way, until 20 were"
 	res=$("$race/tsa-race" 20 2>&1)
 	woken=$(cat /sys/module/tsa_race/parameters/woken)
 	widened=$(cat /sys/module/tsa_race/parameters/widened)
@@ -262,18 +271,21 @@ elif [ -n "$(want waking)" ] && setup "insmod tsa_race.ko" $Q insmod "$race/race
 	setup "rmmod tsa_race" $Q rmmod tsa_race
 	read -r _ stops _ stp _ stp_ns _ slp _ slp_ns <<<"$res"
 	n=$((n + 1))
-	if [ "$woken" = 20 ] && [ "$widened" = 20 ]; then
-		echo "ok $n - waking: every stop's wakeup wrote TASK_WAKING before its switch ended (20 of 20, longest hold $held us)"
+	# A hold gives up after 2 s when the other CPU must first wait for
+	# this one's rq lock (seen once in 20 on 5.10): tsa-race stops until
+	# 20 holds saw their wakeup, at most 25 times.
+	if [ "$woken" = 20 ] && [ "$widened" = "${stops:-}" ]; then
+		echo "ok $n - waking: 20 stops' wakeups wrote TASK_WAKING before their switch ended (in $widened stops, longest hold $held us)"
 	else
 		failed=$((failed + 1))
-		echo "not ok $n - waking: every stop's wakeup wrote TASK_WAKING before its switch ended (expected 20 of 20, saw $woken of $widened; longest hold $held us, a missed stop's __state $missed; tsa-race: $res)"
+		echo "not ok $n - waking: 20 stops' wakeups wrote TASK_WAKING before their switch ended, in at most 25 stops (saw $woken of $widened; longest hold $held us, a missed stop's __state $missed; tsa-race: $res)"
 	fi
 	n=$((n + 1))
-	if [ "${stops:-}" = 20 ] && [ "${stp:-}" = 20 ] && [ "${slp:-}" = 0 ]; then
-		echo "ok $n - waking: each such stop is STP (expected 20 STP, 0 SLP; saw $stp STP in $stp_ns ns, $slp SLP in $slp_ns ns)"
+	if [ -n "${stops:-}" ] && [ "${stp:-}" = "$stops" ] && [ "${slp:-}" = 0 ]; then
+		echo "ok $n - waking: each stop is STP, whether or not a wakeup overwrote its state (expected $stops STP, 0 SLP; saw $stp STP in $stp_ns ns, $slp SLP in $slp_ns ns)"
 	else
 		failed=$((failed + 1))
-		echo "not ok $n - waking: each such stop is STP (expected 20 STP, 0 SLP; saw: ${res:-nothing})"
+		echo "not ok $n - waking: each stop is STP, whether or not a wakeup overwrote its state (expected ${stops:-?} STP, 0 SLP; saw: ${res:-nothing})"
 	fi
 fi
 

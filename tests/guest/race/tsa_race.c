@@ -68,6 +68,26 @@
 #include <linux/interrupt.h>
 #include <linux/bottom_half.h>
 #include <trace/events/sched.h>
+#include <linux/version.h>
+
+/* Older kernels: the state word's name (5.14) and prev_state (5.18). */
+#if KERNEL_VERSION(5, 14, 0) > LINUX_VERSION_CODE
+#define race_state(p)	READ_ONCE((p)->state)
+#else
+#define race_state(p)	READ_ONCE((p)->__state)
+#endif
+#if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
+#define RACE_SWITCH_PROBE(fn)						\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next)
+/* Read before tsa's probe, so before a wakeup could overwrite it. */
+#define race_prev_state(preempt, prev)	((preempt) ? 0 : race_state(prev))
+#else
+#define RACE_SWITCH_PROBE(fn)						\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next, unsigned int prev_state)
+#define race_prev_state(preempt, prev)	prev_state
+#endif
 
 static char *comm = "tsa-stopper";
 module_param(comm, charp, 0444);
@@ -96,7 +116,7 @@ static struct tracepoint *race_tp, *signal_tp;
 static struct pid *cont_pid;
 static atomic_t cont_busy = ATOMIC_INIT(0);
 static void cont_fn(void *info);
-static call_single_data_t cont_csd = CSD_INIT(cont_fn, NULL);
+static call_single_data_t cont_csd = { .func = cont_fn };
 
 /* Hard IRQ on another CPU: siglock and pi_lock are IRQ-safe. */
 static void cont_fn(void *info)
@@ -287,18 +307,17 @@ static const struct kernel_param_ops bhspin_ops = { .set = bhspin_set };
 module_param_cb(bhspin, &bhspin_ops, NULL, 0200);
 MODULE_PARM_DESC(bhspin, "Spin MS ms in a tasklet run from the writer's local_bh_enable()");
 
-static void race_probe(void *data, bool preempt, struct task_struct *prev,
-		       struct task_struct *next, unsigned int prev_state)
+static RACE_SWITCH_PROBE(race_probe)
 {
 	u64 start, end, held;
 	unsigned int state;
 
 	if (prev == READ_ONCE(sigundo_task) && !preempt &&
 	    test_tsk_thread_flag(prev, TIF_SIGPENDING) &&
-	    READ_ONCE(prev->__state) == TASK_RUNNING)
+	    race_state(prev) == TASK_RUNNING)
 		atomic_inc(&sigundo_switches);
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) || preempt ||
-	    !(prev_state & __TASK_STOPPED) ||
+	    !(race_prev_state(preempt, prev) & __TASK_STOPPED) ||
 	    strncmp(prev->comm, comm, TASK_COMM_LEN))
 		return;
 	atomic_inc(&widened);
@@ -306,7 +325,7 @@ static void race_probe(void *data, bool preempt, struct task_struct *prev,
 		return;
 	start = ktime_get_mono_fast_ns();
 	end = start + (u64)max_ms * NSEC_PER_MSEC;
-	while ((state = READ_ONCE(prev->__state)) != TASK_WAKING &&
+	while ((state = race_state(prev)) != TASK_WAKING &&
 	       ktime_get_mono_fast_ns() <= end)
 		cpu_relax();
 	/* Only one CPU holds a stop at a time: plain stores will do. */
@@ -355,9 +374,7 @@ module_param_cb(swstall, &swstall_ops, NULL, 0200);
 MODULE_PARM_DESC(swstall, "\"TID MS\": hold TID's next switch-in MS ms once tsa is live");
 
 /* After tsa's probe: see swstall above. */
-static void race_stall_probe(void *data, bool preempt,
-			     struct task_struct *prev,
-			     struct task_struct *next, unsigned int prev_state)
+static RACE_SWITCH_PROBE(race_stall_probe)
 {
 	if (!atomic_read(&swstall_armed) || next->pid != READ_ONCE(swstall_tid) ||
 	    !signal_tp || !static_key_enabled(&signal_tp->key) ||
