@@ -85,7 +85,7 @@ tsa_pin_kernels
 # cold): fetch them beside the first suites; the suites that need them
 # wait on the same lock (tests/kernels.sh) and find them ready.
 prefetch=()
-wanted matrix && prefetch+=(6.12 7)
+wanted matrix && prefetch+=(5.10 6.12 7)
 ! wanted debug7 || [ ${#prefetch[@]} -gt 0 ] || prefetch+=(7)
 for s in "${prefetch[@]}"; do
 	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &

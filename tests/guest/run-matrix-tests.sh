@@ -1,8 +1,9 @@
 #!/bin/bash
 # Kernel matrix: the kernels labs run besides Debian 12's 6.1 (which the
-# other suites test): Debian's 6.12 (bookworm-backports) and newest 7.x
-# (trixie-backports), generic, PREEMPT_RT and cloud, at the versions the
-# archive names today (tests/kernels.sh; printed). For each kernel:
+# other suites test): Debian 11's 5.10 (bullseye), Debian's 6.12
+# (bookworm-backports) and newest 7.x (trixie-backports), generic,
+# PREEMPT_RT and cloud, at the versions the archive names today
+# (tests/kernels.sh; printed). For each kernel:
 #
 #   build   tsa.ko builds without a warning in its release's build root
 #   dkms    the tsa-dkms package of `make deb` installs in that root and
@@ -14,14 +15,15 @@
 #
 # The engine suite's first test says what the module lost at load (a hook
 # the kernel lacks shows as a degraded state; only TRP is expected, and
-# only with interrupts=0).
+# only with interrupts=0, and KLK before 5.19: no lock contention
+# tracepoints).
 #   cloud   engine suite (load, run, unload) with the initramfs as the
 #           guest's root: Debian's cloud config has no 9p
 #
 # Each test's name is prefixed with the kernel; the run ends with one line
 # per kernel and a support table (tests/out/matrix/table.md).
 #
-#   tests/guest/run-matrix-tests.sh [SERIES...]    default: 6.12 7
+#   tests/guest/run-matrix-tests.sh [SERIES...]    default: 5.10 6.12 7
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 TSA_PROG=matrix
@@ -109,7 +111,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c || tap 1 "churn builds"
 
 series_list=("$@")
-[ ${#series_list[@]} -gt 0 ] || series_list=(6.12 7)
+[ ${#series_list[@]} -gt 0 ] || series_list=(5.10 6.12 7)
 rows=()
 for series in "${series_list[@]}"; do
 	t0=$SECONDS

@@ -36,12 +36,28 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-partest tests/guest/tsa-partest.c
 churn=$PWD/tests/out/churn
 rc=0
+# part NAME CMD...: run one part; a part that exits non-zero without a
+# failing test of its own says so, named (else only the suite's status
+# would tell, and not which part).
+part() {
+	local name=$1 st tmp
+	shift
+	tmp=$(mktemp)
+	"$@" 2>&1 | tee "$tmp"
+	st=${PIPESTATUS[0]}
+	if [ "$st" -ne 0 ]; then
+		rc=1
+		grep -q '^not ok' "$tmp" ||
+			echo "not ok - $name: exited $st without a failing test (its output above)"
+	fi
+	rm -f "$tmp"
+}
 echo "# readers against a syscall spinner ($TSA_KERNEL)"
-tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" --module "$TSA_KO" -- \
-	tests/out/tsa-partest readers 0.25 25 || rc=1
+part readers tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" --module "$TSA_KO" -- \
+	tests/out/tsa-partest readers 0.25 25
 echo "# load/unload under churn ($TSA_KERNEL)"
-tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" -- \
-	bash tests/guest/churn-test.sh "$TSA_KO" "$churn" "${TSA_PARALLEL_ROUNDS:-10}" || rc=1
+part "churn ($TSA_KERNEL)" tests/guest-run --tcg-multi --kernel "$TSA_KERNEL" -- \
+	bash tests/guest/churn-test.sh "$TSA_KO" "$churn" "${TSA_PARALLEL_ROUNDS:-10}"
 
 if [ -n "${TSA_RT_KERNEL:-}" ]; then
 	src=tests/out/parallel/rt
@@ -51,8 +67,9 @@ if [ -n "${TSA_RT_KERNEL:-}" ]; then
 		>"$src/build.log" 2>&1 || { cat "$src/build.log"; exit 1; }
 	for params in "" interrupts=1; do
 		echo "# load/unload under churn ($TSA_RT_KERNEL, PREEMPT_RT${params:+, $params})"
-		tests/guest-run --tcg-multi --kernel "$TSA_RT_KERNEL" -- \
-			bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$churn" 3 "$params" || rc=1
+		part "churn ($TSA_RT_KERNEL${params:+, $params})" \
+			tests/guest-run --tcg-multi --kernel "$TSA_RT_KERNEL" -- \
+			bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$churn" 3 "$params"
 	done
 else
 	echo "not ok - no PREEMPT_RT kernel installed (linux-image-rt-amd64)"
@@ -62,12 +79,12 @@ fi
 bz=$(tests/kunit.sh --print-bzimage)
 ko=$(tests/kunit.sh --build-module "$PWD")
 echo "# load/unload under churn (debug kernel: KASAN, lockdep; interrupts=1)"
-tests/guest-run --tcg-multi --kernel "$bz" --timeout 1200 -- \
-	bash tests/guest/churn-test.sh "$ko" "$churn" 3 interrupts=1 || rc=1
+part "churn (debug kernel)" tests/guest-run --tcg-multi --kernel "$bz" --timeout 1200 -- \
+	bash tests/guest/churn-test.sh "$ko" "$churn" 3 interrupts=1
 echo "# fault injection (debug kernel, kmemleak on)"
-tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on --allow-alloc-failures \
+part faults tests/guest-run --tcg-multi --kernel "$bz" --timeout 1800 --append kmemleak=on --allow-alloc-failures \
 	--allow-dmesg 'kmemleak: (Kernel memory leak detector initialized|Automatic memory scanning thread (started|ended)|[0-9]+ new suspected memory leaks|Cannot allocate a scan area)' \
 	--allow-dmesg '[Cc]ommand line: .*kmemleak=on' -- \
 	bash tests/guest/faults-test.sh "$ko" "$churn" "$PWD/tests/out/tsa-partest" \
-	"${TSA_FAULT_ROUNDS:-4}" || rc=1
+	"${TSA_FAULT_ROUNDS:-4}"
 exit $rc
