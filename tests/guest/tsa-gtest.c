@@ -1005,19 +1005,6 @@ static void fair_server_restore(char saved[2][32])
 			fair_server_write(cpu, saved[cpu]);
 }
 
-/* The module's late_queue parameter, or -1. */
-static long burst_late_queue(void)
-{
-	FILE *f = fopen("/sys/module/tsa/parameters/late_queue", "r");
-	long v = -1;
-
-	if (f && fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static void test_burst(void)
 {
 	char fair[2][32];
@@ -1099,7 +1086,7 @@ static void test_burst(void)
 	tsa_read_debugfs_counter("tracked_late", &late1);
 	tsa_read_debugfs_counter("late_walks", &walk1);
 	tsa_read_debugfs_counter("alloc_failures", &miss1);
-	queue = burst_late_queue();
+	queue = tsa_module_param("tsa", "late_queue");
 	tap(made == BURST && seen == made,
 	    "burst: %d threads born at once in %d processes (%d SCHED_RR) are all tracked (expected %d with a /proc/tsa entry, saw %d of %d; pool misses %llu, tracked late %llu, walks for untracked threads %llu, late_queue %ld)",
 	    BURST, BURST_CREATORS, fifo, BURST, seen, made,
@@ -1153,17 +1140,6 @@ static int tsa_param(const char *name)
 	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
 }
 
-/* This kernel's release as major * 100 + minor (5.10 -> 510), or 0. */
-static int kernel_release(void)
-{
-	struct utsname u;
-	int major, minor;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 0;
-	return major * 100 + minor;
-}
-
 /*
  * With the state hooks' parameters at their defaults the module may lose
  * only what interrupts=0 turns off (TRP), and on kernels before 5.19,
@@ -1194,7 +1170,7 @@ static void test_hooks(void)
 		return;
 	}
 	want = irq ? 0 : 1U << TSA_TRP;
-	if (kernel_release() < 519)
+	if (tsa_kernel_before(5, 19))
 		want |= 1U << TSA_KLK;
 	tap(deg == want,
 	    "hooks: every state hook is live on this kernel (expected degraded%s%s with interrupts=%d, saw%s)",

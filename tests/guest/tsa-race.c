@@ -94,23 +94,6 @@ static int twread(int ms)
 	return 0;
 }
 
-/* A counter of tsa_race.ko's (its module parameter), or -1. */
-static int race_param(const char *name)
-{
-	char path[96];
-	int v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/tsa_race/parameters/%s", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 static volatile int bh_stop;
 
 /* SCHED_FIFO on CPU 0: every 2 ms it runs 0.5 ms, preempting the spin. */
@@ -265,11 +248,7 @@ static int seedrun(int ms, const char *ko)
 	while (!sr_done)
 		usleep(10000);
 	usleep(100000);		/* blocked in read() by now */
-	f = fopen("/sys/module/tsa_race/parameters/swstalled", "r");
-	if (!f || fscanf(f, "%d", &stalled) != 1)
-		stalled = -1;
-	if (f)
-		fclose(f);
+	stalled = (int)tsa_module_param("tsa_race", "swstalled");
 	if (tsa_read_thread(sr_tid, &t)) {
 		fprintf(stderr, "tsa-race: /proc/tsa/%d: %s\n", (int)sr_tid,
 			strerror(errno));
@@ -343,7 +322,7 @@ int main(int argc, char **argv)
 		if (__atomic_load_n(&sh[0], __ATOMIC_ACQUIRE) > i) {
 			i++;
 			end = now() + 5;
-			if (race_param("woken") >= n)
+			if (tsa_module_param("tsa_race", "woken") >= n)
 				__atomic_store_n(&sh[1], 1, __ATOMIC_RELEASE);
 			__atomic_store_n(&sh[3], i, __ATOMIC_RELEASE);
 		} else if (now() > end) {

@@ -123,6 +123,10 @@ void tap(int ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 pid_t gettid_(void);
 void pin(int cpu);			/* this thread on one CPU only */
+/* The running kernel is older than MAJOR.MINOR (uname's release). */
+int tsa_kernel_before(int major, int minor);
+/* An integer module parameter (/sys/module/MODULE/parameters/NAME), or -1. */
+long tsa_module_param(const char *module, const char *name);
 double pct(uint64_t part, uint64_t whole);
 double gap(uint64_t a, uint64_t b);	/* |a - b| / b, in percent */
 void sleep_ms(long ms);

@@ -36,7 +36,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -910,17 +909,6 @@ static void test_tfl(void)
 
 /* --- 6. APG: an anonymous working set pushed through swap -------------- */
 
-/* The running kernel is older than MAJOR.MINOR (uname's release). */
-static int kernel_before(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-		return 0;
-	return ma < major || (ma == major && mi < minor);
-}
-
 static void test_apg(void)
 {
 	const char *cg = env_or("TSA_APG_CGROUP", "/sys/fs/cgroup/tsa-apg");
@@ -1020,7 +1008,7 @@ static void test_apg(void)
 	 */
 	uint64_t skew = 50000ULL * b.entries[TSA_APG];
 
-	if (kernel_before(5, 19))
+	if (tsa_kernel_before(5, 19))
 		tap(d.swapin_n > 0 && b.ns[TSA_APG] + skew >= d.swapin_ns &&
 		    pct(d.swapin_ns, b.ns[TSA_APG]) >= 50,
 		    "apg: APG >= delay accounting's swapin delay, which is >= 50%% of it (kernel < 5.19: swapin is the swap read's block I/O sleeps) (expected APG >= %llu ns (%llu swap-ins) - %llu ns of skew, saw APG %llu ns over %llu entries, swapin %.1f%% of it; thrashing %llu ns, freepages %llu ns)",
@@ -1032,7 +1020,7 @@ static void test_apg(void)
 		    pct(d.swapin_ns, b.ns[TSA_APG]),
 		    (unsigned long long)d.thrashing_ns,
 		    (unsigned long long)d.freepages_ns);
-	else if (kernel_before(6, 6))
+	else if (tsa_kernel_before(6, 6))
 		tap(d.swapin_n > 0 && b.ns[TSA_APG] <= d.swapin_ns &&
 		    d.swapin_ns <= b.ns[TSA_APG] + oncpu &&
 		    pct(b.ns[TSA_APG], d.swapin_ns) >= 50,
