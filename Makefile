@@ -84,6 +84,7 @@ DEBOUT ?= $(CURDIR)/dist
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 # tsa-prstat needs the C library it was built against (upstream version).
 DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
+DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
 # What DKMS needs to build the module (no userspace, no tests).
 DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
 
@@ -156,17 +157,19 @@ deb: check-version userspace
 		'esac' > $(DEBOUT)/deb/dkms/DEBIAN/prerm
 	chmod 0755 $(DEBOUT)/deb/dkms/DEBIAN/postinst $(DEBOUT)/deb/dkms/DEBIAN/prerm
 	$(MAKE) --no-print-directory install-userspace install-man \
-		DESTDIR=$(DEBOUT)/deb/prstat PREFIX=/usr MANDIR=/usr/share/man
+		DESTDIR=$(DEBOUT)/deb/prstat PREFIX=/usr MANDIR=/usr/share/man \
+		UNITDIR=/lib/systemd/system
 	install -D -m 0644 LICENSE $(DEBOUT)/deb/prstat/usr/share/doc/tsa-prstat/copyright
 	gzip -9n $(DEBOUT)/deb/prstat/usr/share/man/man*/*
 	mkdir -p $(DEBOUT)/deb/prstat/DEBIAN
 	printf '%s\n' 'Package: tsa-prstat' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
 		'Maintainer: tsa developers <tsa@localhost>' 'Section: admin' 'Priority: optional' \
-		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC)))' \
+		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC))), libzstd1$(if $(DEB_ZSTD), (>= $(DEB_ZSTD)))' \
 		'Recommends: tsa-dkms (= $(VERSION))' \
 		'Description: Solaris prstat -m for Linux, reading the tsa module' \
 		' tsa-prstat reports per-thread microstates (USR SYS TRP TFL DFL LCK SLP' \
-		' LAT) and the TSA method view from /proc/tsa/all. Man pages tsa-prstat(8)' \
+		' LAT) and the TSA method view from /proc/tsa/all, and records them' \
+		' (tsa-record.service, not enabled) for replay. Man pages tsa-prstat(8)' \
 		' and tsa(4).' > $(DEBOUT)/deb/prstat/DEBIAN/control
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/dkms $(DEBOUT)/tsa-dkms_$(VERSION)_all.deb
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/prstat $(DEBOUT)/tsa-prstat_$(VERSION)_$(DEB_ARCH).deb

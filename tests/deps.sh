@@ -23,6 +23,8 @@ pkgs=(
 	stress-ng rt-tests sysstat linux-perf
 	# the event-trace replay (tests/guest/replay-tests.sh) extracts ftrace
 	trace-cmd
+	# tsa-prstat's recorder compresses with zstd
+	libzstd-dev
 	# disks, swap and cgroups for the wait-state tests
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON

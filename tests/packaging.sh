@@ -95,9 +95,13 @@ d=$tmp/stage
 out=$(make -s --no-print-directory install DESTDIR="$d" 2>&1)
 check "make install DESTDIR=<tmp> exits 0" 0 "$?"
 for f in "lib/modules/$kver/updates/tsa.ko" usr/local/bin/tsa-prstat \
-	usr/local/share/man/man8/tsa-prstat.8 usr/local/share/man/man4/tsa.4; do
+	usr/local/share/man/man8/tsa-prstat.8 usr/local/share/man/man4/tsa.4 \
+	usr/local/lib/systemd/system/tsa-record.service; do
 	check "install puts $f" present "$(exists "$d/$f")"
 done
+check "the recorder's unit runs the installed tsa-prstat" \
+	"ExecStart=/usr/local/bin/tsa-prstat --record /var/log/tsa --interval 10 --keep 7d --max-size 2G" \
+	"$(grep '^ExecStart=' "$d/usr/local/lib/systemd/system/tsa-record.service" 2>&1)"
 check "installed tsa-prstat is executable" yes "$([ -x "$d/usr/local/bin/tsa-prstat" ] && echo yes || echo no)"
 check "installed tsa.ko is tsa.ko" "$(sha256sum <tsa.ko)" "$(sha256sum <"$d/lib/modules/$kver/updates/tsa.ko" 2>&1)"
 check "depmod skipped on a staging DESTDIR (no modules.builtin)" absent \
@@ -218,9 +222,14 @@ check "tsa-dkms ships no build products" "" "$(grep -E '\.(o|ko|cmd)$' <<<"$cont
 check "tsa-dkms has postinst and prerm" "postinst prerm" \
 	"$(dpkg-deb --ctrl-tarfile "$ddeb" | tar -t | sed 's|^\./||' | grep -xE 'postinst|prerm' | sort | xargs)"
 pcontents=$(dpkg-deb -c "$pdeb" 2>/dev/null | awk '{print $6}')
-for f in usr/bin/tsa-prstat usr/share/man/man8/tsa-prstat.8.gz usr/share/man/man4/tsa.4.gz; do
+for f in usr/bin/tsa-prstat usr/share/man/man8/tsa-prstat.8.gz usr/share/man/man4/tsa.4.gz \
+	lib/systemd/system/tsa-record.service; do
 	check "tsa-prstat package ships /$f" yes "$(grep -qx "\./$f" <<<"$pcontents" && echo yes || echo no)"
 done
+check "tsa-prstat package depends on libzstd1 (its recorder compresses)" yes \
+	"$(dpkg-deb -f "$pdeb" Depends | grep -q 'libzstd1' && echo yes || echo no)"
+check "tsa-prstat package enables no service (postinst absent)" "" \
+	"$(dpkg-deb --ctrl-tarfile "$pdeb" | tar -t | sed 's|^\./||' | grep -x postinst)"
 owners=$(dpkg-deb -c "$pdeb" | awk '{print $2}' | sort -u | xargs)
 check "package files are owned by root" "root/root" "$owners"
 elapsed "make deb" "$t0"

@@ -34,39 +34,6 @@
 #include "prtable.h"
 #include "prutil.h"
 
-static uint32_t crc32(const char *p, size_t n)
-{
-	static uint32_t table[256];
-	uint32_t c = 0xffffffffu;
-	size_t i;
-	int k;
-
-	if (!table[1])
-		for (i = 0; i < 256; i++) {
-			uint32_t v = (uint32_t)i;
-
-			for (k = 0; k < 8; k++)
-				v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-			table[i] = v;
-		}
-	for (i = 0; i < n; i++)
-		c = table[(c ^ (unsigned char)p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffu;
-}
-
-/* As the kernel writes comm: \ooo for control bytes, DEL and \. */
-static void put_escaped(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
-	}
-}
-
 static void read_boot_id(char *out, size_t len, const char *procfs)
 {
 	char path[300];
@@ -115,7 +82,7 @@ static void write_rows(FILE *f, const struct tsa_snap *s)
 		for (k = 0; k < TSA_NCOUNTERS; k++)
 			fprintf(f, " %" PRIu64, r->v[F_CNT + k]);
 		fputc(' ', f);
-		put_escaped(f, r->comm);
+		fput_escaped(f, r->comm);
 		fputc('\n', f);
 	}
 }
@@ -149,10 +116,10 @@ int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs)
 		cgroup_of(path, sizeof(path), procfs, r->v[F_PID]);
 		fprintf(f, "cgroup %" PRIu64 " %" PRIu64 " ", r->v[F_PID],
 			proc_since(s, p, r));
-		put_escaped(f, path);
+		fput_escaped(f, path);
 		fputc('\n', f);
 	}
-	fprintf(f, "size %zu crc32 %08x\n", blen, crc32(body, blen));
+	fprintf(f, "size %zu crc32 %08x\n", blen, crc32_buf(body, blen));
 	fwrite(body, 1, blen, f);
 	free(body);
 	return fflush(f) == EOF || ferror(f) ? -1 : 0;
@@ -245,7 +212,7 @@ int capture_read(struct capture *c, const char *path, char *msg,
 			 (size_t)(end - p));
 		return TSA_EFORMAT;
 	}
-	if (crc32(p, size) != (uint32_t)crc) {
+	if (crc32_buf(p, size) != (uint32_t)crc) {
 		snprintf(msg, msglen, "damaged capture: checksum mismatch");
 		return TSA_EFORMAT;
 	}

@@ -33,6 +33,7 @@
 #include "prgroup.h"
 #include "prjson.h"
 #include "prmetrics.h"
+#include "prrecord.h"
 #include "prsort.h"
 #include "prstat.h"
 #include "prtable.h"
@@ -57,6 +58,9 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --save file\n"
 "\ttsa-prstat --compare a b [--group by] [-A] [--json] [-p pidlist]\n"
 "\t[-s key | -S key] [-n ntop]\n"
+"\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
+"\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
+"\t[-LAc] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --calibrate\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
@@ -88,6 +92,17 @@ static void usage(FILE *f, int code)
 "  --compare a b\n"
 "              what happened between two captures, per process or\n"
 "              --group, sorted by the time in the -s state\n"
+"  --record dir\n"
+"              the flight recorder: every --interval seconds (10), what\n"
+"              changed for every visible thread and process, compressed,\n"
+"              into dir/tsa-YYYYMMDD-HH.rec (an hour a file, UTC); --keep\n"
+"              age (7d, 12h) and --max-size size (2G, 500M) remove the\n"
+"              oldest files\n"
+"  --replay dir\n"
+"              the reports of a recording, as they would have been live,\n"
+"              from --from to --to (2026-11-26 03:00, 03:00, -2h,\n"
+"              @epoch; local time), or with --summary one report over\n"
+"              that window\n"
 "  --calibrate measure on each CPU what a system call and a page fault\n"
 "              cost beyond tsa's hooks (the kernel's entry and exit\n"
 "              paths) and have tsa.ko charge it to SYS (root)\n"
@@ -104,6 +119,8 @@ static void usage(FILE *f, int code)
 "  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
 "  tsa-prstat --save before; ...; tsa-prstat --save after\n"
 "  tsa-prstat --compare before after --group comm -s lck\n"
+"  tsa-prstat --record /var/log/tsa --keep 7d --max-size 2G\n"
+"  tsa-prstat --replay /var/log/tsa --from 03:00 --to 03:10 -L\n"
 "\n"
 "Reads $TSA_PROC_DIR/all (default /proc/tsa/all), and with -y calls.\n"
 "See tsa-prstat(8).\n");
@@ -184,7 +201,73 @@ static void check_metrics_args(const struct options *o, int argc,
 }
 
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
-       OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE };
+       OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
+       OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY };
+
+static double parse_interval(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 1e6)
+		bad_usage("invalid interval '%s'", arg);
+	return v;
+}
+
+/* The recorder's and the replay's options, checked. */
+static void check_record_args(struct options *o, int argc, char **argv,
+			      const char *interval, const char *from,
+			      const char *to, int view_opts)
+{
+	time_t now = time(NULL);
+
+	if ((o->keep_secs || o->max_bytes) && !o->record)
+		bad_usage("%s", "--keep and --max-size are the recorder's: "
+			  "with --record");
+	if (interval && !o->record)
+		bad_usage("%s", "--interval is the recorder's: with --record "
+			  "(live reports take it as an operand)");
+	if ((from || to || o->summary) && !o->replay)
+		bad_usage("%s", "--from, --to and --summary choose a "
+			  "recording's window: with --replay");
+	o->from = o->to = -1;
+	if (o->record) {
+		if (view_opts)
+			bad_usage("%s", "--record keeps every visible thread "
+				  "and process: no view, -p or --group (the "
+				  "replay chooses them)");
+		if (interval)
+			o->interval = parse_interval(interval);
+		else if (optind < argc)
+			o->interval = parse_interval(argv[optind++]);
+		else
+			o->interval = 10;
+		if (optind < argc)
+			o->count = parse_long(argv[optind++], 1,
+					      "invalid counter value '%s'");
+		if (optind < argc)
+			bad_usage("unexpected argument '%s'", argv[optind]);
+	}
+	if (o->replay) {
+		if (o->view == VIEW_CALLS)
+			bad_usage("%s", "-y: a recording keeps /proc/tsa/all, "
+				  "not the system-call rows of /proc/tsa/calls");
+		if (optind < argc)
+			bad_usage("%s", "--replay: its reports are the "
+				  "recording's intervals (no interval or count)");
+		if (from && (o->from = parse_when(from, now)) < 0)
+			bad_usage("invalid time for --from: '%s' (YYYY-MM-DD "
+				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)",
+				  from);
+		if (to && (o->to = parse_when(to, now)) < 0)
+			bad_usage("invalid time for --to: '%s' (YYYY-MM-DD "
+				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)", to);
+		if (o->from >= 0 && o->to >= 0 && o->to < o->from)
+			bad_usage("%s", "--to is before --from");
+	}
+}
 
 static void parse_args(struct options *o, int argc, char **argv)
 {
@@ -200,9 +283,17 @@ static void parse_args(struct options *o, int argc, char **argv)
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "max-size", required_argument, NULL, OPT_MAXSIZE },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sortk = NULL;
+	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
 	int tsa = 0, calls = 0, nmetrics = 0;
 	char why[128];
 	char *end;
@@ -294,6 +385,36 @@ static void parse_args(struct options *o, int argc, char **argv)
 		case OPT_CALIBRATE:
 			o->calibrate = 1;
 			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
+		case OPT_INTERVAL:
+			interval = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep_secs = parse_age(optarg);
+			if (o->keep_secs <= 0)
+				bad_usage("invalid argument for --keep: '%s' "
+					  "(7d, 12h, 90m, 3600s)", optarg);
+			break;
+		case OPT_MAXSIZE:
+			o->max_bytes = parse_size(optarg);
+			if (o->max_bytes <= 0)
+				bad_usage("invalid argument for --max-size: "
+					  "'%s' (2G, 500M, 64K, bytes)", optarg);
+			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case OPT_SUMMARY:
+			o->summary = 1;
+			break;
 		case OPT_VERSION:
 			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
 			exit(0);
@@ -307,9 +428,15 @@ static void parse_args(struct options *o, int argc, char **argv)
 	if (o->calibrate && argc != 2)
 		bad_usage("%s", "--calibrate measures and writes the "
 			  "calibration: no other option or operand");
-	if ((o->save != NULL) + (o->compare[0] != NULL) + !!o->metrics > 1)
-		bad_usage("%s", "--save, --compare and an export are three "
-			  "modes; choose one");
+	if ((o->save != NULL) + (o->compare[0] != NULL) + !!o->metrics +
+	    (o->record != NULL) + (o->replay != NULL) > 1)
+		bad_usage("%s", "--save, --compare, --record, --replay and an "
+			  "export are modes of their own; choose one");
+	check_record_args(o, argc, argv, interval, from, to,
+			  tsa || calls || o->lwps || o->json || o->npids ||
+			  o->group_by >= 0 || sortk || o->ntop || o->no_clear);
+	if (o->record)
+		optind = argc;
 	if (o->save && (o->lwps || tsa || calls || o->json || o->npids ||
 			o->group_by >= 0 || optind < argc))
 		bad_usage("%s", "--save writes every visible thread once: no "
@@ -603,27 +730,209 @@ static int export_metrics(const struct options *o, const char *path)
 	return 0;
 }
 
+/* What one report needs from one interval to the next. */
+struct reporter {
+	struct tsa_delta *lines;
+	struct tsa_call_line *clines;
+	size_t cap, ccap;
+	struct group_report groups;
+	struct tsa_select sel;
+	int redraw;
+};
+
+/*
+ * One report of @cur against @prev (NULL: lifetime numbers), with its
+ * system calls from @ccur and @cprev for -y.
+ */
+static void report(struct reporter *rp, const struct options *o,
+		   const struct tsa_snap *prev, const struct tsa_snap *cur,
+		   const struct tsa_calls_snap *cprev,
+		   const struct tsa_calls_snap *ccur, const double la[3])
+{
+	int calls = o->view == VIEW_CALLS;
+	int grouped = o->group_by > GROUP_PID;	/* pid: the usual report */
+	struct tsa_totals tot;
+	size_t n, show;
+
+	if (grouped) {
+		n = group_report_compute(&rp->groups, prev, cur,
+					 (enum group_by)o->group_by, &rp->sel,
+					 o->replay ? "/nonexistent" : o->procfs,
+					 &tot);
+		sort_lines(rp->groups.d, n, o->sort_key, o->sort_order);
+	} else {
+		n = tsa_delta_compute(prev, cur, &rp->sel, &rp->lines, &rp->cap,
+				      &tot);
+		if (calls) {
+			/* Call lines point at the (unsorted) lines. */
+			n = tsa_calls_compute(prev, cur, cprev, ccur, &rp->sel,
+					      rp->lines, n, &rp->clines,
+					      &rp->ccap);
+			sort_call_lines(rp->clines, n, o->sort_key,
+					o->sort_order);
+		} else {
+			sort_lines(rp->lines, n, o->sort_key, o->sort_order);
+		}
+	}
+	show = lines_shown(o, n, rp->redraw);
+
+	if (o->json) {
+		if (grouped)
+			json_print_groups(stdout, (enum group_by)o->group_by,
+					  cur, &rp->groups, rp->groups.d, show);
+		else if (calls)
+			json_print_calls(stdout, o, ccur, rp->clines, show);
+		else
+			json_print(stdout, o, cur, rp->lines, show);
+	} else {
+		if (rp->redraw)
+			fputs("\033[H\033[J", stdout);
+		if (grouped)
+			group_table_print(stdout, o, (enum group_by)o->group_by,
+					  &rp->groups, rp->groups.d, show,
+					  &tot, la);
+		else if (calls)
+			calls_table_print(stdout, o, rp->clines, show, &tot, la,
+					  o->trunc || rp->redraw);
+		else
+			table_print(stdout, o, rp->lines, show, &tot, la,
+				    o->trunc || rp->redraw);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die(EXIT_BADDATA, "write error: %s", strerror(errno));
+}
+
+static void reporter_free(struct reporter *rp, struct options *o)
+{
+	free(rp->lines);
+	free(rp->clines);
+	group_report_free(&rp->groups);
+	free(o->pids);
+}
+
+static void reporter_init(struct reporter *rp, const struct options *o,
+			  int redraw)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->sel.lwps = o->lwps;
+	rp->sel.interval = o->interval;
+	rp->sel.pids = o->pids;
+	rp->sel.npids = o->npids;
+	rp->redraw = redraw;
+}
+
+static void fmt_local(char *out, size_t len, const struct timespec *t)
+{
+	struct tm tm;
+
+	localtime_r(&t->tv_sec, &tm);
+	strftime(out, len, "%Y-%m-%d %H:%M:%S %Z", &tm);
+}
+
+static const char *fmt_now(const struct timespec *t)
+{
+	static char buf[64];
+
+	fmt_local(buf, sizeof(buf), t);
+	return buf;
+}
+
+/*
+ * --replay: every recorded interval in the window, reported as live
+ * (with its time above it), or one report over the window (--summary).
+ */
+static int replay_recording(struct options *o)
+{
+	struct tsa_snap snaps[3], *prev = NULL, *cur = &snaps[0];
+	struct tsa_snap *first = NULL;
+	struct reporter rp;
+	struct replay rec;
+	char msg[256], boot[64] = "";
+	unsigned long reports = 0;
+
+	if (replay_open(&rec, o->replay, o->from >= 0 ? (time_t)o->from : 0,
+			msg, sizeof(msg)))
+		die(EXIT_BADDATA, "%s: %s", o->replay, msg);
+	memset(snaps, 0, sizeof(snaps));
+	reporter_init(&rp, o, 0);
+	while (replay_next(&rec, cur) > 0) {
+		struct tsa_snap *next;
+
+		/* Another boot, or its clock back: no interval across. */
+		if (prev && (strcmp(boot, rec.boot_id) || prev->now > cur->now))
+			prev = NULL;
+		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
+		if (o->to >= 0 && cur->wall.tv_sec > o->to)
+			break;
+		if (o->from < 0 || cur->wall.tv_sec >= o->from) {
+			if (o->summary) {
+				if (!first) {
+					first = cur;	/* kept from here on */
+				}
+			} else {
+				rp.sel.interval = prev ? (double)(cur->now -
+						prev->now) / 1e9 : o->interval;
+				if (o->group_by == GROUP_CGROUP)
+					replay_cgroups(&rec, cur, &rp.groups.cc);
+				if (!o->json && prev)
+					printf("Replay: %s, %.1f s\n", fmt_now(
+					       &cur->wall), rp.sel.interval);
+				else if (!o->json)
+					printf("Replay: %s, since each thread "
+					       "began\n", fmt_now(&cur->wall));
+				report(&rp, o, prev, cur, NULL, NULL,
+				       rec.loadavg);
+				reports++;
+			}
+		}
+		prev = cur;
+		/* The next snapshot goes where neither prev nor first is. */
+		for (next = snaps; next == prev || next == first; next++)
+			;
+		cur = next;
+	}
+	if (o->summary && first && prev && prev != first) {
+		rp.sel.interval = (double)(prev->now - first->now) / 1e9;
+		if (o->group_by == GROUP_CGROUP)
+			replay_cgroups(&rec, prev, &rp.groups.cc);
+		if (!o->json) {
+			char a[64], b[64];
+
+			fmt_local(a, sizeof(a), &first->wall);
+			fmt_local(b, sizeof(b), &prev->wall);
+			printf("Replay summary: %s to %s, %.1f s\n", a, b,
+			       rp.sel.interval);
+		}
+		report(&rp, o, first, prev, NULL, NULL, rec.loadavg);
+		reports++;
+	}
+	fflush(stdout);
+	tsa_snap_free(&snaps[0]);
+	tsa_snap_free(&snaps[1]);
+	tsa_snap_free(&snaps[2]);
+	replay_close(&rec);
+	reporter_free(&rp, o);
+	if (!reports)
+		die(EXIT_BADDATA, "%s: no recorded interval in that window%s",
+		    o->replay, o->summary ? " (a summary needs two blocks)" :
+		    "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
 	struct tsa_calls_snap csnaps[2], *cprev = NULL, *ccur = &csnaps[0];
-	struct tsa_select sel;
-	struct tsa_delta *lines = NULL;
-	struct tsa_call_line *clines = NULL;
-	struct tsa_totals tot;
-	struct group_report groups;
+	struct reporter rp;
 	struct options o;
 	struct timespec deadline;
-	size_t cap = 0, ccap = 0, n, show;
 	char path[PATH_MAX], cpath[PATH_MAX], msg[256];
 	double la[3];
-	int tty, redraw, rc, calls, grouped;
+	int tty, rc, calls;
 	long done;
 
 	parse_args(&o, argc, argv);
 	calls = o.view == VIEW_CALLS;
-	grouped = o.group_by > GROUP_PID;	/* pid: the usual report */
-	memset(&groups, 0, sizeof(groups));
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
 	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
 	if (o.calibrate)
@@ -634,15 +943,15 @@ int main(int argc, char **argv)
 		return save_capture(&o, path);
 	if (o.compare[0])
 		return compare_captures(&o);
+	if (o.replay)
+		return replay_recording(&o);
+	set_signals();
+	if (o.record)
+		return record_run(&o, path, &stop);
 	tty = isatty(STDOUT_FILENO);
-	redraw = tty && !o.no_clear && !o.json;
+	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
 	memset(snaps, 0, sizeof(snaps));
 	memset(csnaps, 0, sizeof(csnaps));
-	sel.lwps = o.lwps;
-	sel.interval = o.interval;
-	sel.pids = o.pids;
-	sel.npids = o.npids;
-	set_signals();
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 
 	for (done = 0; !stop && (o.count < 0 || done < o.count); done++) {
@@ -660,57 +969,8 @@ int main(int argc, char **argv)
 		}
 		if (!prev && o.npids)
 			check_pids(&o, cur);
-
-		if (grouped) {
-			n = group_report_compute(&groups, prev, cur,
-						 (enum group_by)o.group_by,
-						 &sel, o.procfs, &tot);
-			sort_lines(groups.d, n, o.sort_key, o.sort_order);
-		} else {
-			n = tsa_delta_compute(prev, cur, &sel, &lines, &cap,
-					      &tot);
-			if (calls) {
-				/* Call lines point at the (unsorted) lines. */
-				n = tsa_calls_compute(prev, cur, cprev, ccur,
-						      &sel, lines, n, &clines,
-						      &ccap);
-				sort_call_lines(clines, n, o.sort_key,
-						o.sort_order);
-			} else {
-				sort_lines(lines, n, o.sort_key, o.sort_order);
-			}
-		}
-		show = lines_shown(&o, n, redraw);
-
-		if (o.json) {
-			if (grouped)
-				json_print_groups(stdout,
-						  (enum group_by)o.group_by,
-						  cur, &groups, groups.d,
-						  show);
-			else if (calls)
-				json_print_calls(stdout, &o, ccur, clines,
-						 show);
-			else
-				json_print(stdout, &o, cur, lines, show);
-		} else {
-			read_loadavg(la);
-			if (redraw)
-				fputs("\033[H\033[J", stdout);
-			if (grouped)
-				group_table_print(stdout, &o,
-						  (enum group_by)o.group_by,
-						  &groups, groups.d, show,
-						  &tot, la);
-			else if (calls)
-				calls_table_print(stdout, &o, clines, show,
-						  &tot, la, o.trunc || redraw);
-			else
-				table_print(stdout, &o, lines, show, &tot, la,
-					    o.trunc || redraw);
-		}
-		if (fflush(stdout) == EOF || ferror(stdout))
-			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+		read_loadavg(la);
+		report(&rp, &o, prev, cur, cprev, ccur, la);
 
 		prev = cur;
 		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
@@ -722,9 +982,6 @@ int main(int argc, char **argv)
 	tsa_snap_free(&snaps[1]);
 	tsa_calls_free(&csnaps[0]);
 	tsa_calls_free(&csnaps[1]);
-	free(lines);
-	free(clines);
-	group_report_free(&groups);
-	free(o.pids);
+	reporter_free(&rp, &o);
 	return 0;
 }

@@ -35,6 +35,12 @@ struct options {
 	const char *save;	/* --save FILE: write one capture */
 	const char *compare[2];	/* --compare A B: the two captures */
 	int calibrate;		/* --calibrate */
+	const char *record;	/* --record DIR: the flight recorder */
+	long long keep_secs;	/* --keep AGE: its files' retention; 0: all */
+	long long max_bytes;	/* --max-size SIZE: its directory's; 0: any */
+	const char *replay;	/* --replay DIR: a recording's reports */
+	long long from, to;	/* --from, --to: its window (epoch s); -1 */
+	int summary;		/* --summary: one report over the window */
 };
 
 #endif /* PRSTAT_H */

@@ -228,3 +228,36 @@ int utf8_len(const unsigned char *s)
 		return 0;
 	return n;
 }
+
+uint32_t crc32_buf(const void *buf, size_t n)
+{
+	static uint32_t table[256];
+	const unsigned char *p = buf;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	if (!table[1])
+		for (i = 0; i < 256; i++) {
+			uint32_t v = (uint32_t)i;
+
+			for (k = 0; k < 8; k++)
+				v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+			table[i] = v;
+		}
+	for (i = 0; i < n; i++)
+		c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+void fput_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+}

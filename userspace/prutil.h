@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 extern const char *progname;
@@ -78,5 +79,11 @@ void strip_comm(char *out, size_t len, const char *comm);
  * when it is not valid UTF-8 (shared by the JSON and metrics writers).
  */
 int utf8_len(const unsigned char *s);
+
+/* CRC-32 (IEEE 802.3, as zlib's) of @n bytes: captures and recordings. */
+uint32_t crc32_buf(const void *buf, size_t n);
+
+/* @s as the kernel writes comm: \ooo for control bytes, DEL and \. */
+void fput_escaped(FILE *f, const char *s);
 
 #endif /* PRUTIL_H */

@@ -5,7 +5,7 @@
 #
 #   prstat-tests.sh TSA_PRSTAT TSA_PTEST [SECTION...]
 #
-# SECTIONs (default all): workloads exits access errors signals calls groups unload
+# SECTIONs (default all): workloads exits access errors signals calls groups record unload
 # 1. workloads vs tsa-prstat -mL/-A (-c, -p, --json)   (tsa-ptest prstat)
 # 2. process totals while threads exit                 (tsa-ptest exits, storm)
 # 3. access: nobody vs root, non-dumpable              (here)
@@ -14,6 +14,9 @@
 # 6. tsa-prstat -y on the real /proc/tsa/calls: a sleep and a pipe reader
 # 7. --group cgroup (a spinner held by cpu.max, sleepers, exited threads),
 #    --save/--compare, --prometheus checked by promtool
+# 8. --record at 1 s while a thread spins, sleeps and waits for a lock,
+#    3 s each; --replay of each phase's window; a recorder killed
+#    mid-write, its torn tail
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
 set -u
@@ -465,6 +468,73 @@ else
 	t 1 "groups: a cgroup v2 with cpu.max at $spin_cg"
 fi
 rmdir "$spin_cg" "$sleep_cg" 2>/dev/null
+fi
+
+# --- 8. the flight recorder ---
+if want record; then
+say "8. --record at 1 s while a thread spins, sleeps and waits for a lock"
+rec=$tmp/rec
+"$prstat" --record "$rec" --interval 1 2>"$tmp/rec.err" &
+rpid=$!
+pids+=("$rpid")
+"$ptest" phases 3 >"$tmp/phases"
+sleep 1.5	# a block after the last phase
+read -r -a rstat <"/proc/$rpid/stat"
+kill -TERM "$rpid"
+wait "$rpid"
+st=$?
+[ $st -eq 0 ]
+t $? "record: the recorder ends on SIGTERM with exit 0 (saw $st$([ -s "$tmp/rec.err" ] && echo ": $(head -c 200 "$tmp/rec.err")"))"
+nthr=$(($(wc -l </proc/tsa/all) - 4))
+rbytes=$(cat "$rec"/*.rec | wc -c)
+say "record: $rbytes bytes for about ${SECONDS}s of test so far; the recorder used $(( (rstat[13] + rstat[14]) * 10 )) ms of CPU; $nthr threads now"
+read -r _ ph_pid _ ph_tid <<<"$(grep '^pid ' "$tmp/phases")"
+for phase in spin sleep lock; do
+	read -r _ _ t0 t1 <<<"$(grep "^phase $phase " "$tmp/phases")"
+	# Whole seconds inside the phase: blocks in them saw only it.
+	from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')
+	to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t }')
+	"$prstat" --replay "$rec" --from "@$from" --to "@$to" --summary -L \
+		-p "${ph_pid:-0}" --json >"$tmp/ph.json" 2>"$tmp/ph.err"
+	st=$?
+	line=$(grep "\"tid\":${ph_tid:-0}," "$tmp/ph.json")
+	read -r usr slp lck secs <<<"$(python3 -c 'import json, sys
+o = json.loads(sys.argv[1]); s = o["solaris"]
+print(s["USR"], s["SLP"], s["LCK"], o["elapsed_ns"] / 1e9)' "$line" 2>/dev/null)"
+	case $phase in
+	spin) key=USR v=$usr ;;
+	sleep) key=SLP v=$slp ;;
+	lock) key=LCK v=$lck ;;
+	esac
+	[ $st -eq 0 ] && awk -v v="${v:-0}" 'BEGIN { exit !(v >= 80) }'
+	t $? "record: the $phase phase's window replayed (--from @$from --to @$to --summary): the phases thread is $key ${v:-?} % of ${secs:-?} s (expected >= 80; USR ${usr:-?} SLP ${slp:-?} LCK ${lck:-?}; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
+done
+"$prstat" --replay "$rec" -c -n 3 >"$tmp/replay.out" 2>"$tmp/replay.err"
+st=$?
+reps=$(grep -c '^Replay: ' "$tmp/replay.out")
+[ $st -eq 0 ] && [ "$reps" -ge 9 ] && [ ! -s "$tmp/replay.err" ]
+t $? "record: --replay of the whole recording: a report for each 1 s block ($reps, expected >= 9), nothing on stderr (exit $st)"
+
+# A recorder killed at any moment, and a write torn mid-block.
+"$prstat" --record "$tmp/rec2" --interval 0.2 2>/dev/null &
+rpid=$!
+sleep 1.5
+kill -KILL "$rpid"
+wait "$rpid" 2>/dev/null
+f=("$tmp"/rec2/*.rec)
+f=${f[0]}
+"$prstat" --replay "$tmp/rec2" --json >"$tmp/r2.json" 2>"$tmp/r2.err"
+st=$?
+before=$(grep -c . "$tmp/r2.json")
+[ $st -eq 0 ] && [ "$before" -gt 0 ]
+t $? "record: a recorder killed with SIGKILL: its recording replays (exit $st, $before lines$([ -s "$tmp/r2.err" ] && echo "; $(head -c 200 "$tmp/r2.err")"))"
+size=$(stat -c %s "$f" 2>/dev/null || echo 0)
+truncate -s $((size - 7)) "$f" 2>/dev/null
+"$prstat" --replay "$tmp/rec2" --json >"$tmp/r2.json" 2>"$tmp/r2.err"
+st=$?
+after=$(grep -c . "$tmp/r2.json")
+[ $st -eq 0 ] && [ "$after" -gt 0 ] && [ "$after" -lt "$before" ] && grep -q 'a torn block (cut short)' "$tmp/r2.err"
+t $? "record: its last block cut short: replayed without it, with a message (exit $st, $after lines of $before; $(head -c 200 "$tmp/r2.err"))"
 fi
 
 # --- 4b. the module goes away ---

@@ -2096,6 +2096,70 @@ static int cmd_fdhog(int n)
 	return 0;
 }
 
+/*
+ * phases SECS: a thread named "phases" spins SECS (USR), sleeps SECS
+ * (SLP), then waits SECS for a mutex that its "holder" thread holds
+ * asleep (LCK): the recorder's test replays each phase's window.
+ * Prints "pid PID tid TID", then "phase NAME START END" as each ends
+ * (CLOCK_REALTIME, seconds).
+ */
+static pthread_mutex_t ph_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int ph_held;
+
+static double ph_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void ph_sleep(double secs)
+{
+	struct timespec ts = { (time_t)secs,
+			       (long)((secs - (time_t)secs) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void *ph_holder(void *arg)
+{
+	prctl(PR_SET_NAME, "holder");
+	pthread_mutex_lock(&ph_lock);
+	atomic_store(&ph_held, 1);
+	ph_sleep(*(double *)arg);
+	pthread_mutex_unlock(&ph_lock);
+	return NULL;
+}
+
+static int phases(double secs)
+{
+	double t0, m0;
+	pthread_t h;
+
+	prctl(PR_SET_NAME, "phases");
+	printf("pid %d tid %ld\n", getpid(), (long)syscall(SYS_gettid));
+	t0 = ph_clock(CLOCK_REALTIME);
+	m0 = ph_clock(CLOCK_MONOTONIC);
+	while (ph_clock(CLOCK_MONOTONIC) - m0 < secs)
+		;
+	printf("phase spin %.3f %.3f\n", t0, ph_clock(CLOCK_REALTIME));
+	t0 = ph_clock(CLOCK_REALTIME);
+	ph_sleep(secs);
+	printf("phase sleep %.3f %.3f\n", t0, ph_clock(CLOCK_REALTIME));
+	if (pthread_create(&h, NULL, ph_holder, &secs))
+		return 1;
+	while (!atomic_load(&ph_held))
+		ph_sleep(0.001);
+	t0 = ph_clock(CLOCK_REALTIME);
+	pthread_mutex_lock(&ph_lock);
+	printf("phase lock %.3f %.3f\n", t0, ph_clock(CLOCK_REALTIME));
+	pthread_mutex_unlock(&ph_lock);
+	pthread_join(h, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2142,11 +2206,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "sleep")) {
 		for (;;)
 			pause();
+	} else if (!strcmp(argv[1], "phases") && argc == 3) {
+		return phases(atof(argv[2]));
 	} else {
 		goto usage;
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep | phases SECS\n");
 	return 2;
 }

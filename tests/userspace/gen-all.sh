@@ -55,15 +55,22 @@ exec awk -v n="$n" -v seed="$seed" -v step="$step" -v calls="${CALLS:-}" 'BEGIN 
 		tid += k; done += k
 	}
 }
-function row(t, p, u, fl, comm,    el, left, i, v, line) {
+function row(t, p, u, fl, comm,    el, left, i, v, line, cur, cns) {
 	el = (1 + int(rand() * 1000)) * 10000000 + step * 1000000000
 	left = el
-	line = t " " p " " u " " fl " " el " " int(rand() * ns) " " int(rand() * 1000000)
+	cur = int(rand() * ns)
+	cns = int(rand() * 1000000)
+	line = ""
 	for (i = 1; i <= ns; i++) {
 		v = (i == ns) ? left : int(left * rand() * 0.5)
 		left -= v
 		line = line " " v " " int(v / 1000000) " " int(v / 3)
+		# The current stay is part of the time of its state and no
+		# longer than its longest, as the kernel reports them.
+		if (i == cur + 1 && cns > int(v / 3))
+			cns = int(v / 3)
 	}
+	line = t " " p " " u " " fl " " el " " cur " " cns line
 	for (i = 1; i <= nc; i++)
 		line = line " " int(rand() * 200000)
 	print line " " comm

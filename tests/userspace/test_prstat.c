@@ -24,11 +24,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "prcapture.h"
 #include "prgroup.h"
 #include "prjson.h"
 #include "prmetrics.h"
+#include "prrecord.h"
 #include "prsort.h"
 #include "prstat.h"
 #include "prtable.h"
@@ -3384,6 +3386,647 @@ static void test_compare_binary(void)
  * rows is refused (size or checksum); changes in the header never
  * crash the reader.
  */
+
+/* ---- the flight recorder ------------------------------------------------ */
+
+/*
+ * A snapshot with every column the kernel writes, "states" and "at"
+ * included: one line per thread of @r (tid, pid, state, state_ns, ns
+ * and entries and longest of each state).
+ */
+struct rx {
+	uint64_t tid, pid, flags, elapsed;
+	int state;
+	uint64_t state_ns, ns[TSA_NSTATES], n[TSA_NSTATES], max[TSA_NSTATES];
+	uint64_t scl, at;
+	const char *comm;
+};
+
+static char *rsnapshot(uint64_t now, const struct rx *r, size_t n)
+{
+	char *buf;
+	size_t len, i;
+	FILE *f = open_memstream(&buf, &len);
+	int k;
+
+	fprintf(f, "tsa-all 1\nnow %llu\nstates", (unsigned long long)now);
+	for (k = 0; k < TSA_NSTATES; k++)
+		fprintf(f, " %s", tsa_state_name[k]);
+	fputs("\nfields tid pid uid flags elapsed state state_ns", f);
+	for (k = 0; k < TSA_NSTATES; k++) {
+		char l[4] = { (char)(tsa_state_name[k][0] | 0x20),
+			      (char)(tsa_state_name[k][1] | 0x20),
+			      (char)(tsa_state_name[k][2] | 0x20), 0 };
+
+		fprintf(f, " %s_ns %s_n %s_max", l, l, l);
+	}
+	fputs(" vcx icx scl sig minf majf mig at comm\n", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%llu %llu 0 %llu %llu %d %llu",
+			(unsigned long long)r[i].tid,
+			(unsigned long long)r[i].pid,
+			(unsigned long long)r[i].flags,
+			(unsigned long long)r[i].elapsed, r[i].state,
+			(unsigned long long)r[i].state_ns);
+		for (k = 0; k < TSA_NSTATES; k++)
+			fprintf(f, " %llu %llu %llu",
+				(unsigned long long)r[i].ns[k],
+				(unsigned long long)r[i].n[k],
+				(unsigned long long)r[i].max[k]);
+		fprintf(f, " 0 0 %llu 0 0 0 0 %llu %s\n",
+			(unsigned long long)r[i].scl,
+			(unsigned long long)(r[i].at ? r[i].at : now),
+			r[i].comm);
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * X1 at 10 s, X2 at 11 s, X3 = X2.  Thread 10 sleeps all along: in X2
+ * its line is X1's with the stay 1 s longer (elapsed, state_ns, SLP ns
+ * and SLP longest), so a delta block leaves it out.  Thread 11 runs,
+ * then makes a call: its line changes.  Thread 12 goes away in X3; the
+ * exited-threads line of pid 10 comes in X2.
+ */
+static char *snap_x(int which)
+{
+	struct rx r[4];
+
+	memset(r, 0, sizeof(r));
+	r[0] = (struct rx){ .tid = 10, .pid = 10, .elapsed = MS(5000),
+		.state = S_SLP, .state_ns = MS(2000), .scl = 7,
+		.comm = "sleepy" };
+	r[0].ns[S_USR] = MS(1000); r[0].n[S_USR] = 3; r[0].max[S_USR] = MS(500);
+	r[0].ns[S_SLP] = MS(4000); r[0].n[S_SLP] = 3; r[0].max[S_SLP] = MS(2500);
+	r[1] = (struct rx){ .tid = 11, .pid = 10, .elapsed = MS(3000),
+		.state = S_USR, .state_ns = MS(100), .scl = 50,
+		.comm = "busy" };
+	r[1].ns[S_USR] = MS(2000); r[1].n[S_USR] = 9; r[1].max[S_USR] = MS(900);
+	r[1].ns[S_SYS] = MS(1000); r[1].n[S_SYS] = 8; r[1].max[S_SYS] = MS(300);
+	r[2] = (struct rx){ .tid = 12, .pid = 10, .elapsed = MS(1000),
+		.state = S_IDL, .state_ns = MS(1000), .comm = "idle 12" };
+	r[2].ns[S_IDL] = MS(1000); r[2].n[S_IDL] = 1; r[2].max[S_IDL] = MS(1000);
+	if (which == 1)
+		return rsnapshot(MS(10000), r, 3);
+	/* 1 s later. */
+	r[0].elapsed += MS(1000); r[0].state_ns += MS(1000);
+	r[0].ns[S_SLP] += MS(1000); r[0].max[S_SLP] = MS(3000);
+	r[1].elapsed += MS(1000); r[1].state = S_SYS; r[1].state_ns = MS(200);
+	r[1].ns[S_USR] += MS(800); r[1].n[S_SYS]++; r[1].ns[S_SYS] += MS(200);
+	r[1].scl++;
+	r[2].elapsed += MS(1000); r[2].state_ns += MS(1000);
+	r[2].ns[S_IDL] += MS(1000); r[2].max[S_IDL] += MS(1000);
+	r[3] = (struct rx){ .tid = 0, .pid = 10, .flags = 4,
+		.elapsed = MS(700), .comm = "sleepy" };
+	r[3].ns[S_LAT] = MS(700); r[3].n[S_LAT] = 2; r[3].max[S_LAT] = MS(400);
+	if (which == 2)
+		return rsnapshot(MS(11000), r, 4);
+	r[2] = r[3];	/* X3: thread 12 gone, the same clock */
+	return rsnapshot(MS(11000), r, 3);
+}
+
+/* Record @n snapshots handed through the FIFO @procdir/all into @rec. */
+static int record_fifo(const char *procdir, const char *rec, char **snaps,
+		       int n, char **err)
+{
+	char fifo[400], count[16], *out;
+	int rc, status;
+	pid_t w;
+
+	snprintf(fifo, sizeof(fifo), "%s/all", procdir);
+	snprintf(count, sizeof(count), "%d", n);
+	w = feed_fifo(fifo, snaps, n);
+	rc = run(procdir, (const char *[]){ "--record", rec, "--interval",
+		 "0.01", count, NULL }, &out, err, 0);
+	waitpid(w, &status, 0);
+	free(out);
+	return rc;
+}
+
+/* The same snapshots reported live through the FIFO, with @args. */
+static char *live_fifo(const char *procdir, char **snaps, int n,
+		       const char *const *args)
+{
+	char fifo[400], count[16], *out, *err;
+	const char *argv[32];
+	int i, status;
+	pid_t w;
+
+	snprintf(fifo, sizeof(fifo), "%s/all", procdir);
+	snprintf(count, sizeof(count), "%d", n);
+	for (i = 0; args[i]; i++)
+		argv[i] = args[i];
+	argv[i++] = "-c";
+	argv[i++] = "0.01";
+	argv[i++] = count;
+	argv[i] = NULL;
+	w = feed_fifo(fifo, snaps, n);
+	run(procdir, argv, &out, &err, 0);
+	waitpid(w, &status, 0);
+	free(err);
+	return out;
+}
+
+/* JSON lines with their wall-clock time ("ts":N.NNN) masked. */
+static char *mask_ts(char *s)
+{
+	char *p = s;
+
+	while (s && (p = strstr(p, "\"ts\":")) != NULL) {
+		p += 5;
+		while ((*p >= '0' && *p <= '9') || *p == '.')
+			*p++ = '#';
+	}
+	return s;
+}
+
+/* Per block of the recording's files in @dir: its kind and lines. */
+struct blockinfo {
+	int key, rows, eq, gone, cgroups;
+};
+
+static int read_blocks(const char *dir, struct blockinfo *b, int max)
+{
+	char cmd[500], path[600], name[64];
+	int n = 0;
+	FILE *ls;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep '^tsa-.*\\.rec$' | sort", dir);
+	ls = popen(cmd, "r");
+	while (ls && fgets(name, sizeof(name), ls)) {
+		size_t len, pos = strlen("tsa-record 1\n");
+		unsigned char *d;
+
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		d = (unsigned char *)slurp(path);
+		{
+			struct stat st;
+
+			len = stat(path, &st) ? 0 : (size_t)st.st_size;
+		}
+		while (d && pos + 20 <= len && n < max) {
+			uint32_t z = d[pos + 4] | d[pos + 5] << 8 |
+				     d[pos + 6] << 16 | (uint32_t)d[pos + 7] << 24;
+			uint32_t r = d[pos + 8] | d[pos + 9] << 8 |
+				     d[pos + 10] << 16 | (uint32_t)d[pos + 11] << 24;
+			char *raw = malloc(r + 1), *line, *save = NULL;
+			int fields = 0;
+
+			if (pos + 20 + z > len || ZSTD_decompress(raw, r,
+			    d + pos + 20, z) != r) {
+				free(raw);
+				break;
+			}
+			raw[r] = '\0';
+			memset(&b[n], 0, sizeof(b[n]));
+			for (line = strtok_r(raw, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				if (!strcmp(line, "block 1 key"))
+					b[n].key = 1;
+				else if (!strncmp(line, "gone ", 5))
+					b[n].gone++;
+				else if (!strncmp(line, "cgroup ", 7))
+					b[n].cgroups++;
+				else if (!strncmp(line, "= ", 2))
+					b[n].eq++;
+				else if (!strncmp(line, "fields ", 7))
+					fields = 1;
+				else if (fields)
+					b[n].rows++;
+			}
+			free(raw);
+			n++;
+			pos += 20 + z;
+		}
+		free(d);
+	}
+	if (ls)
+		pclose(ls);
+	return n;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_record_replay(void)
+{
+	char *snaps[3], *out, *err, *live, rec[400], procfs[400], dir[400];
+	char path[700], cmd[2000];
+	struct blockinfo b[8];
+	int rc, n;
+
+	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("recfifo"));
+	snprintf(path, sizeof(path), "%s/all", dir);
+	if (mkfifo(path, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("recprocfs"));
+	put_cgroup(procfs, 10, "0::/lab/sleepers\n");
+	setenv("TSA_PROCFS", procfs, 1);
+	snaps[0] = snap_x(1);
+	snaps[1] = snap_x(2);
+	snaps[2] = snap_x(3);
+	snprintf(rec, sizeof(rec), "%s/rec", tmp);
+
+	rc = record_fifo(dir, rec, snaps, 3, &err);
+	is_long(rc, 0, "--record of 3 snapshots: exit 0 (stderr: %s)", err);
+	free(err);
+	n = read_blocks(rec, b, 8);
+	is_long(n, 3, "the recording has 3 blocks");
+	ok(n == 3 && b[0].key && !b[1].key && !b[2].key,
+	   "the first is a key block, the next two are deltas");
+	ok(n == 3 && b[0].rows == 3 && b[0].eq == 0 && b[1].rows == 1 &&
+	   b[1].eq == 1 && b[2].rows == 0 && b[2].eq == 0,
+	   "lines: 3 in the key block; in the second, the new totals line "
+	   "whole and thread 11 as differences (10 and 12 only slept on: "
+	   "left out); nothing in the third (nothing changed) (saw %d+%d "
+	   "%d+%d %d+%d)", n ? b[0].rows : -1, n ? b[0].eq : -1,
+	   n > 1 ? b[1].rows : -1, n > 1 ? b[1].eq : -1,
+	   n > 2 ? b[2].rows : -1, n > 2 ? b[2].eq : -1);
+	ok(n == 3 && b[0].cgroups == 1 && b[1].cgroups == 0 &&
+	   b[2].gone == 1 && b[1].gone == 0,
+	   "one cgroup line (pid 10, in the key block); thread 12 gone in "
+	   "the third");
+
+	/* What a replay shows is what tsa-prstat showed live. */
+	{
+		static const char *const views[][6] = {
+			{ "--json", "-L", NULL },
+			{ "--json", NULL },
+			{ "--json", "--group", "cgroup", NULL },
+			{ "--json", "-A", "-L", "-s", "run" },
+		};
+		size_t v;
+
+		for (v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+			const char *args[8] = { "--replay", rec };
+			int k;
+
+			for (k = 0; k < 5 && views[v][k]; k++)
+				args[2 + k] = views[v][k];
+			live = mask_ts(live_fifo(dir, snaps, 3, views[v]));
+			rc = run(NULL, args, &out, &err, 0);
+			mask_ts(out);
+			is_long(rc, 0, "--replay %s %s %s: exit 0", views[v][0],
+				views[v][1] ? views[v][1] : "",
+				views[v][1] && views[v][2] ? views[v][2] : "");
+			is_str(out, live, "--replay %s %s %s: the reports of "
+			       "the live run, line for line (%d lines)",
+			       views[v][0], views[v][1] ? views[v][1] : "",
+			       views[v][1] && views[v][2] ? views[v][2] : "",
+			       count_lines(live));
+			free(live);
+			free(out);
+			free(err);
+		}
+	}
+	rc = run(NULL, (const char *[]){ "--replay", rec, "-L", NULL }, &out,
+		 &err, 0);
+	ok(rc == 0 && !strncmp(out, "Replay: ", 8) &&
+	   strstr(out, ", since each thread began\n") &&
+	   strstr(out, ", 1.0 s\n") && strstr(out, ", 0.0 s\n") &&
+	   strstr(out, "Total: 1 processes, 3 lwps, load averages: ") &&
+	   strstr(out, "Total: 1 processes, 2 lwps, load averages: "),
+	   "--replay as a table: each report under its time and interval "
+	   "(the first since each thread began), the recorded loads");
+	free(out);
+	free(err);
+
+	/* A summary of the window is the report of its two ends. */
+	{
+		char *ends[2] = { snaps[0], snaps[2] };
+
+		live = mask_ts(live_fifo(dir, ends, 2, (const char *[]){
+				"--json", "-L", NULL }));
+		rc = run(NULL, (const char *[]){ "--replay", rec, "--summary",
+			 "--json", "-L", NULL }, &out, &err, 0);
+		mask_ts(out);
+		/* The live run's second report only. */
+		{
+			char *p = live;
+			int k;
+
+			for (k = 0; k < 3 && p; k++)	/* X1's 3 lines */
+				p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+			is_str(out, p, "--replay --summary --json -L: X1 to X3 "
+			       "as one report (exit %d)", rc);
+		}
+		free(live);
+		free(out);
+		free(err);
+	}
+	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "@4000000000",
+		 NULL }, &out, &err, 0);
+	ok(rc == EXIT_BADDATA && strstr(err, "no recorded interval in that "
+				      "window"),
+	   "--from after the recording: exit 5, 'no recorded interval' "
+	   "(%d: %s)", rc, err);
+	free(out);
+	free(err);
+	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "-1h",
+		 "--to", "@4000000000", "--json", NULL }, &out, &err, 0);
+	is_long(count_lines(out), 3, "--from -1h --to the future: every block's "
+		"report (3 lines of one process)");
+	free(out);
+	free(err);
+
+	/* Damage: a flipped byte in the second block, a torn tail. */
+	{
+		char copy[500], file[600], name[64];
+		FILE *ls;
+		struct stat st;
+		long off;
+		int fd;
+		unsigned char c;
+
+		snprintf(copy, sizeof(copy), "%s/rec-damaged", tmp);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", copy, rec,
+			 copy);
+		ok(system(cmd) == 0, "a copy of the recording to damage");
+		snprintf(cmd, sizeof(cmd), "ls %s", copy);
+		ls = popen(cmd, "r");
+		if (!ls || !fgets(name, sizeof(name), ls))
+			name[0] = '\0';
+		if (ls)
+			pclose(ls);
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(file, sizeof(file), "%s/%s", copy, name);
+		fd = open(file, O_RDWR);
+		/* Block 2 starts after the header line and block 1. */
+		{
+			unsigned char h[20];
+			uint32_t z;
+
+			off = (long)strlen("tsa-record 1\n");
+			if (pread(fd, h, 20, off) == 20) {
+				z = h[4] | h[5] << 8 | h[6] << 16 |
+				    (uint32_t)h[7] << 24;
+				off += 20 + (long)z + 20 + 3;
+			}
+		}
+		if (pread(fd, &c, 1, off) == 1) {
+			c ^= 0x55;
+			if (pwrite(fd, &c, 1, off) != 1)
+				c = 0;
+		}
+		close(fd);
+		rc = run(NULL, (const char *[]){ "--replay", copy, "--json",
+			 NULL }, &out, &err, 0);
+		ok(rc == 0 && count_lines(out) == 1 &&
+		   strstr(err, "a damaged block (checksum) at byte ") &&
+		   strstr(err, "the blocks after it wait for the next full one"),
+		   "a damaged block: skipped with a message, the delta after "
+		   "it too (no base), the key block's report kept (exit %d, "
+		   "%d lines; stderr: %s)", rc, count_lines(out), err);
+		free(out);
+		free(err);
+
+		/* Undo, then cut the last block short. */
+		fd = open(file, O_RDWR);
+		if (pread(fd, &c, 1, off) == 1) {
+			c ^= 0x55;
+			if (pwrite(fd, &c, 1, off) != 1)
+				c = 0;
+		}
+		if (!fstat(fd, &st) && ftruncate(fd, st.st_size - 3))
+			st.st_size = 0;
+		close(fd);
+		rc = run(NULL, (const char *[]){ "--replay", copy, "--json",
+			 NULL }, &out, &err, 0);
+		ok(rc == 0 && count_lines(out) == 2 &&
+		   strstr(err, "a torn block (cut short) at byte "),
+		   "a torn tail (a recorder killed mid-write): the last block "
+		   "skipped with a message, the others reported (exit %d, %d "
+		   "lines; stderr: %s)", rc, count_lines(out), err);
+		free(out);
+		free(err);
+
+		/* A file of the recording's name that is not one. */
+		snprintf(file, sizeof(file), "%s/tsa-20000101-00.rec", copy);
+		put(file, "hello\n");
+		rc = run(NULL, (const char *[]){ "--replay", copy, "--json",
+			 NULL }, &out, &err, 0);
+		ok(rc == 0 && count_lines(out) == 2 &&
+		   strstr(err, "tsa-20000101-00.rec: not a tsa recording"),
+		   "a file that is not a recording is skipped with a message "
+		   "(exit %d; stderr: %s)", rc, err);
+		free(out);
+		free(err);
+	}
+
+	/* Retention: by age, then by size; the file being written stays. */
+	{
+		char rdir[500], old[600];
+		static char big[100 * 1024];
+		const char *names[] = { "tsa-20200101-00.rec",
+			"tsa-20200101-01.rec", "tsa-20200101-02.rec" };
+		int i, status;
+		pid_t w;
+
+		snprintf(rdir, sizeof(rdir), "%s/retain", tmp);
+		mkdir(rdir, 0755);
+		memset(big, 'x', sizeof(big) - 1);
+		for (i = 0; i < 3; i++) {
+			snprintf(old, sizeof(old), "%s/%s", rdir, names[i]);
+			put(old, big);
+		}
+		snprintf(old, sizeof(old), "%s/notes.txt", rdir);
+		put(old, "not ours\n");
+		w = feed_fifo(path, snaps, 1);
+		rc = run(dir, (const char *[]){ "--record", rdir, "--max-size",
+			 "150K", "--interval", "1", "1", NULL }, &out, &err, 0);
+		waitpid(w, &status, 0);
+		snprintf(cmd, sizeof(cmd), "ls %s | tr '\\n' ' '", rdir);
+		free(out);
+		free(err);
+		out = NULL;
+		{
+			FILE *p = popen(cmd, "r");
+			char buf[400] = "";
+
+			if (p) {
+				if (!fgets(buf, sizeof(buf), p))
+					buf[0] = '\0';
+				pclose(p);
+			}
+			ok(rc == 0 && !strstr(buf, names[0]) &&
+			   !strstr(buf, names[1]) && strstr(buf, names[2]) &&
+			   strstr(buf, "notes.txt") && strstr(buf, "tsa-2"),
+			   "--max-size 150K over 3 old files of 100 KiB: the "
+			   "two oldest removed, the newest old one, the new "
+			   "file and other files kept (exit %d: %s)", rc, buf);
+		}
+		w = feed_fifo(path, snaps, 1);
+		rc = run(dir, (const char *[]){ "--record", rdir, "--keep",
+			 "1d", "--interval", "1", "1", NULL }, &out, &err, 0);
+		waitpid(w, &status, 0);
+		snprintf(old, sizeof(old), "%s/%s", rdir, names[2]);
+		ok(rc == 0 && access(old, F_OK) && errno == ENOENT,
+		   "--keep 1d: a file of 2020 removed (exit %d)", rc);
+		free(out);
+		free(err);
+	}
+	unsetenv("TSA_PROCFS");
+
+	/* An idle machine costs a key block, and then next to nothing. */
+	{
+		char *gen[21], gcmd[500], idle[500], name[64];
+		struct stat st0, st1;
+		FILE *p;
+		int i;
+
+		snprintf(gcmd, sizeof(gcmd), "sh %s/gen-all.sh 2000", testdir);
+		p = popen(gcmd, "r");
+		gen[0] = NULL;
+		if (p) {
+			size_t cap = 0, len = 0;
+			char chunk[65536];
+			size_t k;
+
+			while ((k = fread(chunk, 1, sizeof(chunk), p)) > 0) {
+				if (len + k + 1 > cap) {
+					cap = 2 * (len + k + 1);
+					gen[0] = realloc(gen[0], cap);
+				}
+				memcpy(gen[0] + len, chunk, k);
+				len += k;
+			}
+			if (gen[0])
+				gen[0][len] = '\0';
+			pclose(p);
+		}
+		for (i = 1; i < 21; i++)
+			gen[i] = gen[0];
+		snprintf(idle, sizeof(idle), "%s/idle1", tmp);
+		rc = record_fifo(dir, idle, gen, 1, &err);
+		free(err);
+		snprintf(cmd, sizeof(cmd), "ls %s", idle);
+		p = popen(cmd, "r");
+		if (!p || !fgets(name, sizeof(name), p))
+			name[0] = '\0';
+		if (p)
+			pclose(p);
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", idle, name);
+		st0.st_size = stat(path, &st0) ? 0 : st0.st_size;
+		snprintf(idle, sizeof(idle), "%s/idle21", tmp);
+		rc |= record_fifo(dir, idle, gen, 21, &err);
+		free(err);
+		snprintf(path, sizeof(path), "%s/%s", idle, name);
+		st1.st_size = stat(path, &st1) ? 0 : st1.st_size;
+		ok(rc == 0 && st0.st_size > 100000 &&
+		   st1.st_size < st0.st_size + 20 * 2048,
+		   "2000 idle threads: a key block of %lld bytes, and 20 "
+		   "more blocks of nothing changed add %lld bytes (exit %d, "
+		   "file %s)", (long long)st0.st_size,
+		   (long long)(st1.st_size - st0.st_size), rc, name);
+		free(gen[0]);
+	}
+
+	/* Bad input gets a clear error and changes nothing. */
+	{
+		static const struct {
+			const char *args[8];
+			int rc;
+			const char *msg;
+		} bad[] = {
+			{ { "--record", "/tmp/x", "-L", NULL }, 1,
+			  "--record keeps every visible thread" },
+			{ { "--record", "/tmp/x", "--keep", "7y", NULL }, 1,
+			  "invalid argument for --keep: '7y'" },
+			{ { "--record", "/tmp/x", "--max-size", "2X", NULL }, 1,
+			  "invalid argument for --max-size: '2X'" },
+			{ { "--record", "/tmp/x", "--interval", "0", NULL }, 1,
+			  "invalid interval '0'" },
+			{ { "--interval", "5", NULL }, 1,
+			  "--interval is the recorder's" },
+			{ { "--summary", NULL }, 1, "with --replay" },
+			{ { "--replay", "/tmp", "-y", NULL }, 1,
+			  "-y: a recording keeps /proc/tsa/all" },
+			{ { "--replay", "/tmp", "--from", "25:00", NULL }, 1,
+			  "invalid time for --from: '25:00'" },
+			{ { "--replay", "/tmp", "--from", "10:00", "--to",
+			    "09:00", NULL }, 1, "--to is before --from" },
+			{ { "--replay", "/tmp", "5", NULL }, 1,
+			  "its reports are the recording's intervals" },
+			{ { "--replay", "/nonexistent/rec", NULL }, 5,
+			  "/nonexistent/rec: No such file or directory" },
+			{ { "--replay", "/tmp/tsa-prstat-norec", NULL }, 5,
+			  "no recording there" },
+			{ { "--record", "/tmp/x", "--replay", "/tmp", NULL }, 1,
+			  "choose one" },
+		};
+		size_t i;
+
+		mkdir("/tmp/tsa-prstat-norec", 0755);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			rc = run("/nonexistent", bad[i].args, &out, &err, 0);
+			err[strcspn(err, "\n")] = '\0';
+			ok(rc == bad[i].rc && strstr(err, bad[i].msg),
+			   "%s %s %s: exit %d and '%s' (saw %d: %.100s)",
+			   bad[i].args[0], bad[i].args[1] ? bad[i].args[1] : "",
+			   bad[i].args[1] && bad[i].args[2] ? bad[i].args[2] : "",
+			   bad[i].rc, bad[i].msg, rc, err);
+			free(out);
+			free(err);
+		}
+		rmdir("/tmp/tsa-prstat-norec");
+		ok(access("/tmp/x", F_OK) != 0, "nothing was created by the "
+		   "refused --record runs");
+	}
+	free(snaps[0]);
+	free(snaps[1]);
+	free(snaps[2]);
+	unlink(path);
+}
+
+static void test_record_parsers(void)
+{
+	time_t now = 1790000000, t;
+	struct tm tm;
+
+	is_long(parse_age("7d"), 7 * 86400, "parse_age 7d");
+	is_long(parse_age("90m"), 5400, "parse_age 90m");
+	is_long(parse_age("3600"), 3600, "parse_age 3600 (seconds)");
+	is_long(parse_age("2w"), 14 * 86400, "parse_age 2w");
+	is_long(parse_age("7y"), -1, "parse_age 7y: refused");
+	is_long(parse_age("-1h"), -1, "parse_age -1h: refused");
+	is_long(parse_size("2G"), 2LL << 30, "parse_size 2G");
+	is_long(parse_size("150K"), 150 * 1024, "parse_size 150K");
+	is_long(parse_size("12345"), 12345, "parse_size 12345");
+	is_long(parse_size("1.5G"), -1, "parse_size 1.5G: refused");
+	is_long(parse_when("@100", now), 100, "parse_when @100");
+	is_long(parse_when("-2h", now), now - 7200, "parse_when -2h");
+	localtime_r(&now, &tm);
+	tm.tm_hour = 3;
+	tm.tm_min = 0;
+	tm.tm_sec = 30;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	is_long(parse_when("03:00:30", now), t, "parse_when 03:00:30: today");
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = 126;
+	tm.tm_mon = 10;
+	tm.tm_mday = 26;
+	tm.tm_hour = 3;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	is_long(parse_when("2026-11-26 03:00", now), t,
+		"parse_when 2026-11-26 03:00");
+	is_long(parse_when("24:00", now), -1, "parse_when 24:00: refused");
+	is_long(parse_when("3pm", now), -1, "parse_when 3pm: refused");
+	is_long(parse_when("03:00 x", now), -1, "parse_when '03:00 x': refused");
+}
+
 static void test_capture_fuzz(void)
 {
 	char path[400], src[400], msg[256], *text, *rows;
@@ -3477,6 +4120,8 @@ int main(void)
 	test_capture_roundtrip();
 	test_compare_binary();
 	test_capture_fuzz();
+	test_record_parsers();
+	test_record_replay();
 	test_big();
 
 	if (!tap_failed) {

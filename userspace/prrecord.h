@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prrecord.h - the flight recorder (--record DIR) and its replay
+ * (--replay DIR): every interval, what changed in /proc/tsa/all, in
+ * compressed, checksummed blocks, one file an hour (format
+ * "tsa-record 1", documented in tsa-prstat(8)).
+ */
+#ifndef PRRECORD_H
+#define PRRECORD_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "prgroup.h"
+#include "prstat.h"
+#include "tsaall.h"
+
+/*
+ * Record @allpath into o->record every o->interval seconds until *@stop
+ * (or o->count blocks); retention by o->keep_secs and o->max_bytes.
+ * Returns 0, or dies with a message.
+ */
+int record_run(const struct options *o, const char *allpath,
+	       volatile sig_atomic_t *stop);
+
+struct rec_row {
+	uint64_t key;		/* tid, or TOTALS_KEY | pid for totals */
+	struct tsa_row row;	/* comm: owned (malloc) */
+};
+
+struct rec_cgroup {
+	uint64_t pid, since;
+	char *path;
+};
+
+/* A recording being read, block by block, across its files. */
+struct replay {
+	char **files;		/* DIR/tsa-*.rec, in time order */
+	size_t nfiles, fi;
+	unsigned char *data;	/* the current file, whole */
+	size_t len, pos;
+	int need_key;		/* a block was lost: wait for a full one */
+	char *raw;		/* the current block, decompressed */
+	size_t rawcap;
+	struct rec_row *rows;	/* the snapshot as rebuilt so far */
+	size_t nrows, rows_cap;
+	struct rec_cgroup *cg;	/* processes' cgroups, as recorded */
+	size_t ncg, cg_cap;
+	char boot_id[64];	/* of the last block */
+	double loadavg[3];
+	unsigned long damaged;	/* blocks skipped */
+	time_t from;		/* files that end before it are not read */
+};
+
+/*
+ * Open the recording in @dir; files wholly before @from are skipped
+ * (0: none).  On error: a one-line reason in @msg, -1.
+ */
+int replay_open(struct replay *rp, const char *dir, time_t from, char *msg,
+		size_t msglen);
+/*
+ * The next recorded snapshot into @s (reusing its memory; its wall is
+ * the block's), its boot's id and load averages in @rp.  1: one; 0:
+ * the recording ends.  Damaged blocks are skipped with a message.
+ */
+int replay_next(struct replay *rp, struct tsa_snap *s);
+/* Tell @cc the recorded cgroup of every process of @s. */
+void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
+		    struct cgroup_cache *cc);
+void replay_close(struct replay *rp);
+
+/*
+ * A time of the command line: "YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]"
+ * (today), "-2h" (before now: s, m, h, d), or "@SECONDS" (the epoch).
+ * Local time.  -1 if it is none of these.
+ */
+time_t parse_when(const char *s, time_t now);
+
+/* "7d", "12h", "90m", "3600s" or "3600": seconds; -1 if not one. */
+long long parse_age(const char *s);
+/* "2G", "500M", "64K" (powers of 1024) or bytes; -1 if not one. */
+long long parse_size(const char *s);
+
+#endif /* PRRECORD_H */
