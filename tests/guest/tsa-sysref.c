@@ -2,7 +2,7 @@
 /*
  * tsa-sysref: a referee for SYS on ordinary CPUs (no boundary hooks).
  *
- *   tsa-sysref MODE SECS     MODE: getppid, read64k or fault
+ *   tsa-sysref MODE SECS [only]     MODE: getppid, read64k or fault
  *
  * Runs, on the CPU it is pinned to, a loop of the operation for about
  * SECS, timed as a whole with the vDSO clock, then the same loop with the
@@ -13,7 +13,9 @@
  *
  * with tsa's SYS and USR for this thread over the first loop (its own
  * /proc/tsa file, read before and after) and how much of that SYS the
- * calibration gave (sys_calibrated). The caller compares.
+ * calibration gave (sys_calibrated). The caller compares. With "only",
+ * the loop with the operation runs alone and nothing is printed: for a
+ * sampling profiler's view of the same loop.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -116,8 +118,8 @@ int main(int argc, char **argv)
 	double secs;
 	int fd = -1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: tsa-sysref getppid|read64k|fault SECS\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "only"))) {
+		fprintf(stderr, "usage: tsa-sysref getppid|read64k|fault SECS [only]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "getppid"))
@@ -145,6 +147,10 @@ int main(int argc, char **argv)
 		n = probe;
 	if (m == M_FAULT)
 		pages = fresh_pages(n, pagesz);
+	if (argc == 4) {
+		run(m, n, 1, fd, pages, pagesz);
+		return 0;
+	}
 	tsa_books(&b0);
 	with = run(m, n, 1, fd, pages, pagesz);
 	tsa_books(&b1);
