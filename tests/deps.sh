@@ -23,8 +23,9 @@ pkgs=(
 	stress-ng rt-tests sysstat linux-perf
 	# the event-trace replay (tests/guest/replay-tests.sh) extracts ftrace
 	trace-cmd
-	# tsa-prstat's recorder compresses with zstd
-	libzstd-dev
+	# tsa-prstat's recorder compresses with zstd; its keys are tested
+	# under tmux
+	libzstd-dev tmux
 	# disks, swap and cgroups for the wait-state tests
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON

@@ -122,6 +122,18 @@ int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
 	return -1;
 }
 
+int sort_key_next(int key, enum view v, int dir)
+{
+	int want = view_bit(v), i = key, n;
+
+	for (n = 0; n < NKEYS; n++) {
+		i = (i + dir + NKEYS) % NKEYS;
+		if (keys[i].views & want)
+			return i;
+	}
+	return key;
+}
+
 const char *sort_key_name(int key)
 {
 	return keys[key].name;

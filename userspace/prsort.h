@@ -24,6 +24,9 @@ int sort_key_lookup(const char *name, enum view v,
 
 const char *sort_key_name(int key);
 
+/* The key after @key (@dir 1) or before it (-1) among @v's, in turn. */
+int sort_key_next(int key, enum view v, int dir);
+
 /* The value a line sorts on. */
 double sort_key_value(int key, const struct tsa_delta *d);
 

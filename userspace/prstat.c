@@ -32,6 +32,7 @@
 #include "prcapture.h"
 #include "prgroup.h"
 #include "prjson.h"
+#include "prkeys.h"
 #include "prmetrics.h"
 #include "prrecord.h"
 #include "prsort.h"
@@ -109,6 +110,9 @@ static void usage(FILE *f, int code)
 "  --group by  one line per cgroup (v2 path), user or comm (thread\n"
 "              name, trailing number folded: worker-{N}) instead of per\n"
 "              process (pid); exited threads count in their group\n"
+"\n"
+"On a terminal, without -c: keys q quit, s S > < sort key, r reverse,\n"
+"L threads, m A y view, g group, p pid, / name, space pause, h help.\n"
 "\n"
 "Examples:\n"
 "  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
@@ -576,7 +580,8 @@ static void check_pids(const struct options *o, const struct tsa_snap *s)
 	exit(EXIT_NOPID);
 }
 
-static void sleep_until(struct timespec *deadline, double interval)
+/* The next report's time; a late one does not catch up. */
+static void next_deadline(struct timespec *deadline, double interval)
 {
 	struct timespec now;
 	long long ns = (long long)(interval * 1e9);
@@ -592,6 +597,11 @@ static void sleep_until(struct timespec *deadline, double interval)
 	    (now.tv_sec == deadline->tv_sec &&
 	     now.tv_nsec > deadline->tv_nsec))
 		*deadline = now;	/* running late: do not catch up */
+}
+
+static void sleep_until(struct timespec *deadline, double interval)
+{
+	next_deadline(deadline, interval);
 	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 					deadline, NULL) == EINTR)
 		;
@@ -740,6 +750,19 @@ struct reporter {
 	int redraw;
 };
 
+/* The / key: only the lines whose name has @f (all when it is ""). */
+static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
+{
+	size_t i, k = 0;
+
+	if (!f[0])
+		return n;
+	for (i = 0; i < n; i++)
+		if (d[i].comm && strstr(d[i].comm, f))
+			d[k++] = d[i];
+	return k;
+}
+
 /*
  * One report of @cur against @prev (NULL: lifetime numbers), with its
  * system calls from @ccur and @cprev for -y.
@@ -759,10 +782,12 @@ static void report(struct reporter *rp, const struct options *o,
 					 (enum group_by)o->group_by, &rp->sel,
 					 o->replay ? "/nonexistent" : o->procfs,
 					 &tot);
+		n = filter_lines(rp->groups.d, n, o->filter);
 		sort_lines(rp->groups.d, n, o->sort_key, o->sort_order);
 	} else {
 		n = tsa_delta_compute(prev, cur, &rp->sel, &rp->lines, &rp->cap,
 				      &tot);
+		n = filter_lines(rp->lines, n, o->filter);
 		if (calls) {
 			/* Call lines point at the (unsorted) lines. */
 			n = tsa_calls_compute(prev, cur, cprev, ccur, &rp->sel,
@@ -919,16 +944,188 @@ static int replay_recording(struct options *o)
 	return 0;
 }
 
+/* ---- the keys of the redraw mode ---------------------------------------- */
+
+/* The last report's inputs: a key draws it again from them. */
+struct shown {
+	const struct tsa_snap *prev, *cur;
+	const struct tsa_calls_snap *cprev, *ccur;
+	double la[3];
+	int paused;
+	char note[96];		/* once, on the status line */
+};
+
+static int screen_cols(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
+
+/* On the cursor's row (no newline): what the keys have changed. */
+static void status_line(const struct options *o, struct shown *sh)
+{
+	char b[256];
+	int n;
+
+	n = snprintf(b, sizeof(b), "sort %s%s", sort_key_name(o->sort_key),
+		     o->sort_order > 0 ? " ascending" : "");
+	if (sh->paused)
+		n += snprintf(b + n, sizeof(b) - n, " | paused");
+	if (o->filter[0])
+		n += snprintf(b + n, sizeof(b) - n, " | name has '%s'",
+			      o->filter);
+	if (o->npids == 1)
+		n += snprintf(b + n, sizeof(b) - n, " | pid %llu",
+			      (unsigned long long)o->pids[0]);
+	if (sh->note[0])
+		n += snprintf(b + n, sizeof(b) - n, " | %s", sh->note);
+	snprintf(b + n, sizeof(b) - n, " | h: keys");
+	sh->note[0] = '\0';
+	printf("%.*s", screen_cols() - 1, b);
+	fflush(stdout);
+}
+
+static void show_help(const struct options *o)
+{
+	printf("\033[H\033[Jtsa-prstat keys\n\n"
+	       "  q          quit\n"
+	       "  s S  > <   the next or the previous sort key (now %s)\n"
+	       "  r          reverse the order\n"
+	       "  L          a line per thread, or per process\n"
+	       "  m A y      the Solaris view, the TSA view, the system-call "
+	       "view\n"
+	       "  g          group by process, cgroup, user, thread name, in "
+	       "turn\n"
+	       "  p          one process only (empty: all)\n"
+	       "  /          only the lines whose name has a string (empty: "
+	       "all)\n"
+	       "  space      pause the reports, and go on\n"
+	       "  h ?        this help\n\n"
+	       "Any key goes back.", sort_key_name(o->sort_key));
+	fflush(stdout);
+}
+
+/* @o in view @v, with a sort key of that view (the same name if any). */
+static void set_view(struct options *o, enum view v)
+{
+	int k = sort_key_lookup(sort_key_name(o->sort_key), v, NULL, 0);
+
+	o->view = v;
+	o->sort_key = k >= 0 ? k : sort_default_key(v);
+	if (v == VIEW_CALLS && o->group_by > GROUP_PID)
+		o->group_by = -1;	/* groups have no call lines */
+}
+
+enum { ACT_WAIT, ACT_READ, ACT_QUIT };
+
+/* Act on key @k; ACT_READ: a report is due now (its data is not read). */
+static int on_key(int k, struct options *o, struct reporter *rp,
+		  struct shown *sh)
+{
+	char buf[64], *end;
+	uint64_t one;
+	int act = ACT_WAIT;
+
+	switch (k) {
+	case 'q':
+		return ACT_QUIT;
+	case ' ':
+		sh->paused = !sh->paused;
+		break;
+	case 's':
+	case '>':
+	case 'S':
+	case '<':
+		o->sort_key = sort_key_next(o->sort_key, o->view,
+					    k == 's' || k == '>' ? 1 : -1);
+		break;
+	case 'r':
+		o->sort_order = -o->sort_order;
+		break;
+	case 'L':
+		o->lwps = rp->sel.lwps = !o->lwps;
+		if (o->lwps && o->group_by > GROUP_PID)
+			o->group_by = -1;	/* groups are not threads */
+		break;
+	case 'm':
+		set_view(o, VIEW_SOLARIS);
+		break;
+	case 'A':
+		set_view(o, VIEW_TSA);
+		break;
+	case 'y':
+		if (o->view != VIEW_CALLS)
+			act = ACT_READ;	/* /proc/tsa/calls was not read */
+		set_view(o, VIEW_CALLS);
+		break;
+	case 'g':
+		o->group_by = o->group_by < GROUP_CGROUP ? GROUP_CGROUP :
+			      o->group_by + 1 < GROUP_NBY ? o->group_by + 1 : -1;
+		if (o->group_by > GROUP_PID) {
+			o->lwps = rp->sel.lwps = 0;
+			if (o->view == VIEW_CALLS)
+				set_view(o, VIEW_SOLARIS);
+		}
+		snprintf(sh->note, sizeof(sh->note), "by %s",
+			 group_by_name[o->group_by < 0 ? GROUP_PID :
+				       o->group_by]);
+		break;
+	case 'p':
+		if (!keys_prompt("pid (empty: every process): ", buf,
+				 sizeof(buf)))
+			break;
+		errno = 0;
+		one = strtoull(buf, &end, 10);
+		if (!buf[0]) {
+			o->npids = 0;
+		} else if (errno || end == buf || *end || !one) {
+			snprintf(sh->note, sizeof(sh->note), "not a pid: %.40s",
+				 buf);
+		} else {
+			free(o->pids);
+			o->pids = xmalloc(sizeof(*o->pids));
+			o->pids[0] = one;
+			o->npids = 1;
+		}
+		rp->sel.pids = o->pids;
+		rp->sel.npids = o->npids;
+		break;
+	case '/':
+		if (keys_prompt("name has (empty: any): ", buf, sizeof(buf)))
+			snprintf(o->filter, sizeof(o->filter), "%s", buf);
+		break;
+	case 'h':
+	case '?':
+		show_help(o);
+		if (keys_wait(NULL, &stop) == KEY_STOP)
+			return ACT_QUIT;
+		break;
+	case KEY_REDRAW:
+		break;
+	default:
+		return ACT_WAIT;	/* not ours: nothing changes */
+	}
+	if (act == ACT_WAIT && sh->cur) {
+		report(rp, o, sh->prev, sh->cur, sh->cprev, sh->ccur, sh->la);
+		status_line(o, sh);
+	}
+	return act;
+}
+
 int main(int argc, char **argv)
 {
-	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0], *base;
 	struct tsa_calls_snap csnaps[2], *cprev = NULL, *ccur = &csnaps[0];
 	struct reporter rp;
 	struct options o;
+	struct shown sh;
 	struct timespec deadline;
 	char path[PATH_MAX], cpath[PATH_MAX], msg[256];
 	double la[3];
-	int tty, rc, calls;
+	int tty, rc, calls, keys;
 	long done;
 
 	parse_args(&o, argc, argv);
@@ -950,32 +1147,79 @@ int main(int argc, char **argv)
 		return record_run(&o, path, &stop);
 	tty = isatty(STDOUT_FILENO);
 	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
+	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */
+	keys = rp.redraw && keys_start();
+	memset(&sh, 0, sizeof(sh));
 	memset(snaps, 0, sizeof(snaps));
 	memset(csnaps, 0, sizeof(csnaps));
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 
 	for (done = 0; !stop && (o.count < 0 || done < o.count); done++) {
-		if (done)
+		if (done && !keys) {
 			sleep_until(&deadline, o.interval);
+		} else if (done) {
+			int k, act = ACT_WAIT;
+
+			next_deadline(&deadline, o.interval);
+			while (act == ACT_WAIT) {
+				k = keys_wait(sh.paused ? NULL : &deadline,
+					      &stop);
+				if (k == KEY_NONE)
+					break;
+				act = k == KEY_STOP ? ACT_QUIT :
+				      on_key(k, &o, &rp, &sh);
+			}
+			if (act == ACT_QUIT)
+				stop = 1;
+			else if (act == ACT_READ)
+				clock_gettime(CLOCK_MONOTONIC, &deadline);
+		}
 		if (stop)
 			break;
+		calls = o.view == VIEW_CALLS;
 		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read(rc, path, msg);
 		if (calls) {
 			rc = tsa_calls_read(ccur, cpath, msg, sizeof(msg));
-			if (rc != TSA_OK)
+			if (rc != TSA_OK && keys && sh.cur) {
+				/* The y key, with no calls to show: say so. */
+				set_view(&o, VIEW_SOLARIS);
+				snprintf(sh.note, sizeof(sh.note), "no "
+					 "system-call rows (tsa calls=0?)");
+				calls = 0;
+			} else if (rc != TSA_OK) {
 				fail_read_calls(rc, cpath, msg);
+			}
 		}
 		if (!prev && o.npids)
 			check_pids(&o, cur);
 		read_loadavg(la);
-		report(&rp, &o, prev, cur, cprev, ccur, la);
+		/* Calls shown since the y key: from each thread's start. */
+		base = calls && !cprev ? NULL : prev;
+		report(&rp, &o, base, cur, calls ? cprev : NULL,
+		       calls ? ccur : NULL, la);
+		if (keys) {
+			sh.prev = base;
+			sh.cur = cur;
+			sh.cprev = calls ? cprev : NULL;
+			sh.ccur = calls ? ccur : NULL;
+			memcpy(sh.la, la, sizeof(la));
+			status_line(&o, &sh);
+		}
 
 		prev = cur;
 		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
-		cprev = ccur;
-		ccur = ccur == &csnaps[0] ? &csnaps[1] : &csnaps[0];
+		if (calls) {
+			cprev = ccur;
+			ccur = ccur == &csnaps[0] ? &csnaps[1] : &csnaps[0];
+		} else {
+			cprev = NULL;	/* the y key starts its calls afresh */
+		}
+	}
+	if (keys) {
+		keys_stop();
+		putchar('\n');
 	}
 	fflush(stdout);
 	tsa_snap_free(&snaps[0]);

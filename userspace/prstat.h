@@ -41,6 +41,7 @@ struct options {
 	const char *replay;	/* --replay DIR: a recording's reports */
 	long long from, to;	/* --from, --to: its window (epoch s); -1 */
 	int summary;		/* --summary: one report over the window */
+	char filter[64];	/* the / key: lines whose name has it */
 };
 
 #endif /* PRSTAT_H */

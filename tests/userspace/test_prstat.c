@@ -4027,6 +4027,183 @@ static void test_record_parsers(void)
 	is_long(parse_when("03:00 x", now), -1, "parse_when '03:00 x': refused");
 }
 
+/* ---- the keys of the redraw mode, under tmux ------------------------------ */
+
+static char *tmux_capture(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	FILE *p = popen("tmux -L tsa-prstat-test capture-pane -p -t keys "
+			"2>/dev/null", "r");
+	int c;
+
+	while (p && (c = fgetc(p)) != EOF)
+		fputc(c, m);
+	if (p)
+		pclose(p);
+	fclose(m);
+	return buf;
+}
+
+/* Wait up to 5 s for the pane to show @want (and, if set, not @not). */
+static char *tmux_wait(const char *want, const char *not)
+{
+	struct timespec ms = { 0, 50000000 };
+	char *s = NULL;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		free(s);
+		s = tmux_capture();
+		if (strstr(s, want) && (!not || !strstr(s, not)))
+			return s;
+		nanosleep(&ms, NULL);
+	}
+	return s;
+}
+
+static void tmux_keys(const char *keys)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-test send-keys -t keys "
+		 "%s", keys);
+	if (system(cmd))
+		printf("# %s failed\n", cmd);
+}
+
+static int count_str(const char *s, const char *what)
+{
+	int n = 0;
+
+	while (s && (s = strstr(s, what)) != NULL) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+static void test_keys(void)
+{
+	char *dir, path[400], cmd[1200], *s, bin[300];
+
+	if (system("command -v tmux >/dev/null 2>&1")) {
+		skip("keys: tmux not found");
+		return;
+	}
+	dir = mkdir_in_tmp("keys");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	s = snap_a();
+	put(path, s);
+	free(s);
+	if (!realpath(prstat_bin, bin))
+		snprintf(bin, sizeof(bin), "%s", prstat_bin);
+	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
+	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-test -f /dev/null "
+		 "new-session -d -s keys -x 100 -y 24 \"TSA_PROC_DIR=%s "
+		 "TSA_PROCFS=/nonexistent %s -m 0.2; echo EXITED \\$?; "
+		 "stty -a | grep -o -- ' -*icanon\\| -*echo ' | tr -d ' ' | "
+		 "tr '\\n' ' '; echo; sleep 30\"", dir, bin);
+	if (system(cmd)) {
+		skip("keys: tmux new-session failed");
+		return;
+	}
+	s = tmux_wait("Total: 3 processes", NULL);
+	ok(strstr(s, "PROCESS/NLWP") && strstr(s, "sort cpu | h: keys"),
+	   "keys: the redraw mode shows processes, and a status line on the "
+	   "cursor's row");
+	free(s);
+	tmux_keys("L");
+	s = tmux_wait("PROCESS/LWPID", NULL);
+	ok(strstr(s, "PROCESS/LWPID") && strstr(s, "sleeper/301"),
+	   "keys: L shows a line per thread");
+	free(s);
+	tmux_keys("A");
+	s = tmux_wait("EXEC  RUN", NULL);
+	ok(strstr(s, "EXEC  RUN") && strstr(s, "sort cpu"),
+	   "keys: A switches to the TSA view (the sort key cpu is one of "
+	   "its keys too)");
+	free(s);
+	tmux_keys("s");
+	s = tmux_wait("sort time", NULL);
+	ok(strstr(s, "sort time |") != NULL, "keys: s takes the next sort key");
+	free(s);
+	tmux_keys("r");
+	s = tmux_wait("sort time ascending", NULL);
+	ok(strstr(s, "sort time ascending") != NULL, "keys: r reverses the "
+	   "order");
+	free(s);
+	tmux_keys("m");
+	s = tmux_wait("USR SYS TRP", NULL);
+	ok(strstr(s, "USR SYS TRP") && strstr(s, "PROCESS/LWPID"),
+	   "keys: m goes back to the Solaris view, still per thread");
+	free(s);
+	tmux_keys("/ sleeper Enter");
+	s = tmux_wait("name has 'sleeper'", "spin/200");
+	ok(count_str(s, "sleeper/30") == 2 && !strstr(s, "db server") &&
+	   !strstr(s, "spin/200"),
+	   "keys: / sleeper keeps the lines whose name has it");
+	free(s);
+	tmux_keys("/ Enter p 200 Enter");
+	s = tmux_wait("pid 200", "sleeper");
+	ok(strstr(s, "spin/200") && !strstr(s, "sleeper") &&
+	   !strstr(s, "name has"),
+	   "keys: / with nothing shows every name again; p 200 one process");
+	free(s);
+	tmux_keys("p Enter g");
+	s = tmux_wait("by cgroup", NULL);
+	ok(strstr(s, "CGROUP") && strstr(s, "by cgroup") &&
+	   !strstr(s, "LWPID"),
+	   "keys: p with nothing shows every process; g groups by cgroup "
+	   "(threads off)");
+	free(s);
+	tmux_keys("g g g");
+	s = tmux_wait("by pid", NULL);
+	ok(strstr(s, "PROCESS/NLWP") && strstr(s, "by pid"),
+	   "keys: g in turn: user, thread name, then processes again");
+	free(s);
+	tmux_keys("Space");
+	s = tmux_wait("paused", NULL);
+	ok(strstr(s, "| paused") != NULL, "keys: space pauses");
+	free(s);
+	tmux_keys("Space h");
+	s = tmux_wait("tsa-prstat keys", NULL);
+	ok(strstr(s, "tsa-prstat keys") && strstr(s, "Any key goes back."),
+	   "keys: h shows the keys");
+	free(s);
+	tmux_keys("x");
+	s = tmux_wait("Total: 3 processes", NULL);
+	ok(strstr(s, "Total: 3 processes") && !strstr(s, "paused"),
+	   "keys: any key goes back to the report (space went on)");
+	free(s);
+	system("tmux -L tsa-prstat-test resize-window -t keys -y 5 "
+	       "2>/dev/null");
+	s = tmux_wait("Total:", NULL);
+	{
+		int rows = 0;
+		char *p;
+
+		for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 :
+		     NULL)
+			rows += *p != '\n';
+		ok(strstr(s, "Total:") && rows == 5 &&
+		   count_str(s, "PROCESS/NLWP") == 1,
+		   "keys: a resize to 5 rows draws the report again: header, "
+		   "2 lines, Total, status (saw %d rows)", rows);
+	}
+	free(s);
+	system("tmux -L tsa-prstat-test resize-window -t keys -y 24 "
+	       "2>/dev/null");
+	tmux_keys("q");
+	s = tmux_wait("icanon", NULL);
+	ok(strstr(s, "EXITED 0") && strstr(s, "icanon echo"),
+	   "keys: q quits with exit 0, the terminal as it was (icanon, "
+	   "echo)");
+	free(s);
+	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
+}
+
 static void test_capture_fuzz(void)
 {
 	char path[400], src[400], msg[256], *text, *rows;
@@ -4122,6 +4299,7 @@ int main(void)
 	test_capture_fuzz();
 	test_record_parsers();
 	test_record_replay();
+	test_keys();
 	test_big();
 
 	if (!tap_failed) {
