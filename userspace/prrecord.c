@@ -49,6 +49,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "prcapture.h"
 #include "prrecord.h"
 #include "prutil.h"
 
@@ -1037,6 +1038,42 @@ void replay_close(struct replay *rp)
 	free(rp->data);
 	free_files(rp->files, rp->nfiles);
 	memset(rp, 0, sizeof(*rp));
+}
+
+int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
+	      size_t msglen)
+{
+	struct tsa_snap s[2];
+	struct replay rp;
+	int k = 0, have = 0;
+	char boot[64] = "";
+
+	memset(s, 0, sizeof(s));
+	memset(c, 0, sizeof(*c));
+	if (replay_open(&rp, dir, t, msg, msglen))
+		return -1;
+	/* The last block at or before @t, of one boot. */
+	while (replay_next(&rp, &s[k]) > 0 && s[k].wall.tv_sec <= t) {
+		have = 1;
+		k = !k;
+		snprintf(boot, sizeof(boot), "%s", rp.boot_id);
+	}
+	if (!have) {
+		snprintf(msg, msglen, "no block recorded at or before that "
+			 "time");
+		replay_close(&rp);
+		tsa_snap_free(&s[0]);
+		tsa_snap_free(&s[1]);
+		return -1;
+	}
+	c->snap = s[!k];
+	memset(&s[!k], 0, sizeof(s[!k]));
+	c->wall = c->snap.wall;
+	snprintf(c->boot_id, sizeof(c->boot_id), "%s", boot);
+	replay_cgroups(&rp, &c->snap, &c->cc);
+	replay_close(&rp);
+	tsa_snap_free(&s[k]);
+	return 0;
 }
 
 /* ---- the command line's times and sizes -------------------------------- */

@@ -71,6 +71,14 @@ void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 		    struct cgroup_cache *cc);
 void replay_close(struct replay *rp);
 
+struct capture;
+/*
+ * The recording in @dir as it was at @t: its last block at or before
+ * it, as a capture (for --compare DIR@TIME).  -1 with a reason in @msg.
+ */
+int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
+	      size_t msglen);
+
 /*
  * A time of the command line: "YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]"
  * (today), "-2h" (before now: s, m, h, d), or "@SECONDS" (the epoch).

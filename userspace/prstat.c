@@ -58,6 +58,7 @@ static void usage(FILE *f, int code)
 "\t[-p pidlist]\n"
 "\ttsa-prstat --save file\n"
 "\ttsa-prstat --compare a b [--group by] [-A] [--json] [-p pidlist]\n"
+"\t  (a, b: captures, or DIR@TIME: a recording at a time)\n"
 "\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
 "\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
@@ -654,10 +655,44 @@ static int save_capture(const struct options *o, const char *path)
 	return 0;
 }
 
+/*
+ * "DIR@TIME": a recording at a time (the first "@" after which comes a
+ * time and before which a directory); 1 with them set, else 0.
+ */
+static int recording_point(const char *arg, char *dir, size_t len,
+			   time_t *t)
+{
+	const char *at;
+	struct stat st;
+
+	for (at = strchr(arg, '@'); at; at = strchr(at + 1, '@')) {
+		if ((size_t)(at - arg) >= len)
+			break;
+		snprintf(dir, len, "%.*s", (int)(at - arg), arg);
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		*t = parse_when(at + 1, time(NULL));
+		if (*t < 0)
+			die(EXIT_USAGE, "%s: invalid time '%s' (YYYY-MM-DD "
+			    "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)", arg,
+			    at + 1);
+		return 1;
+	}
+	return 0;
+}
+
 static void load_capture(struct capture *c, const char *path)
 {
-	char msg[256];
-	int rc = capture_read(c, path, msg, sizeof(msg));
+	char msg[256], dir[PATH_MAX];
+	time_t t;
+	int rc;
+
+	if (recording_point(path, dir, sizeof(dir), &t)) {
+		if (replay_at(c, dir, t, msg, sizeof(msg)))
+			die(EXIT_BADDATA, "%s: %s", path, msg);
+		return;
+	}
+	rc = capture_read(c, path, msg, sizeof(msg));
 
 	if (rc == TSA_EACCES)
 		die(EXIT_ACCESS, "%s: %s", path, msg);

@@ -3724,6 +3724,50 @@ static void test_record_replay(void)
 		free(out);
 		free(err);
 	}
+	/* --compare of a recording at a time, as of captures. */
+	{
+		char a[500], c3[500], pt[500], *want;
+
+		snprintf(a, sizeof(a), "%s/x1.cap", tmp);
+		snprintf(c3, sizeof(c3), "%s/x3.cap", tmp);
+		save_via_binary("capx1", snaps[0], a);
+		save_via_binary("capx3", snaps[2], c3);
+		run(NULL, (const char *[]){ "--compare", a, c3, "--json",
+		    NULL }, &want, &err, 0);
+		free(err);
+		snprintf(pt, sizeof(pt), "%s@@4000000000", rec);
+		rc = run(NULL, (const char *[]){ "--compare", a, pt, "--json",
+			 NULL }, &out, &err, 0);
+		/* The last line has the two walls: not theirs alike. */
+		if (strstr(want, "{\"compare\""))
+			*strstr(want, "{\"compare\"") = '\0';
+		if (strstr(out, "{\"compare\""))
+			*strstr(out, "{\"compare\"") = '\0';
+		mask_ts(out);
+		mask_ts(want);
+		is_str(out, want, "--compare X1.cap REC@TIME: the recording's "
+		       "last block before TIME is B, as the capture of X3 "
+		       "(exit %d)", rc);
+		free(want);
+		free(out);
+		free(err);
+		snprintf(pt, sizeof(pt), "%s@@1", rec);
+		rc = run(NULL, (const char *[]){ "--compare", pt, a, NULL },
+			 &out, &err, 0);
+		ok(rc == 5 && strstr(err, "no block recorded at or before"),
+		   "--compare REC@@1: exit 5, nothing recorded then (%d: %s)",
+		   rc, err);
+		free(out);
+		free(err);
+		snprintf(pt, sizeof(pt), "%s@25:00", rec);
+		rc = run(NULL, (const char *[]){ "--compare", pt, a, NULL },
+			 &out, &err, 0);
+		ok(rc == 1 && strstr(err, "invalid time '25:00'"),
+		   "--compare REC@25:00: exit 1, invalid time (%d: %s)", rc,
+		   err);
+		free(out);
+		free(err);
+	}
 	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "@4000000000",
 		 NULL }, &out, &err, 0);
 	ok(rc == EXIT_BADDATA && strstr(err, "no recorded interval in that "
