@@ -34,22 +34,6 @@
 #include "prtable.h"
 #include "prutil.h"
 
-static void read_boot_id(char *out, size_t len, const char *procfs)
-{
-	char path[300];
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
-}
-
 /* The rows, with the columns a compare reads. */
 static void write_rows(FILE *f, const struct tsa_snap *s)
 {

@@ -333,19 +333,6 @@ static void retain(struct recorder *rc, time_t now)
 	free_files(v, n);
 }
 
-static void read_text(char *out, size_t len, const char *path)
-{
-	FILE *f = fopen(path, "re");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
-}
-
 /* The hour's file, opened (and begun) when the hour changes. */
 static int rec_file(struct recorder *rc, time_t wall)
 {
@@ -498,37 +485,13 @@ static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
 		    w < 0 ? strerror(errno) : "short write");
 }
 
-static void read_loadavg3(double la[3])
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-
-	la[0] = la[1] = la[2] = 0;
-	if (!f)
-		return;
-	if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
-		la[0] = la[1] = la[2] = 0;
-	fclose(f);
-}
-
-static void deadline_add(struct timespec *t, double secs)
-{
-	long long ns = (long long)(secs * 1e9);
-
-	t->tv_sec += ns / 1000000000;
-	t->tv_nsec += ns % 1000000000;
-	if (t->tv_nsec >= 1000000000) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000;
-	}
-}
-
 int record_run(const struct options *o, const char *allpath,
 	       volatile sig_atomic_t *stop)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
 	struct recorder rc;
-	struct timespec deadline, now;
-	char msg[256], bootpath[300];
+	struct timespec deadline;
+	char msg[256];
 	char *raw = NULL;
 	size_t rawlen = 0;
 	double la[3];
@@ -552,20 +515,13 @@ int record_run(const struct options *o, const char *allpath,
 	rc.zc = ZSTD_createCCtx();
 	if (!rc.zc)
 		die(EXIT_BADDATA, "out of memory");
-	snprintf(bootpath, sizeof(bootpath), "%s/sys/kernel/random/boot_id",
-		 o->procfs);
-	read_text(rc.boot_id, sizeof(rc.boot_id), bootpath);
+	read_boot_id(rc.boot_id, sizeof(rc.boot_id), o->procfs);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
 		FILE *m;
 
 		if (done) {
-			deadline_add(&deadline, o->interval);
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > deadline.tv_sec ||
-			    (now.tv_sec == deadline.tv_sec &&
-			     now.tv_nsec > deadline.tv_nsec))
-				deadline = now;	/* late: no catching up */
+			next_deadline(&deadline, o->interval);
 			while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
 					TIMER_ABSTIME, &deadline, NULL) == EINTR)
 				;
@@ -580,7 +536,7 @@ int record_run(const struct options *o, const char *allpath,
 			die(EXIT_ACCESS, "%s: permission denied", allpath);
 		if (rcode != TSA_OK)
 			die(EXIT_BADDATA, "%s: %s", allpath, msg);
-		read_loadavg3(la);
+		read_loadavg(la);
 		/* A new file, a key block due, or the clock went back. */
 		if (rec_file(&rc, cur->wall.tv_sec) ||
 		    cur->wall.tv_sec - rc.key_at >= REC_KEY_SECS ||

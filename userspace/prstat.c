@@ -502,18 +502,6 @@ static void set_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static void read_loadavg(double la[3])
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-
-	la[0] = la[1] = la[2] = 0;
-	if (!f)
-		return;
-	if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
-		la[0] = la[1] = la[2] = 0;
-	fclose(f);
-}
-
 /* Lines a report may have on this terminal: rows less header, Total
  * and the cursor's line, as prstat computes it. */
 static long screen_lines(void)
@@ -579,25 +567,6 @@ static void check_pids(const struct options *o, const struct tsa_snap *s)
 			(unsigned long long)o->pids[i]);
 	fputc('\n', stderr);
 	exit(EXIT_NOPID);
-}
-
-/* The next report's time; a late one does not catch up. */
-static void next_deadline(struct timespec *deadline, double interval)
-{
-	struct timespec now;
-	long long ns = (long long)(interval * 1e9);
-
-	deadline->tv_sec += ns / 1000000000;
-	deadline->tv_nsec += ns % 1000000000;
-	if (deadline->tv_nsec >= 1000000000) {
-		deadline->tv_sec++;
-		deadline->tv_nsec -= 1000000000;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec > deadline->tv_sec ||
-	    (now.tv_sec == deadline->tv_sec &&
-	     now.tv_nsec > deadline->tv_nsec))
-		*deadline = now;	/* running late: do not catch up */
 }
 
 static void sleep_until(struct timespec *deadline, double interval)

@@ -4,6 +4,7 @@
  */
 #include <pwd.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,4 +261,50 @@ void fput_escaped(FILE *f, const char *s)
 		else
 			fputc(c, f);
 	}
+}
+
+void read_loadavg(double la[3])
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	la[0] = la[1] = la[2] = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
+		la[0] = la[1] = la[2] = 0;
+	fclose(f);
+}
+
+void read_boot_id(char *out, size_t len, const char *procfs)
+{
+	char path[300];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+void next_deadline(struct timespec *deadline, double interval)
+{
+	struct timespec now;
+	long long ns = (long long)(interval * 1e9);
+
+	deadline->tv_sec += ns / 1000000000;
+	deadline->tv_nsec += ns % 1000000000;
+	if (deadline->tv_nsec >= 1000000000) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > deadline->tv_sec ||
+	    (now.tv_sec == deadline->tv_sec &&
+	     now.tv_nsec > deadline->tv_nsec))
+		*deadline = now;	/* running late: do not catch up */
 }

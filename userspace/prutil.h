@@ -86,4 +86,17 @@ uint32_t crc32_buf(const void *buf, size_t n);
 /* @s as the kernel writes comm: \ooo for control bytes, DEL and \. */
 void fput_escaped(FILE *f, const char *s);
 
+/* The load averages of /proc/loadavg (0 0 0 if unreadable). */
+void read_loadavg(double la[3]);
+
+/* @procfs/sys/kernel/random/boot_id, or "" (captures, recordings). */
+void read_boot_id(char *out, size_t len, const char *procfs);
+
+struct timespec;
+/*
+ * The next report's time (CLOCK_MONOTONIC), @interval seconds after
+ * the last; one that is late already is now (no catching up).
+ */
+void next_deadline(struct timespec *deadline, double interval);
+
 #endif /* PRUTIL_H */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-record.c - what the flight recorder costs on a busy machine.
+ *
+ *   bench-record TSA_PRSTAT THREADS BLOCKS ACTIVE_PCT
+ *
+ * Simulates THREADS threads over BLOCKS intervals of 10 s: in each, a
+ * thread is active with probability ACTIVE_PCT % (it runs a little in
+ * USR and SYS, makes calls, and sleeps again: its line changes), and
+ * otherwise sleeps on (its line only grows, as the kernel's would).
+ * Hands each snapshot to "TSA_PRSTAT --record" through a FIFO, then
+ * prints the recorder's CPU time per block and the bytes it wrote per
+ * thread and recorded hour.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NS	14	/* the states of tsa-all 1 */
+#define SLP	11
+#define SEC	1000000000ull
+
+static const char *const st[NS] = { "usr", "sys", "trp", "tfl", "dfl",
+	"kfl", "apg", "lck", "klk", "iow", "idl", "slp", "lat", "stp" };
+
+struct th {
+	uint64_t elapsed, state_ns, ns[NS], n[NS], max[NS], scl, vcx, icx;
+	int state;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static void put_snapshot(FILE *f, struct th *t, int n, uint64_t now)
+{
+	int i, k;
+
+	fprintf(f, "tsa-all 1\nnow %llu\nstates USR SYS TRP TFL DFL KFL APG "
+		"LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags elapsed "
+		"state state_ns", (unsigned long long)now);
+	for (k = 0; k < NS; k++)
+		fprintf(f, " %s_ns %s_n %s_max", st[k], st[k], st[k]);
+	fputs(" vcx icx scl sig minf majf mig at comm\n", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%d %d 0 0 %llu %d %llu", 1000 + i, 1000 + i / 8 * 8,
+			(unsigned long long)t[i].elapsed, t[i].state,
+			(unsigned long long)t[i].state_ns);
+		for (k = 0; k < NS; k++)
+			fprintf(f, " %llu %llu %llu",
+				(unsigned long long)t[i].ns[k],
+				(unsigned long long)t[i].n[k],
+				(unsigned long long)t[i].max[k]);
+		fprintf(f, " %llu %llu %llu 0 0 0 0 %llu worker-%d\n",
+			(unsigned long long)t[i].vcx,
+			(unsigned long long)t[i].icx,
+			(unsigned long long)t[i].scl, (unsigned long long)now,
+			i % 50);
+	}
+}
+
+/* @dt of a thread's life: asleep on, or a little work and asleep again. */
+static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
+{
+	uint64_t usr, sys, slp;
+
+	t->elapsed += dt;
+	if (!active) {
+		t->state_ns += dt;
+		t->ns[t->state] += dt;
+		if (t->max[t->state] < t->state_ns)
+			t->max[t->state] = t->state_ns;
+		return;
+	}
+	usr = rnd(seed) % (dt / 20);
+	sys = rnd(seed) % (dt / 40);
+	slp = dt - usr - sys;
+	/* The old stay ends, a run, then a new stay that lasts to now. */
+	t->ns[t->state] += slp / 2;
+	if (t->max[t->state] < t->state_ns + slp / 2)
+		t->max[t->state] = t->state_ns + slp / 2;
+	t->ns[0] += usr;
+	t->ns[1] += sys;
+	t->n[0]++;
+	t->n[1]++;
+	if (t->max[0] < usr)
+		t->max[0] = usr;
+	if (t->max[1] < sys)
+		t->max[1] = sys;
+	t->state = SLP;
+	t->state_ns = slp - slp / 2;
+	t->ns[SLP] += t->state_ns;
+	t->n[SLP]++;
+	if (t->max[SLP] < t->state_ns)
+		t->max[SLP] = t->state_ns;
+	t->scl += 1 + rnd(seed) % 200;
+	t->vcx++;
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], rec[300], n_s[16];
+	int threads, blocks, active, i, b, status;
+	uint64_t seed = 1, now = 1000 * SEC;
+	long long bytes = 0;
+	struct rusage ru;
+	struct dirent *de;
+	struct th *t;
+	pid_t pid;
+	DIR *d;
+
+	if (argc != 5)
+		return fprintf(stderr, "usage: bench-record TSA_PRSTAT THREADS "
+			       "BLOCKS ACTIVE_PCT\n"), 2;
+	threads = atoi(argv[2]);
+	blocks = atoi(argv[3]);
+	active = atoi(argv[4]);
+	if (!mkdtemp(dir))
+		return 2;
+	snprintf(fifo, sizeof(fifo), "%s/all", dir);
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	snprintf(n_s, sizeof(n_s), "%d", blocks);
+	if (mkfifo(fifo, 0600))
+		return 2;
+	t = calloc(threads, sizeof(*t));
+	for (i = 0; i < threads; i++) {
+		t[i].state = SLP;
+		t[i].elapsed = t[i].state_ns = t[i].ns[SLP] = t[i].max[SLP] =
+			(1 + rnd(&seed) % 1000) * SEC;
+		t[i].n[SLP] = 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		setenv("TSA_PROC_DIR", dir, 1);
+		execl(argv[1], argv[1], "--record", rec, "--interval", "0.001",
+		      n_s, (char *)NULL);
+		_exit(127);
+	}
+	for (b = 0; b < blocks; b++) {
+		FILE *f;
+		int fd;
+
+		/*
+		 * A FIFO has no ends of file of its own: wait until the
+		 * reader has closed it (no reader: ENXIO) before the next.
+		 */
+		while (b && (fd = open(fifo, O_WRONLY | O_NONBLOCK)) >= 0) {
+			close(fd);
+			usleep(200);
+		}
+		f = fopen(fifo, "w");
+		if (!f)
+			return 2;
+		if (b)
+			for (i = 0; i < threads; i++)
+				step(&t[i], 10 * SEC,
+				     (int)(rnd(&seed) % 100) < active, &seed);
+		now += b ? 10 * SEC : 0;
+		put_snapshot(f, t, threads, now);
+		fclose(f);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return fprintf(stderr, "bench-record: the recorder failed\n"), 1;
+	d = opendir(rec);
+	while (d && (de = readdir(d)) != NULL) {
+		char p[600];
+		struct stat sb;
+
+		snprintf(p, sizeof(p), "%s/%s", rec, de->d_name);
+		if (de->d_name[0] != '.' && !stat(p, &sb))
+			bytes += sb.st_size;
+	}
+	if (d)
+		closedir(d);
+	printf("bench-record: %d threads, %d blocks of 10 s, %d %% active a "
+	       "block: %.1f ms of CPU a block (%.3f %% of one CPU at 10 s); "
+	       "%lld bytes, %.0f bytes a thread an hour\n", threads, blocks,
+	       active, (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 /
+	       blocks + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 /
+	       blocks, ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3) / blocks /
+	       10000 * 100, bytes, (double)bytes / threads / (blocks * 10.0 /
+	       3600));
+	snprintf(fifo, sizeof(fifo), "rm -rf %s", dir);
+	return system(fifo) ? 1 : 0;
+}
