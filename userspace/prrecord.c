@@ -207,7 +207,7 @@ struct recorder {
 	int dirfd;
 	int fd;			/* the current hour's file, or -1 */
 	time_t hour;		/* its hour (UTC, seconds) */
-	time_t key_at;		/* when the last key block was taken */
+	uint64_t key_now;	/* the last key block's snapshot clock */
 	unsigned long blocks;	/* blocks written */
 	ZSTD_CCtx *zc;
 	void *zbuf;
@@ -538,13 +538,13 @@ int record_run(const struct options *o, const char *allpath,
 			die(EXIT_BADDATA, "%s: %s", allpath, msg);
 		read_loadavg(la);
 		/* A new file, a key block due, or the clock went back. */
+		/* By the snapshots' own clock, which no one sets. */
 		if (rec_file(&rc, cur->wall.tv_sec) ||
-		    cur->wall.tv_sec - rc.key_at >= REC_KEY_SECS ||
-		    cur->wall.tv_sec < rc.key_at ||
+		    cur->now - rc.key_now >= REC_KEY_SECS * UINT64_C(1000000000) ||
 		    (prev && prev->now > cur->now))
 			prev = NULL;
 		if (!prev)
-			rc.key_at = cur->wall.tv_sec;
+			rc.key_now = cur->now;
 		m = open_memstream(&raw, &rawlen);
 		if (!m)
 			die(EXIT_BADDATA, "out of memory");
