@@ -19,6 +19,7 @@
  *   cgroup PID SINCE PATH	(processes new since the last block)
  *   gone TID PID		(lines of the last block no longer there)
  *   = KEY D...		(a line as differences from the last block's)
+ *   ch ..., cr ..., c= ..., c- ...	(/proc/tsa/calls: prreccalls.c)
  *   tsa-all 1
  *   now ...			(then the kernel's own format, every column)
  *
@@ -215,6 +216,7 @@ struct recorder {
 	struct keyidx prev_idx;
 	struct cgroup_cache cc;	/* cgroups of the last block's processes */
 	char boot_id[64];
+	int calls;		/* /proc/tsa/calls is there: recorded too */
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -362,7 +364,8 @@ static int rec_file(struct recorder *rc, time_t wall)
 
 /* One block's text: @cur against @prev (NULL: a key block). */
 static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
-		     const struct tsa_snap *cur, const double la[3])
+		     const struct tsa_snap *cur, const struct ct_file *cprev,
+		     const struct ct_file *ccur, const double la[3])
 {
 	const char *procfs = rc->o->procfs;
 	struct keyidx cur_idx = { NULL, 0 };
@@ -435,6 +438,8 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 			fprintf(m, " %" PRId64, (int64_t)(r->v[f] - p->v[f]));
 		fputc('\n', m);
 	}
+	if (ccur)
+		ct_block(m, prev ? cprev : NULL, ccur);
 	put_tsa_all_head(m, cur->now);
 	for (i = 0; i < cur->nrows; i++) {
 		const struct tsa_row *r = &cur->rows[i];
@@ -486,9 +491,11 @@ static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
 }
 
 int record_run(const struct options *o, const char *allpath,
-	       volatile sig_atomic_t *stop)
+	       const char *callspath, volatile sig_atomic_t *stop)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct ct_file calls[2];
+	int ck = 0;
 	struct recorder rc;
 	struct timespec deadline;
 	char msg[256];
@@ -500,6 +507,7 @@ int record_run(const struct options *o, const char *allpath,
 
 	memset(&rc, 0, sizeof(rc));
 	memset(snaps, 0, sizeof(snaps));
+	memset(calls, 0, sizeof(calls));
 	rc.o = o;
 	rc.fd = -1;
 	if (mkdir(o->record, 0750) && errno != EEXIST)
@@ -536,8 +544,15 @@ int record_run(const struct options *o, const char *allpath,
 			die(EXIT_ACCESS, "%s: permission denied", allpath);
 		if (rcode != TSA_OK)
 			die(EXIT_BADDATA, "%s: %s", allpath, msg);
+		/* The system-call rows too, when the module keeps them. */
+		rcode = done && !rc.calls ? TSA_ENOENT :
+			ct_read(&calls[ck], callspath, msg, sizeof(msg));
+		if (!done)
+			rc.calls = rcode != TSA_ENOENT;
+		if (rc.calls && rcode != TSA_OK)
+			die(rcode == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA,
+			    "%s: %s", callspath, msg);
 		read_loadavg(la);
-		/* A new file, a key block due, or the clock went back. */
 		/* By the snapshots' own clock, which no one sets. */
 		if (rec_file(&rc, cur->wall.tv_sec) ||
 		    cur->now - rc.key_now >= REC_KEY_SECS * UINT64_C(1000000000) ||
@@ -548,7 +563,8 @@ int record_run(const struct options *o, const char *allpath,
 		m = open_memstream(&raw, &rawlen);
 		if (!m)
 			die(EXIT_BADDATA, "out of memory");
-		rec_text(&rc, m, prev, cur, la);
+		rec_text(&rc, m, prev, cur, rc.calls ? &calls[!ck] : NULL,
+			 rc.calls ? &calls[ck] : NULL, la);
 		if (fclose(m))
 			die(EXIT_BADDATA, "out of memory");
 		rec_append(&rc, raw, rawlen);
@@ -560,7 +576,10 @@ int record_run(const struct options *o, const char *allpath,
 		keyidx_build(&rc.prev_idx, cur->nrows, snap_key, cur->rows);
 		prev = cur;
 		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+		ck = !ck;
 	}
+	ct_free(&calls[0]);
+	ct_free(&calls[1]);
 	if (rc.fd >= 0 && close(rc.fd))
 		die(EXIT_BADDATA, "%s: %s", o->record, strerror(errno));
 	close(rc.dirfd);
@@ -776,9 +795,18 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		if (!strcmp(line, "block 1 key")) {
 			key = 1;
 			cg_clear(rp);	/* it names every process's */
-		} else if (!strcmp(line, "block 1 delta"))
+			ct_begin(&rp->calls, 1);
+		} else if (!strcmp(line, "block 1 delta")) {
 			key = 0;
-		else if (!strncmp(line, "wall ", 5)) {
+			if (rp->need_key)
+				return 0;	/* no base to apply it to */
+			ct_begin(&rp->calls, 0);
+		} else if (line[0] == 'c' && (line[1] == 'h' || line[1] == 'r' ||
+					      line[1] == '=' || line[1] == '-') &&
+			   line[2] == ' ') {
+			if (key < 0 || ct_line(&rp->calls, line))
+				goto bad;
+		} else if (!strncmp(line, "wall ", 5)) {
 			long long sec;
 			long nsec;
 
@@ -852,12 +880,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		goto bad;
 	if (key)
 		rp->need_key = 0;
-	else if (rp->need_key) {
-		free(gk);
-		free(ek);
-		free(ed);
-		return 0;	/* no base to apply it to */
-	}
+	ct_end(&rp->calls);
 	blk->len = (size_t)(end - p);
 	if (blk->len + 1 > blk->cap) {
 		blk->cap = blk->len + 1;
@@ -924,7 +947,8 @@ bad:
 	return -1;
 }
 
-int replay_next(struct replay *rp, struct tsa_snap *s)
+int replay_next(struct replay *rp, struct tsa_snap *s,
+		struct tsa_calls_snap *cs)
 {
 	static struct tsa_snap blk;
 	struct timespec wall = { 0, 0 };
@@ -962,6 +986,13 @@ int replay_next(struct replay *rp, struct tsa_snap *s)
 	if (tsa_snap_parse(s, msg, sizeof(msg)) != TSA_OK)
 		die(EXIT_BADDATA, "replay: %s", msg);
 	s->wall = wall;
+	if (cs) {
+		cs->nrows = 0;
+		if (rp->calls.ncol && ct_snapshot(&rp->calls, cs, msg,
+						  sizeof(msg)))
+			die(EXIT_BADDATA, "replay: system-call rows: %s", msg);
+		cs->wall = wall;
+	}
 	return 1;
 }
 
@@ -986,6 +1017,7 @@ void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 
 void replay_close(struct replay *rp)
 {
+	ct_free(&rp->calls);
 	rows_free(rp);
 	free(rp->rows);
 	cg_clear(rp);
@@ -1009,7 +1041,7 @@ int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
 	if (replay_open(&rp, dir, t, msg, msglen))
 		return -1;
 	/* The last block at or before @t, of one boot. */
-	while (replay_next(&rp, &s[k]) > 0 && s[k].wall.tv_sec <= t) {
+	while (replay_next(&rp, &s[k], NULL) > 0 && s[k].wall.tv_sec <= t) {
 		have = 1;
 		k = !k;
 		snprintf(boot, sizeof(boot), "%s", rp.boot_id);

@@ -14,16 +14,17 @@
 #include <time.h>
 
 #include "prgroup.h"
+#include "prreccalls.h"
 #include "prstat.h"
 #include "tsaall.h"
 
 /*
- * Record @allpath into o->record every o->interval seconds until *@stop
- * (or o->count blocks); retention by o->keep_secs and o->max_bytes.
- * Returns 0, or dies with a message.
+ * Record @allpath (and @callspath, when it exists) into o->record every
+ * o->interval seconds until *@stop (or o->count blocks); retention by
+ * o->keep_secs and o->max_bytes.  Returns 0, or dies with a message.
  */
 int record_run(const struct options *o, const char *allpath,
-	       volatile sig_atomic_t *stop);
+	       const char *callspath, volatile sig_atomic_t *stop);
 
 struct rec_row {
 	uint64_t key;		/* tid, or TOTALS_KEY | pid for totals */
@@ -50,6 +51,7 @@ struct replay {
 	size_t ncg, cg_cap;
 	char boot_id[64];	/* of the last block */
 	double loadavg[3];
+	struct ct_file calls;	/* its system-call rows, if it has them */
 	unsigned long damaged;	/* blocks skipped */
 	time_t from;		/* files that end before it are not read */
 };
@@ -62,10 +64,12 @@ int replay_open(struct replay *rp, const char *dir, time_t from, char *msg,
 		size_t msglen);
 /*
  * The next recorded snapshot into @s (reusing its memory; its wall is
- * the block's), its boot's id and load averages in @rp.  1: one; 0:
- * the recording ends.  Damaged blocks are skipped with a message.
+ * the block's), its boot's id and load averages in @rp, and with @cs
+ * its system-call rows (cs->nrows 0 when it has none).  1: one; 0: the
+ * recording ends.  Damaged blocks are skipped with a message.
  */
-int replay_next(struct replay *rp, struct tsa_snap *s);
+int replay_next(struct replay *rp, struct tsa_snap *s,
+		struct tsa_calls_snap *cs);
 /* Tell @cc the recorded cgroup of every process of @s. */
 void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 		    struct cgroup_cache *cc);

@@ -62,7 +62,7 @@ static void usage(FILE *f, int code)
 "\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
 "\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
-"\t[-LAc] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
+"\t[-LAy] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --calibrate\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
@@ -256,9 +256,6 @@ static void check_record_args(struct options *o, int argc, char **argv,
 			bad_usage("unexpected argument '%s'", argv[optind]);
 	}
 	if (o->replay) {
-		if (o->view == VIEW_CALLS)
-			bad_usage("%s", "-y: a recording keeps /proc/tsa/all, "
-				  "not the system-call rows of /proc/tsa/calls");
 		if (optind < argc)
 			bad_usage("%s", "--replay: its reports are the "
 				  "recording's intervals (no interval or count)");
@@ -872,8 +869,9 @@ static const char *fmt_now(const struct timespec *t)
  */
 static int replay_recording(struct options *o)
 {
-	struct tsa_snap snaps[3], *prev = NULL, *cur = &snaps[0];
-	struct tsa_snap *first = NULL;
+	struct tsa_snap snaps[3];
+	struct tsa_calls_snap csnaps[3];
+	int prev = -1, cur = 0, first = -1, calls = o->view == VIEW_CALLS;
 	struct reporter rp;
 	struct replay rec;
 	char msg[256], boot[64] = "";
@@ -883,62 +881,73 @@ static int replay_recording(struct options *o)
 			msg, sizeof(msg)))
 		die(EXIT_BADDATA, "%s: %s", o->replay, msg);
 	memset(snaps, 0, sizeof(snaps));
+	memset(csnaps, 0, sizeof(csnaps));
 	reporter_init(&rp, o, 0);
-	while (replay_next(&rec, cur) > 0) {
-		struct tsa_snap *next;
+	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL) > 0) {
+		struct tsa_snap *c = &snaps[cur], *p;
 
 		/* Another boot, or its clock back: no interval across. */
-		if (prev && (strcmp(boot, rec.boot_id) || prev->now > cur->now))
-			prev = NULL;
+		if (prev >= 0 && (strcmp(boot, rec.boot_id) ||
+				  snaps[prev].now > c->now))
+			prev = -1;
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
-		if (o->to >= 0 && cur->wall.tv_sec > o->to)
+		if (o->to >= 0 && c->wall.tv_sec > o->to)
 			break;
-		if (o->from < 0 || cur->wall.tv_sec >= o->from) {
+		if (calls && !csnaps[cur].nrows && !rec.calls.ncol)
+			die(EXIT_BADDATA, "%s: -y: the recording has no "
+			    "system-call rows at %lld (the module kept none: "
+			    "calls=0 and interrupts=0)", o->replay,
+			    (long long)c->wall.tv_sec);
+		p = prev >= 0 ? &snaps[prev] : NULL;
+		if (o->from < 0 || c->wall.tv_sec >= o->from) {
 			if (o->summary) {
-				if (!first) {
+				if (first < 0)
 					first = cur;	/* kept from here on */
-				}
 			} else {
-				rp.sel.interval = prev ? (double)(cur->now -
-						prev->now) / 1e9 : o->interval;
+				rp.sel.interval = p ? (double)(c->now -
+						p->now) / 1e9 : o->interval;
 				if (o->group_by == GROUP_CGROUP)
-					replay_cgroups(&rec, cur, &rp.groups.cc);
-				if (!o->json && prev)
+					replay_cgroups(&rec, c, &rp.groups.cc);
+				if (!o->json && p)
 					printf("Replay: %s, %.1f s\n", fmt_now(
-					       &cur->wall), rp.sel.interval);
+					       &c->wall), rp.sel.interval);
 				else if (!o->json)
 					printf("Replay: %s, since each thread "
-					       "began\n", fmt_now(&cur->wall));
-				report(&rp, o, prev, cur, NULL, NULL,
-				       rec.loadavg);
+					       "began\n", fmt_now(&c->wall));
+				report(&rp, o, p, c, calls && p ?
+				       &csnaps[prev] : NULL,
+				       calls ? &csnaps[cur] : NULL, rec.loadavg);
 				reports++;
 			}
 		}
 		prev = cur;
-		/* The next snapshot goes where neither prev nor first is. */
-		for (next = snaps; next == prev || next == first; next++)
+		/* The next goes where neither the last nor the first is. */
+		for (cur = 0; cur == prev || cur == first; cur++)
 			;
-		cur = next;
 	}
-	if (o->summary && first && prev && prev != first) {
-		rp.sel.interval = (double)(prev->now - first->now) / 1e9;
+	if (o->summary && first >= 0 && prev >= 0 && prev != first) {
+		rp.sel.interval = (double)(snaps[prev].now -
+					   snaps[first].now) / 1e9;
 		if (o->group_by == GROUP_CGROUP)
-			replay_cgroups(&rec, prev, &rp.groups.cc);
+			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
 		if (!o->json) {
 			char a[64], b[64];
 
-			fmt_local(a, sizeof(a), &first->wall);
-			fmt_local(b, sizeof(b), &prev->wall);
+			fmt_local(a, sizeof(a), &snaps[first].wall);
+			fmt_local(b, sizeof(b), &snaps[prev].wall);
 			printf("Replay summary: %s to %s, %.1f s\n", a, b,
 			       rp.sel.interval);
 		}
-		report(&rp, o, first, prev, NULL, NULL, rec.loadavg);
+		report(&rp, o, &snaps[first], &snaps[prev],
+		       calls ? &csnaps[first] : NULL,
+		       calls ? &csnaps[prev] : NULL, rec.loadavg);
 		reports++;
 	}
 	fflush(stdout);
-	tsa_snap_free(&snaps[0]);
-	tsa_snap_free(&snaps[1]);
-	tsa_snap_free(&snaps[2]);
+	for (cur = 0; cur < 3; cur++) {
+		tsa_snap_free(&snaps[cur]);
+		tsa_calls_free(&csnaps[cur]);
+	}
 	replay_close(&rec);
 	reporter_free(&rp, o);
 	if (!reports)
@@ -1148,7 +1157,7 @@ int main(int argc, char **argv)
 		return replay_recording(&o);
 	set_signals();
 	if (o.record)
-		return record_run(&o, path, &stop);
+		return record_run(&o, path, cpath, &stop);
 	tty = isatty(STDOUT_FILENO);
 	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
 	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */

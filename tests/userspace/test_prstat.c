@@ -1995,7 +1995,14 @@ static void test_errors(void)
  * snapshots never run together; the reader's interval (0.2 s) keeps
  * that window wide.
  */
-static pid_t feed_fifo(const char *fifo, char *const *snaps, int n)
+/*
+ * Hand snaps[i] to the reader of fifos[i % nf], one at a time: each
+ * only once the reader has closed that FIFO after the one before (a
+ * FIFO has no end of file of its own).  /proc/tsa/all and calls, read
+ * in turn, are two FIFOs.
+ */
+static pid_t feed_fifos(const char *const *fifos, int nf, char *const *snaps,
+			int n)
 {
 	struct timespec ms = { 0, 1000000 };
 	pid_t pid;
@@ -2008,10 +2015,10 @@ static pid_t feed_fifo(const char *fifo, char *const *snaps, int n)
 	alarm(20);
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(snaps[i]), done = 0;
-		int fd, closed = i == 0;
+		int fd, closed = i < nf;
 
 		for (;;) {
-			fd = open(fifo, O_WRONLY | O_NONBLOCK);
+			fd = open(fifos[i % nf], O_WRONLY | O_NONBLOCK);
 			if (fd >= 0 && closed)
 				break;
 			if (fd >= 0)
@@ -2033,6 +2040,11 @@ static pid_t feed_fifo(const char *fifo, char *const *snaps, int n)
 		close(fd);
 	}
 	_exit(0);
+}
+
+static pid_t feed_fifo(const char *fifo, char *const *snaps, int n)
+{
+	return feed_fifos(&fifo, 1, snaps, n);
 }
 
 /* Drop the load averages, which are the machine's, from Total lines. */
@@ -3994,8 +4006,6 @@ static void test_record_replay(void)
 			{ { "--interval", "5", NULL }, 1,
 			  "--interval is the recorder's" },
 			{ { "--summary", NULL }, 1, "with --replay" },
-			{ { "--replay", "/tmp", "-y", NULL }, 1,
-			  "-y: a recording keeps /proc/tsa/all" },
 			{ { "--replay", "/tmp", "--from", "25:00", NULL }, 1,
 			  "invalid time for --from: '25:00'" },
 			{ { "--replay", "/tmp", "--from", "10:00", "--to",
@@ -4026,6 +4036,87 @@ static void test_record_replay(void)
 		rmdir("/tmp/tsa-prstat-norec");
 		ok(access("/tmp/x", F_OK) != 0, "nothing was created by the "
 		   "refused --record runs");
+	}
+
+	/* -y: the system-call rows recorded too, replayed as shown live. */
+	{
+		char cdir[400], fa[500], fc[500], gcmd[700], *gen[6], *o2;
+		const char *fifos[2];
+		char count[8] = "3";
+		int k, status;
+		pid_t w;
+
+		snprintf(cdir, sizeof(cdir), "%s", mkdir_in_tmp("reccalls"));
+		snprintf(fa, sizeof(fa), "%s/all", cdir);
+		snprintf(fc, sizeof(fc), "%s/calls", cdir);
+		mkfifo(fa, 0600);
+		mkfifo(fc, 0600);
+		fifos[0] = fa;
+		fifos[1] = fc;
+		for (k = 0; k < 3; k++) {
+			snprintf(gcmd, sizeof(gcmd), "STEP=%d CALLS=%s/calls.%d "
+				 "sh %s/gen-all.sh 300 > %s/all.%d", k, tmp, k,
+				 testdir, tmp, k);
+			if (system(gcmd))
+				printf("# %s failed\n", gcmd);
+			snprintf(gcmd, sizeof(gcmd), "%s/all.%d", tmp, k);
+			gen[2 * k] = slurp(gcmd);
+			snprintf(gcmd, sizeof(gcmd), "%s/calls.%d", tmp, k);
+			gen[2 * k + 1] = slurp(gcmd);
+		}
+		snprintf(rec, sizeof(rec), "%s/rec-calls", tmp);
+		w = feed_fifos(fifos, 2, gen, 6);
+		rc = run(cdir, (const char *[]){ "--record", rec, "--interval",
+			 "0.01", count, NULL }, &out, &err, 0);
+		waitpid(w, &status, 0);
+		is_long(rc, 0, "--record with /proc/tsa/calls there: exit 0 "
+			"(%s)", err);
+		free(out);
+		free(err);
+		n = read_blocks(rec, b, 8);
+		ok(n == 3, "3 blocks with the system-call rows (saw %d)", n);
+		w = feed_fifos(fifos, 2, gen, 6);
+		run(cdir, (const char *[]){ "-yL", "--json", "-c", "0.01", count,
+		    NULL }, &o2, &err, 0);
+		waitpid(w, &status, 0);
+		free(err);
+		rc = run(NULL, (const char *[]){ "--replay", rec, "-yL", "--json",
+			 NULL }, &out, &err, 0);
+		mask_ts(out);
+		mask_ts(o2);
+		is_str(out, o2, "--replay -yL --json: the system-call lines of "
+		       "the live run, line for line (exit %d, %d lines)", rc,
+		       count_lines(o2));
+		free(out);
+		free(err);
+		free(o2);
+		w = feed_fifos(fifos, 2, gen, 6);
+		run(cdir, (const char *[]){ "-y", "-s", "calls", "-c", "0.01",
+		    count, NULL }, &o2, &err, 0);
+		waitpid(w, &status, 0);
+		free(err);
+		rc = run(NULL, (const char *[]){ "--replay", rec, "-y", "-s",
+			 "calls", NULL }, &out, &err, 0);
+		{
+			/* The tables, less the replay's time lines and loads. */
+			char *p, *q;
+
+			for (p = out; (p = strstr(p, "Replay: ")) != NULL;) {
+				q = strchr(p, '\n');
+				memmove(p, q + 1, strlen(q + 1) + 1);
+			}
+			cut_loadavg(out);
+			cut_loadavg(o2);
+		}
+		is_str(out, o2, "--replay -y -s calls: the live tables (exit %d)",
+		       rc);
+		free(out);
+		free(err);
+		free(o2);
+		for (k = 0; k < 6; k++)
+			free(gen[k]);
+		unlink(fa);
+		unlink(fc);
 	}
 	free(snaps[0]);
 	free(snaps[1]);
