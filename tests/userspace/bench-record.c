@@ -111,7 +111,8 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], rec[300], n_s[16];
+	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], cfifo[300];
+	char rec[300], n_s[16];
 	int threads, blocks, active, i, b, status;
 	uint64_t seed = 1, now = 1000 * SEC;
 	long long bytes = 0;
@@ -130,9 +131,10 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		return 2;
 	snprintf(fifo, sizeof(fifo), "%s/all", dir);
+	snprintf(cfifo, sizeof(cfifo), "%s/calls", dir);
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(n_s, sizeof(n_s), "%d", blocks);
-	if (mkfifo(fifo, 0600))
+	if (mkfifo(fifo, 0600) || mkfifo(cfifo, 0600))
 		return 2;
 	t = calloc(threads, sizeof(*t));
 	for (i = 0; i < threads; i++) {
@@ -149,18 +151,8 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	for (b = 0; b < blocks; b++) {
-		FILE *f;
-		int fd;
+		FILE *f = fopen(fifo, "w");
 
-		/*
-		 * A FIFO has no ends of file of its own: wait until the
-		 * reader has closed it (no reader: ENXIO) before the next.
-		 */
-		while (b && (fd = open(fifo, O_WRONLY | O_NONBLOCK)) >= 0) {
-			close(fd);
-			usleep(200);
-		}
-		f = fopen(fifo, "w");
 		if (!f)
 			return 2;
 		if (b)
@@ -169,6 +161,20 @@ int main(int argc, char **argv)
 				     (int)(rnd(&seed) % 100) < active, &seed);
 		now += b ? 10 * SEC : 0;
 		put_snapshot(f, t, threads, now);
+		fclose(f);
+		/*
+		 * A FIFO has no end of file of its own: the recorder reads
+		 * /proc/tsa/calls after all, so a calls file (no rows) in
+		 * between makes the next open of "all" wait for its next read.
+		 */
+		f = fopen(cfifo, "w");
+		if (!f)
+			return 2;
+		fprintf(f, "tsa-calls 1\nnow %llu\nrows 0 0\nstates SYS TRP "
+			"TFL DFL KFL APG LCK KLK IOW IDL SLP LAT STP\nfields tid "
+			"pid uid flags elapsed at kind name calls ns max sys_ns "
+			"trp_ns tfl_ns dfl_ns kfl_ns apg_ns lck_ns klk_ns iow_ns "
+			"idl_ns slp_ns lat_ns stp_ns\n", (unsigned long long)now);
 		fclose(f);
 	}
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
