@@ -9,7 +9,12 @@
  * changed row as "c= TID PID KIND NAME" and each number's difference.
  * A row that only aged (its thread's elapsed and at both grown by the
  * time between the two reads, nothing else) is left out, and the replay
- * ages it so; a row no longer there is "c- TID PID KIND NAME".
+ * ages it so; a row no longer there is "c- TID PID KIND NAME".  A row
+ * of the call a thread sleeps in also grows its ns and that sleep's
+ * state by the same time (and its longest, when this call is it):
+ * "c+ TID PID KIND NAME COL MAX" says so once, and the row ages so in
+ * every block after that does not name it, until "c." (it ages plainly
+ * again), "c=" or "cr" does.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -81,6 +86,8 @@ static int ct_columns(struct ct_file *f, const char *fields)
 
 	f->kind_col = f->name_col = -1;
 	f->tid_v = f->pid_v = f->el_v = f->at_v = -1;
+	f->ns_v = f->max_v = f->st_v = -1;
+	f->nst = 0;
 	for (; *p; p = *e ? e + 1 : e, col++) {
 		size_t n;
 
@@ -98,6 +105,12 @@ static int ct_columns(struct ct_file *f, const char *fields)
 		}
 		if (v == CT_MAXCOL)
 			return -1;
+		if (n == 2 && !memcmp(p, "ns", 2))
+			f->ns_v = v;
+		else if (n == 3 && !memcmp(p, "max", 3))
+			f->max_v = v;
+		else if (n > 3 && !memcmp(p + n - 3, "_ns", 3) && !f->nst++)
+			f->st_v = v;
 		if (n == 3 && !memcmp(p, "tid", 3))
 			f->tid_v = v;
 		else if (n == 3 && !memcmp(p, "pid", 3))
@@ -110,7 +123,8 @@ static int ct_columns(struct ct_file *f, const char *fields)
 	}
 	f->ncol = col;
 	return f->kind_col < 0 || f->name_col < 0 || f->tid_v < 0 ||
-	       f->pid_v < 0 || f->el_v < 0 || f->at_v < 0 ? -1 : 0;
+	       f->pid_v < 0 || f->el_v < 0 || f->at_v < 0 || f->ns_v < 0 ||
+	       f->max_v < 0 || f->st_v < 0 ? -1 : 0;
 }
 
 static struct ct_row *ct_new_row(struct ct_file *f)
@@ -121,6 +135,7 @@ static struct ct_row *ct_new_row(struct ct_file *f)
 	}
 	memset(&f->rows[f->nrows], 0, sizeof(f->rows[0]));
 	f->rows[f->nrows].order = f->nrows;
+	f->rows[f->nrows].age_col = -1;
 	return &f->rows[f->nrows++];
 }
 
@@ -212,6 +227,45 @@ int ct_read(struct ct_file *f, const char *path, char *msg, size_t msglen)
 	return TSA_OK;
 }
 
+/*
+ * How @r is @p @d later: 1 it only aged (its thread's elapsed and at);
+ * 2 it aged in its call too (ns and state column *@col grown by @d as
+ * well, and max by @d when *@mx); 0 it changed otherwise.
+ */
+static int ct_aging(const struct ct_file *f, const struct ct_row *p,
+		    const struct ct_row *r, uint64_t d, int *col, int *mx)
+{
+	int v, in_call = 0;
+
+	*col = -1;
+	*mx = 0;
+	for (v = 0; v < f->ncol - 2; v++) {
+		uint64_t dv = r->v[v] - p->v[v];
+
+		if (v == f->el_v || v == f->at_v) {
+			if (dv != d)
+				return 0;
+		} else if (v == f->ns_v) {
+			in_call = dv == d && d;
+			if (dv && !in_call)
+				return 0;
+		} else if (v == f->max_v) {
+			*mx = dv == d && d;
+			if (dv && !*mx)
+				return 0;
+		} else if (v >= f->st_v && v < f->st_v + f->nst && dv) {
+			if (dv != d || *col >= 0)
+				return 0;
+			*col = v - f->st_v;
+		} else if (dv) {
+			return 0;
+		}
+	}
+	if (!in_call)
+		return *col < 0 && !*mx ? 1 : 0;
+	return *col >= 0 ? 2 : 0;
+}
+
 void ct_block(FILE *m, const struct ct_file *prev, const struct ct_file *cur)
 {
 	uint64_t d = prev ? cur->now - prev->now : 0;
@@ -228,7 +282,7 @@ void ct_block(FILE *m, const struct ct_file *prev, const struct ct_file *cur)
 		const struct ct_row *r = &cur->rows[k], *p;
 		long j = full ? -1 : ct_find(prev, r->v[cur->tid_v],
 					     r->v[cur->pid_v], r->kind, r->name);
-		int v, same = 1;
+		int v, age, col = 0, mx = 0;
 
 		if (j < 0) {
 			fputs("cr ", m);
@@ -236,14 +290,20 @@ void ct_block(FILE *m, const struct ct_file *prev, const struct ct_file *cur)
 			continue;
 		}
 		p = &prev->rows[j];
-		for (v = 0; v < cur->ncol - 2 && same; v++)
-			same = r->v[v] - p->v[v] ==
-			       (v == cur->el_v || v == cur->at_v ? d : 0);
-		if (same)
+		age = ct_aging(cur, p, r, d, &col, &mx);
+		/* cur is the recorder's own: it keeps what it declared. */
+		((struct ct_row *)r)->age_col = age == 2 ? col : -1;
+		((struct ct_row *)r)->age_max = age == 2 ? mx : 0;
+		if (age == 1 && p->age_col < 0)
 			continue;	/* it only aged */
-		fprintf(m, "c= %" PRIu64 " %" PRIu64 " %s %s",
-			r->v[cur->tid_v], r->v[cur->pid_v], r->kind, r->name);
-		for (v = 0; v < cur->ncol - 2; v++)
+		if (age == 2 && p->age_col == col && p->age_max == mx)
+			continue;	/* it ages in its call, as before */
+		fprintf(m, "%s %" PRIu64 " %" PRIu64 " %s %s", age == 1 ? "c." :
+			age == 2 ? "c+" : "c=", r->v[cur->tid_v],
+			r->v[cur->pid_v], r->kind, r->name);
+		if (age == 2)
+			fprintf(m, " %d %d", col, mx);
+		for (v = 0; !age && v < cur->ncol - 2; v++)
 			fprintf(m, " %" PRId64, (int64_t)(r->v[v] - p->v[v]));
 		fputc('\n', m);
 	}
@@ -365,7 +425,23 @@ int ct_line(struct ct_file *st, char *line)
 				die(EXIT_BADDATA, "out of memory");
 		}
 		memcpy(t->v, r.v, sizeof(r.v));
+		t->age_col = -1;
 		t->seen = 1;
+		return 0;
+	}
+	if (!strncmp(line, "c+ ", 3) || !strncmp(line, "c. ", 3)) {
+		char *p = line + 3;
+		long k = ct_key(st, &p);
+		int col = -1, mx = 0, n = 0;
+
+		if (k < 0 || (line[1] == '+' &&
+			      (sscanf(p, "%d %d%n", &col, &mx, &n) != 2 ||
+			       p[n] || col < 0 || col >= st->nst)) ||
+		    (line[1] == '.' && *p))
+			return -1;
+		st->rows[k].age_col = col;
+		st->rows[k].age_max = mx;
+		st->rows[k].seen = 3;	/* ages at the end, as it now does */
 		return 0;
 	}
 	if (!strncmp(line, "c= ", 3) || !strncmp(line, "c- ", 3)) {
@@ -379,6 +455,7 @@ int ct_line(struct ct_file *st, char *line)
 			st->rows[k].seen = 2;
 			return 0;
 		}
+		st->rows[k].age_col = -1;
 		for (v = 0; v < st->ncol - 2; v++) {
 			int64_t d;
 
@@ -408,9 +485,15 @@ void ct_end(struct ct_file *st)
 			free(r->name);
 			continue;
 		}
-		if (!r->seen && !ct_headed) {
-			r->v[st->el_v] += d;	/* it only aged */
+		if ((!r->seen || r->seen == 3) && !ct_headed) {
+			r->v[st->el_v] += d;	/* it aged */
 			r->v[st->at_v] += d;
+			if (r->age_col >= 0) {	/* in its call too */
+				r->v[st->ns_v] += d;
+				r->v[st->st_v + r->age_col] += d;
+				if (r->age_max)
+					r->v[st->max_v] += d;
+			}
 		}
 		st->rows[n++] = *r;
 	}

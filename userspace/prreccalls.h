@@ -22,6 +22,7 @@ struct ct_row {
 	uint64_t v[CT_MAXCOL];
 	size_t order;		/* its place in the file, for the rebuild */
 	int seen;		/* the replay: named by this block */
+	int age_col, age_max;	/* ages in a call: that column, and max */
 };
 
 /*
@@ -37,6 +38,7 @@ struct ct_file {
 	uint64_t now;
 	int ncol, kind_col, name_col;	/* of the fields line */
 	int tid_v, pid_v, el_v, at_v;	/* those columns' places in v[] */
+	int ns_v, max_v, st_v, nst;	/* ns, max, the first state's; states */
 	struct ct_row *rows;
 	size_t nrows, rows_cap;
 	uint32_t *slot;
@@ -54,7 +56,10 @@ int ct_read(struct ct_file *f, const char *path, char *msg, size_t msglen);
  * when @prev is NULL or its columns differ, else "ch now", "cr" for new
  * rows, "c=" differences for changed ones and "c-" for rows gone; a row
  * whose only change is its thread's elapsed and at, both grown by the
- * two reads' time apart, is left out.
+ * two reads' time apart, is left out, and so is one that ages in a
+ * call as it did in the block before ("c+" says how once: its ns and
+ * one state's grown by that time too, and its longest or not; "c."
+ * that it stopped).
  */
 void ct_block(FILE *m, const struct ct_file *prev, const struct ct_file *cur);
 

@@ -19,7 +19,7 @@
  *   cgroup PID SINCE PATH	(processes new since the last block)
  *   gone TID PID		(lines of the last block no longer there)
  *   = KEY D...		(a line as differences from the last block's)
- *   ch ..., cr ..., c= ..., c- ...	(/proc/tsa/calls: prreccalls.c)
+ *   ch, cr, c=, c-, c+, c. ...	(/proc/tsa/calls: prreccalls.c)
  *   tsa-all 1
  *   now ...			(then the kernel's own format, every column)
  *
@@ -801,8 +801,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 			if (rp->need_key)
 				return 0;	/* no base to apply it to */
 			ct_begin(&rp->calls, 0);
-		} else if (line[0] == 'c' && (line[1] == 'h' || line[1] == 'r' ||
-					      line[1] == '=' || line[1] == '-') &&
+		} else if (line[0] == 'c' && line[1] && strchr("hr=-+.", line[1]) &&
 			   line[2] == ' ') {
 			if (key < 0 || ct_line(&rp->calls, line))
 				goto bad;

@@ -2,7 +2,7 @@
 /*
  * bench-record.c - what the flight recorder costs on a busy machine.
  *
- *   bench-record TSA_PRSTAT THREADS BLOCKS ACTIVE_PCT
+ *   bench-record TSA_PRSTAT THREADS BLOCKS ACTIVE_PCT [calls]
  *
  * Simulates THREADS threads over BLOCKS intervals of 10 s: in each, a
  * thread is active with probability ACTIVE_PCT % (it runs a little in
@@ -10,7 +10,9 @@
  * otherwise sleeps on (its line only grows, as the kernel's would).
  * Hands each snapshot to "TSA_PRSTAT --record" through a FIFO, then
  * prints the recorder's CPU time per block and the bytes it wrote per
- * thread and recorded hour.
+ * thread and recorded hour.  Each thread also has three system-call
+ * rows, as /proc/tsa/calls shows them: the call it sleeps in (which
+ * grows while it sleeps), and two it makes when it runs.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,8 +35,13 @@
 static const char *const st[NS] = { "usr", "sys", "trp", "tfl", "dfl",
 	"kfl", "apg", "lck", "klk", "iow", "idl", "slp", "lat", "stp" };
 
+/* Its call rows: 0 the sleep it is in (clock_nanosleep), 1 read, 2 other. */
+#define NC	3
+static const char *const cname[NC] = { "clock_nanosleep", "read", "other" };
+
 struct th {
 	uint64_t elapsed, state_ns, ns[NS], n[NS], max[NS], scl, vcx, icx;
+	uint64_t c_calls[NC], c_ns[NC], c_max[NC], c_sys[NC], c_slp[NC];
 	int state;
 };
 
@@ -71,6 +78,40 @@ static void put_snapshot(FILE *f, struct th *t, int n, uint64_t now)
 	}
 }
 
+static void put_calls(FILE *f, struct th *t, int n, uint64_t now)
+{
+	int i, k;
+
+	fprintf(f, "tsa-calls 1\nnow %llu\nrows 8 0\nstates SYS TRP TFL DFL "
+		"KFL APG LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags "
+		"elapsed at kind name calls ns max sys_ns trp_ns tfl_ns dfl_ns "
+		"kfl_ns apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
+		"stp_ns\n", (unsigned long long)now);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < NC; k++)
+			if (t[i].c_calls[k])
+				fprintf(f, "%d %d 0 0 %llu %llu syscall %s %llu "
+					"%llu %llu %llu 0 0 0 0 0 0 0 0 0 %llu 0 "
+					"0\n", 1000 + i, 1000 + i / 8 * 8,
+					(unsigned long long)t[i].elapsed,
+					(unsigned long long)now, cname[k],
+					(unsigned long long)t[i].c_calls[k],
+					(unsigned long long)t[i].c_ns[k],
+					(unsigned long long)t[i].c_max[k],
+					(unsigned long long)t[i].c_sys[k],
+					(unsigned long long)t[i].c_slp[k]);
+}
+
+static void call_add(struct th *t, int k, uint64_t sys, uint64_t slp,
+		     uint64_t len)
+{
+	t->c_ns[k] += sys + slp;
+	t->c_sys[k] += sys;
+	t->c_slp[k] += slp;
+	if (t->c_max[k] < len)
+		t->c_max[k] = len;
+}
+
 /* @dt of a thread's life: asleep on, or a little work and asleep again. */
 static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 {
@@ -82,8 +123,11 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 		t->ns[t->state] += dt;
 		if (t->max[t->state] < t->state_ns)
 			t->max[t->state] = t->state_ns;
+		call_add(t, 0, 0, dt, t->state_ns);	/* still in it */
 		return;
 	}
+	/* Its sleep ends, it reads and makes other calls, sleeps again. */
+	call_add(t, 0, 0, (dt - dt / 20 - dt / 40) / 2, t->state_ns + dt / 4);
 	usr = rnd(seed) % (dt / 20);
 	sys = rnd(seed) % (dt / 40);
 	slp = dt - usr - sys;
@@ -107,13 +151,19 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 		t->max[SLP] = t->state_ns;
 	t->scl += 1 + rnd(seed) % 200;
 	t->vcx++;
+	t->c_calls[1] += 1 + rnd(seed) % 50;
+	call_add(t, 1, sys / 2, 0, sys / 4);
+	t->c_calls[2] += 1 + rnd(seed) % 50;
+	call_add(t, 2, sys - sys / 2, 0, sys / 8);
+	t->c_calls[0]++;
+	call_add(t, 0, 0, t->state_ns, t->state_ns);
 }
 
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], cfifo[300];
 	char rec[300], n_s[16];
-	int threads, blocks, active, i, b, status;
+	int threads, blocks, active, i, b, status, calls;
 	uint64_t seed = 1, now = 1000 * SEC;
 	long long bytes = 0;
 	struct rusage ru;
@@ -122,9 +172,10 @@ int main(int argc, char **argv)
 	pid_t pid;
 	DIR *d;
 
-	if (argc != 5)
+	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "calls")))
 		return fprintf(stderr, "usage: bench-record TSA_PRSTAT THREADS "
-			       "BLOCKS ACTIVE_PCT\n"), 2;
+			       "BLOCKS ACTIVE_PCT [calls]\n"), 2;
+	calls = argc == 6;
 	threads = atoi(argv[2]);
 	blocks = atoi(argv[3]);
 	active = atoi(argv[4]);
@@ -142,6 +193,8 @@ int main(int argc, char **argv)
 		t[i].elapsed = t[i].state_ns = t[i].ns[SLP] = t[i].max[SLP] =
 			(1 + rnd(&seed) % 1000) * SEC;
 		t[i].n[SLP] = 1;
+		t[i].c_calls[0] = 1;
+		t[i].c_ns[0] = t[i].c_slp[0] = t[i].c_max[0] = t[i].state_ns;
 	}
 	pid = fork();
 	if (pid == 0) {
@@ -170,11 +223,15 @@ int main(int argc, char **argv)
 		f = fopen(cfifo, "w");
 		if (!f)
 			return 2;
-		fprintf(f, "tsa-calls 1\nnow %llu\nrows 0 0\nstates SYS TRP "
-			"TFL DFL KFL APG LCK KLK IOW IDL SLP LAT STP\nfields tid "
-			"pid uid flags elapsed at kind name calls ns max sys_ns "
-			"trp_ns tfl_ns dfl_ns kfl_ns apg_ns lck_ns klk_ns iow_ns "
-			"idl_ns slp_ns lat_ns stp_ns\n", (unsigned long long)now);
+		if (calls)
+			put_calls(f, t, threads, now);
+		else
+			fprintf(f, "tsa-calls 1\nnow %llu\nrows 0 0\nstates SYS "
+				"TRP TFL DFL KFL APG LCK KLK IOW IDL SLP LAT STP\n"
+				"fields tid pid uid flags elapsed at kind name "
+				"calls ns max sys_ns trp_ns tfl_ns dfl_ns kfl_ns "
+				"apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
+				"stp_ns\n", (unsigned long long)now);
 		fclose(f);
 	}
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
@@ -191,9 +248,10 @@ int main(int argc, char **argv)
 	}
 	if (d)
 		closedir(d);
-	printf("bench-record: %d threads, %d blocks of 10 s, %d %% active a "
+	printf("bench-record: %d threads%s, %d blocks of 10 s, %d %% active a "
 	       "block: %.1f ms of CPU a block (%.3f %% of one CPU at 10 s); "
-	       "%lld bytes, %.0f bytes a thread an hour\n", threads, blocks,
+	       "%lld bytes, %.0f bytes a thread an hour\n", threads,
+	       calls ? " with 3 call rows each" : "", blocks,
 	       active, (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 /
 	       blocks + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 /
 	       blocks, ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +

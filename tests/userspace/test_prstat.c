@@ -3566,6 +3566,7 @@ static char *mask_ts(char *s)
 /* Per block of the recording's files in @dir: its kind and lines. */
 struct blockinfo {
 	int key, rows, eq, gone, cgroups;
+	char calls[160];	/* its system-call lines' kinds, in order */
 };
 
 static int read_blocks(const char *dir, struct blockinfo *b, int max)
@@ -3613,6 +3614,18 @@ static int read_blocks(const char *dir, struct blockinfo *b, int max)
 					b[n].cgroups++;
 				else if (!strncmp(line, "= ", 2))
 					b[n].eq++;
+				else if (line[0] == 'c' && line[1] &&
+					 strchr("r=+.-", line[1]) &&
+					 line[2] == ' ') {
+					size_t l = strlen(b[n].calls);
+
+					snprintf(b[n].calls + l,
+						 sizeof(b[n].calls) - l,
+						 "%s%.2s%s%.*s", l ? " " : "", line,
+						 line[1] == '+' || line[1] == '.' ?
+						 ":" : "", line[1] == '+' ||
+						 line[1] == '.' ? 2 : 0, line + 3);
+				}
 				else if (!strncmp(line, "fields ", 7))
 					fields = 1;
 				else if (fields)
@@ -4186,6 +4199,128 @@ static void test_record_replay(void)
 	unlink(path);
 }
 
+/*
+ * Block b (0..3) of three threads that sleep inside calls, at 10 + b s:
+ * 21 sleeps in read, its call the longest it made (max grows with it);
+ * 22 waits in futex behind a longer one (max stays); 23 sleeps in
+ * poll until its call returns after block 1 (then it only ages).
+ */
+static void calls_aging(int b, char **all, char **calls)
+{
+	struct rx r[3];
+	uint64_t now = MS(10000 + 1000 * b), d = MS(1000 * b);
+	size_t len;
+	FILE *f;
+	int k;
+
+	memset(r, 0, sizeof(r));
+	for (k = 0; k < 3; k++) {
+		r[k].tid = 21 + k;
+		r[k].pid = 21;
+		r[k].elapsed = MS(5000) + d;
+		r[k].state = k == 2 && b > 1 ? S_USR : S_IDL;
+		r[k].state_ns = MS(2000) + d;
+		r[k].ns[S_USR] = MS(3000);
+		r[k].ns[S_IDL] = MS(2000) + d;
+		r[k].n[S_IDL] = 1;
+		r[k].max[S_IDL] = MS(2000) + d;
+		r[k].comm = "sleeper";
+	}
+	r[2].state_ns = b > 1 ? MS(1000) * (b - 1) : r[2].state_ns;
+	*all = rsnapshot(now, r, 3);
+	f = open_memstream(calls, &len);
+	fprintf(f, "tsa-calls 1\nnow %llu\nrows 8 0\nstates SYS TRP TFL DFL "
+		"KFL APG LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags "
+		"elapsed at kind name calls ns max sys_ns trp_ns tfl_ns dfl_ns "
+		"kfl_ns apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
+		"stp_ns\n", (unsigned long long)now);
+	for (k = 0; k < 3; k++) {
+		uint64_t grow = k == 2 ? (b > 1 ? MS(1000) : d) : d;
+		uint64_t mx = k == 0 ? MS(2000) + d : MS(9000);
+
+		fprintf(f, "%d 21 0 0 %llu %llu syscall %s 4 %llu %llu 1000 0 0 "
+			"0 0 0 0 0 0 %llu 0 0 0\n", 21 + k,
+			(unsigned long long)(MS(5000) + d),
+			(unsigned long long)now, k == 0 ? "read" : k == 1 ?
+			"futex" : "poll",
+			(unsigned long long)(MS(2000) + 1000 + grow),
+			(unsigned long long)(k == 2 ? MS(9000) : mx),
+			(unsigned long long)(MS(2000) + grow));
+		fprintf(f, "%d 21 0 0 %llu %llu syscall other 9 5000 900 5000 0 "
+			"0 0 0 0 0 0 0 0 0 0 0\n", 21 + k,
+			(unsigned long long)(MS(5000) + d),
+			(unsigned long long)now);
+	}
+	fclose(f);
+}
+
+static void test_record_calls_aging(void)
+{
+	char cdir[400], fa[500], fc[500], rec[500], *gen[8], *out, *err, *live;
+	const char *fifos[2];
+	struct blockinfo b[8];
+	int k, rc, status, n;
+	pid_t w;
+
+	snprintf(cdir, sizeof(cdir), "%s", mkdir_in_tmp("recaging"));
+	snprintf(fa, sizeof(fa), "%s/all", cdir);
+	snprintf(fc, sizeof(fc), "%s/calls", cdir);
+	if (mkfifo(fa, 0600) || mkfifo(fc, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	fifos[0] = fa;
+	fifos[1] = fc;
+	for (k = 0; k < 4; k++)
+		calls_aging(k, &gen[2 * k], &gen[2 * k + 1]);
+	snprintf(rec, sizeof(rec), "%s/rec-aging", tmp);
+	w = feed_fifos(fifos, 2, gen, 8);
+	rc = run(cdir, (const char *[]){ "--record", rec, "--interval", "0.01",
+		 "4", NULL }, &out, &err, 0);
+	waitpid(w, &status, 0);
+	is_long(rc, 0, "--record of calls that age: exit 0 (%s)", err);
+	free(out);
+	free(err);
+	n = read_blocks(rec, b, 8);
+	ok(n == 4, "4 blocks (saw %d)", n);
+	{
+		char text[700] = "";
+		int i;
+
+		for (i = 0; i < n; i++) {
+			size_t l = strlen(text);
+
+			snprintf(text + l, sizeof(text) - l, "%s\n",
+				 b[i].calls[0] ? b[i].calls : "-");
+		}
+		/* The lines: what each block says of the system-call rows. */
+		is_str(text, "cr cr cr cr cr cr\nc+:21 c+:22 c+:23\nc.:23\n-\n",
+		       "calls that age: a key block of 6 rows; then each "
+		       "sleeping call said once to age (c+), then nothing while "
+		       "it goes on, c. when 23's call returned, nothing in the "
+		       "last block");
+	}
+
+	w = feed_fifos(fifos, 2, gen, 8);
+	run(cdir, (const char *[]){ "-yL", "--json", "-c", "0.01", "4", NULL },
+	    &live, &err, 0);
+	waitpid(w, &status, 0);
+	free(err);
+	rc = run(NULL, (const char *[]){ "--replay", rec, "-yL", "--json",
+		 NULL }, &out, &err, 0);
+	mask_ts(out);
+	mask_ts(live);
+	is_str(out, live, "--replay -yL --json of calls that age: the live "
+	       "run's lines (exit %d, %d lines)", rc, count_lines(live));
+	free(out);
+	free(err);
+	free(live);
+	for (k = 0; k < 8; k++)
+		free(gen[k]);
+	unlink(fa);
+	unlink(fc);
+}
+
 static void test_record_parsers(void)
 {
 	time_t now = 1790000000, t;
@@ -4496,6 +4631,7 @@ int main(void)
 	test_capture_fuzz();
 	test_record_parsers();
 	test_record_replay();
+	test_record_calls_aging();
 	test_keys();
 	test_big();
 
