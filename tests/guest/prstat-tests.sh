@@ -509,6 +509,17 @@ print(s["USR"], s["SLP"], s["LCK"], o["elapsed_ns"] / 1e9)' "$line" 2>/dev/null)
 	[ $st -eq 0 ] && awk -v v="${v:-0}" 'BEGIN { exit !(v >= 80) }'
 	t $? "record: the $phase phase's window replayed (--from @$from --to @$to --summary): the phases thread is $key ${v:-?} % of ${secs:-?} s (expected >= 80; USR ${usr:-?} SLP ${slp:-?} LCK ${lck:-?}; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 done
+# The system-call rows were recorded too: the lock phase's window in -y.
+read -r _ _ t0 t1 <<<"$(grep "^phase lock " "$tmp/phases")"
+from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')
+to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t }')
+"$prstat" --replay "$rec" --from "@$from" --to "@$to" --summary -yL \
+	-p "${ph_pid:-0}" >"$tmp/ph.y" 2>"$tmp/ph.err"
+st=$?
+line=$(grep -E " futex .*phases/${ph_tid:-0}\$" "$tmp/ph.y")
+lck=$(awk '{ print $(NF - 5) }' <<<"$line")
+[ $st -eq 0 ] && awk -v v="${lck:-0}" 'BEGIN { exit !(v >= 80) }'
+t $? "record: -y of the lock phase's window replayed: the phases thread's futex call is LCK ${lck:-?} % of its time (expected >= 80; line: ${line:-none}; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 "$prstat" --replay "$rec" -c -n 3 >"$tmp/replay.out" 2>"$tmp/replay.err"
 st=$?
 reps=$(grep -c '^Replay: ' "$tmp/replay.out")
