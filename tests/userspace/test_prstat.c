@@ -4378,14 +4378,14 @@ static char *tmux_capture(void)
 	return buf;
 }
 
-/* Wait up to 5 s for the pane to show @want (and, if set, not @not). */
+/* Wait up to 10 s for the pane to show @want (and, if set, not @not). */
 static char *tmux_wait(const char *want, const char *not)
 {
 	struct timespec ms = { 0, 50000000 };
 	char *s = NULL;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 200; i++) {
 		free(s);
 		s = tmux_capture();
 		if (strstr(s, want) && (!not || !strstr(s, not)))
