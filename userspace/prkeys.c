@@ -4,8 +4,9 @@
  *
  * Canonical mode and echo go off while tsa-prstat redraws (ISIG stays:
  * ^C is still SIGINT); they come back at exit, at a fatal message
- * (die() exits), and around a stop (^Z), after which the screen is
- * drawn again.  A resize (SIGWINCH) draws the screen again too.
+ * (die() exits), at SIGQUIT and SIGHUP before their own action, and
+ * around a stop (^Z), after which the screen is drawn again.  A resize
+ * (SIGWINCH) draws the screen again too.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,8 +19,7 @@
 #include "prkeys.h"
 
 static struct termios saved;
-static int raw;
-static volatile sig_atomic_t redraw_due;
+static volatile sig_atomic_t raw, redraw_due;
 
 static void set_raw(void)
 {
@@ -31,18 +31,36 @@ static void set_raw(void)
 	tcsetattr(STDIN_FILENO, TCSANOW, &t);
 }
 
-void keys_stop(void)
-{
-	if (!raw)
-		return;
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	raw = 0;
-}
-
 static void on_winch(int sig)
 {
 	(void)sig;
 	redraw_due = 1;
+}
+
+static void on_tstp(int sig);
+
+static void handle(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = fn;
+	/* A write to a slow terminal goes on; poll() wakes all the same. */
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
+/* The signal's own action, with the signal let through: it acts now. */
+static void default_action(int sig)
+{
+	sigset_t set;
+
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
 }
 
 /* ^Z: the terminal as it was, stopped; resumed: ours again, redrawn. */
@@ -50,31 +68,48 @@ static void on_tstp(int sig)
 {
 	int err = errno;
 
-	(void)sig;
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	signal(SIGTSTP, SIG_DFL);
-	raise(SIGTSTP);
-	signal(SIGTSTP, on_tstp);
-	set_raw();
-	redraw_due = 1;
+	if (raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	default_action(sig);	/* stopped here until SIGCONT */
+	if (raw) {
+		handle(SIGTSTP, on_tstp);
+		set_raw();
+		redraw_due = 1;
+	}
 	errno = err;
+}
+
+/* SIGQUIT, SIGHUP: the terminal as it was, then their own action. */
+static void on_fatal(int sig)
+{
+	if (raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	default_action(sig);
+}
+
+void keys_stop(void)
+{
+	if (!raw)
+		return;
+	raw = 0;
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGWINCH, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 }
 
 int keys_start(void)
 {
-	struct sigaction sa;
-
 	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved))
 		return 0;
 	raw = 1;
 	atexit(keys_stop);
+	handle(SIGWINCH, on_winch);
+	handle(SIGTSTP, on_tstp);
+	handle(SIGQUIT, on_fatal);
+	handle(SIGHUP, on_fatal);
 	set_raw();
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_winch;	/* no SA_RESTART: wake the poll */
-	sigaction(SIGWINCH, &sa, NULL);
-	sa.sa_handler = on_tstp;
-	sigaction(SIGTSTP, &sa, NULL);
 	return 1;
 }
 
@@ -103,8 +138,15 @@ int keys_wait(const struct timespec *deadline, volatile sig_atomic_t *stop)
 			redraw_due = 0;
 			return KEY_REDRAW;
 		}
-		n = poll(&p, 1, deadline ? (int)ms_until(deadline) : -1);
+		/*
+		 * Without a deadline, wake now and then all the same: a
+		 * resize signalled between the check above and the poll
+		 * would otherwise wait for a key.
+		 */
+		n = poll(&p, 1, deadline ? (int)ms_until(deadline) : 500);
 		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 && !deadline)
 			continue;
 		if (n <= 0)
 			return deadline ? KEY_NONE : KEY_STOP;

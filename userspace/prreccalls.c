@@ -343,6 +343,8 @@ static void ct_clear(struct ct_file *st)
 	st->nhdr = 0;
 	st->ncol = 0;
 	ct_clear_rows(st);
+	if (st->slot)	/* no index to rows that are gone */
+		memset(st->slot, 0, st->scap * sizeof(*st->slot));
 }
 
 void ct_begin(struct ct_file *st, int key)
@@ -526,7 +528,7 @@ int ct_snapshot(const struct ct_file *st, struct tsa_calls_snap *s,
 	int k;
 
 	if (!st->ncol || !st->nhdr)
-		return -1;
+		return TSA_ENOENT;
 	sorted = xmalloc((st->nrows + 1) * sizeof(*sorted));
 	memcpy(sorted, st->rows, st->nrows * sizeof(*sorted));
 	ct_sorting = st;
@@ -545,7 +547,7 @@ int ct_snapshot(const struct ct_file *st, struct tsa_calls_snap *s,
 		die(EXIT_BADDATA, "out of memory");
 	free(sorted);
 	s->cap = s->len + 1;
-	return tsa_calls_parse(s, msg, msglen) == TSA_OK ? 0 : -1;
+	return tsa_calls_parse(s, msg, msglen);
 }
 
 void ct_free(struct ct_file *f)

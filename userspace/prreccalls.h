@@ -69,7 +69,10 @@ void ct_begin(struct ct_file *st, int key);
 int ct_line(struct ct_file *st, char *line);
 void ct_end(struct ct_file *st);
 
-/* The rebuilt file as a snapshot (its text made and parsed); -1 if none. */
+/*
+ * The rebuilt file as a snapshot (its text made and parsed): TSA_OK,
+ * TSA_ENOENT when the recording has none, or the parser's tsa_err.
+ */
 int ct_snapshot(const struct ct_file *st, struct tsa_calls_snap *s,
 		char *msg, size_t msglen);
 

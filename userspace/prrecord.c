@@ -16,6 +16,7 @@
  *   wall SEC.NSEC
  *   boot_id ...
  *   loadavg 0.10 0.20 0.30
+ *   interval 10.000		(the recorder's)
  *   cgroup PID SINCE PATH	(processes new since the last block)
  *   gone TID PID		(lines of the last block no longer there)
  *   = KEY D...		(a line as differences from the last block's)
@@ -59,6 +60,7 @@
 #define REC_HDR_LEN	20
 #define REC_KEY_SECS	600		/* at most between key blocks */
 #define REC_ZLEVEL	3
+#define REC_MAX_RAW	(1u << 30)	/* a block's text: larger is not ours */
 #define TOTALS_KEY	(UINT64_C(1) << 63)
 
 /* ---- lines, and what an unchanged one becomes ------------------------- */
@@ -377,7 +379,8 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 		(long long)cur->wall.tv_sec, cur->wall.tv_nsec);
 	if (rc->boot_id[0])
 		fprintf(m, "boot_id %s\n", rc->boot_id);
-	fprintf(m, "loadavg %.2f %.2f %.2f\n", la[0], la[1], la[2]);
+	fprintf(m, "loadavg %.2f %.2f %.2f\ninterval %.3f\n", la[0], la[1],
+		la[2], rc->o->interval);
 	/* Each process's cgroup once: in a key block, or when it is new. */
 	for (i = 0; i < cur->nrows; i++) {
 		const struct tsa_row *r = &cur->rows[i];
@@ -666,9 +669,13 @@ static int next_file(struct replay *rp)
 		size_t cap = 0;
 		char *buf = NULL;
 
-		/* Every block of it is before the next file's hour. */
-		if (rp->from && rp->fi + 1 < rp->nfiles &&
-		    name_hour(strrchr(rp->files[rp->fi + 1], '/') + 1) <=
+		/*
+		 * Every block of it is before the hour of the file after
+		 * next (the next one's first block may come just after
+		 * @from, so the last before it may be this file's).
+		 */
+		if (rp->from && rp->fi + 2 < rp->nfiles &&
+		    name_hour(strrchr(rp->files[rp->fi + 2], '/') + 1) <=
 		    rp->from)
 			continue;
 		free(rp->data);
@@ -699,12 +706,13 @@ static int next_block(struct replay *rp, size_t *rawlen)
 	for (;;) {
 		const unsigned char *h;
 		const char *why = NULL, *path;
-		uint32_t zlen, len;
+		uint32_t zlen = 0, len = 0;
 		size_t got;
 
 		if (!rp->data || rp->pos >= rp->len) {
 			if (!next_file(rp))
 				return 0;
+			continue;	/* it may have no block yet */
 		}
 		path = rp->files[rp->fi - 1];
 		h = rp->data + rp->pos;
@@ -720,11 +728,15 @@ static int next_block(struct replay *rp, size_t *rawlen)
 				why = "a torn block (cut short)";
 			else if (get32(h + 12) != crc32_buf(h + REC_HDR_LEN, zlen))
 				why = "a damaged block (checksum)";
+			else if (len > REC_MAX_RAW ||
+				 ZSTD_getFrameContentSize(h + REC_HDR_LEN, zlen) !=
+				 len)
+				why = "a block whose header and frame disagree";
 		}
 		if (!why) {
-			if (len + 1 > rp->rawcap) {
+			if ((size_t)len + 1 > rp->rawcap) {
 				free(rp->raw);
-				rp->rawcap = len + 1;
+				rp->rawcap = (size_t)len + 1;
 				rp->raw = xmalloc(rp->rawcap);
 			}
 			got = ZSTD_decompress(rp->raw, len, h + REC_HDR_LEN, zlen);
@@ -739,8 +751,9 @@ static int next_block(struct replay *rp, size_t *rawlen)
 		}
 		/* Skip it: on to the next block header, if any. */
 		{
-			const unsigned char *next = memmem(h + 1,
-				rp->len - rp->pos - 1, REC_MAGIC, 4);
+			const unsigned char *next = rp->len - rp->pos > 1 ?
+				memmem(h + 1, rp->len - rp->pos - 1, REC_MAGIC,
+				       4) : NULL;
 			size_t skip = next ? (size_t)(next - h) :
 				      rp->len - rp->pos;
 
@@ -755,16 +768,21 @@ static int next_block(struct replay *rp, size_t *rawlen)
 	}
 }
 
+/*
+ * The kernel's order: process by process, its threads as it listed
+ * them (first seen first), then its exited threads' line.
+ */
 static int rec_row_cmp(const void *a, const void *b)
 {
-	const struct tsa_row *x = &((const struct rec_row *)a)->row;
-	const struct tsa_row *y = &((const struct rec_row *)b)->row;
-	uint64_t tx = x->v[F_TID] ? x->v[F_TID] : UINT64_MAX;
-	uint64_t ty = y->v[F_TID] ? y->v[F_TID] : UINT64_MAX;
+	const struct rec_row *x = a, *y = b;
+	int tx = !!(x->row.v[F_FLAGS] & TSA_F_TOTALS);
+	int ty = !!(y->row.v[F_FLAGS] & TSA_F_TOTALS);
 
-	if (x->v[F_PID] != y->v[F_PID])
-		return x->v[F_PID] < y->v[F_PID] ? -1 : 1;
-	return tx < ty ? -1 : tx > ty;
+	if (x->row.v[F_PID] != y->row.v[F_PID])
+		return x->row.v[F_PID] < y->row.v[F_PID] ? -1 : 1;
+	if (tx != ty)
+		return tx - ty;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static char *xstrdup(const char *s)
@@ -810,23 +828,26 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 			long nsec;
 
 			if (sscanf(line, "wall %lld.%ld", &sec, &nsec) != 2)
-				return -1;
+				goto bad;
 			wall->tv_sec = (time_t)sec;
 			wall->tv_nsec = nsec;
 		} else if (!strncmp(line, "boot_id ", 8)) {
 			snprintf(rp->boot_id, sizeof(rp->boot_id), "%s",
 				 line + 8);
+		} else if (!strncmp(line, "interval ", 9)) {
+			if (sscanf(line, "interval %lf", &rp->interval) != 1)
+				goto bad;
 		} else if (!strncmp(line, "loadavg ", 8)) {
 			if (sscanf(line, "loadavg %lf %lf %lf", &rp->loadavg[0],
 				   &rp->loadavg[1], &rp->loadavg[2]) != 3)
-				return -1;
+				goto bad;
 		} else if (!strncmp(line, "cgroup ", 7)) {
 			const char *t = line + 7;
 			uint64_t pid, since;
 
 			if (key < 0 || tsa_parse_u64(&t, &pid) || *t++ != ' ' ||
 			    tsa_parse_u64(&t, &since) || *t++ != ' ')
-				return -1;
+				goto bad;
 			if (rp->ncg == rp->cg_cap) {
 				rp->cg_cap = rp->cg_cap ? 2 * rp->cg_cap : 64;
 				rp->cg = xrealloc(rp->cg, rp->cg_cap *
@@ -843,7 +864,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 
 			if (tsa_parse_u64(&t, &tid) || *t++ != ' ' ||
 			    tsa_parse_u64(&t, &pid))
-				return -1;
+				goto bad;
 			gk = xrealloc(gk, (ngone + 1) * sizeof(*gk));
 			gk[ngone++] = tid ? tid : TOTALS_KEY | pid;
 		} else if (!strncmp(line, "= ", 2)) {
@@ -918,6 +939,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		}
 		e.comm = r->row.comm;
 		rp->rows[n].key = r->key;
+		rp->rows[n].seq = r->seq;
 		rp->rows[n++].row = e;
 	}
 	rp->nrows = n;
@@ -928,6 +950,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 					    sizeof(*rp->rows));
 		}
 		rp->rows[rp->nrows].key = row_key(&blk->rows[i]);
+		rp->rows[rp->nrows].seq = rp->seq++;
 		rp->rows[rp->nrows].row = blk->rows[i];
 		rp->rows[rp->nrows].row.comm = xstrdup(blk->rows[i].comm);
 		rp->nrows++;
@@ -956,6 +979,7 @@ int replay_next(struct replay *rp, struct tsa_snap *s,
 	FILE *m;
 	int rc;
 
+again:
 	for (;;) {
 		if (!next_block(rp, &rawlen))
 			return 0;
@@ -982,16 +1006,22 @@ int replay_next(struct replay *rp, struct tsa_snap *s,
 	if (fclose(m))
 		die(EXIT_BADDATA, "out of memory");
 	s->cap = s->len + 1;
-	if (tsa_snap_parse(s, msg, sizeof(msg)) != TSA_OK)
-		die(EXIT_BADDATA, "replay: %s", msg);
-	s->wall = wall;
-	if (cs) {
+	rc = tsa_snap_parse(s, msg, sizeof(msg));
+	if (rc == TSA_OK && cs) {
 		cs->nrows = 0;
-		if (rp->calls.ncol && ct_snapshot(&rp->calls, cs, msg,
-						  sizeof(msg)))
-			die(EXIT_BADDATA, "replay: system-call rows: %s", msg);
+		rp->calls_err = ct_snapshot(&rp->calls, cs, msg, sizeof(msg));
 		cs->wall = wall;
 	}
+	if (rc != TSA_OK) {
+		/* A block whose checksum held but whose lines do not. */
+		warnmsg("%s: a block that rebuilds no snapshot (%s): skipped; "
+			"the blocks after it wait for the next full one",
+			rp->files[rp->fi - 1], msg);
+		rp->damaged++;
+		rp->need_key = 1;
+		goto again;
+	}
+	s->wall = wall;
 	return 1;
 }
 

@@ -28,6 +28,7 @@ int record_run(const struct options *o, const char *allpath,
 
 struct rec_row {
 	uint64_t key;		/* tid, or TOTALS_KEY | pid for totals */
+	uint64_t seq;		/* when first seen: the kernel's order */
 	struct tsa_row row;	/* comm: owned (malloc) */
 };
 
@@ -52,6 +53,9 @@ struct replay {
 	char boot_id[64];	/* of the last block */
 	double loadavg[3];
 	struct ct_file calls;	/* its system-call rows, if it has them */
+	int calls_err;		/* its last block's calls: a tsa_err */
+	double interval;	/* the recorder's, as its blocks say */
+	uint64_t seq;
 	unsigned long damaged;	/* blocks skipped */
 	time_t from;		/* files that end before it are not read */
 };

@@ -886,26 +886,44 @@ static int replay_recording(struct options *o)
 	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p;
 
-		/* Another boot, or its clock back: no interval across. */
-		if (prev >= 0 && (strcmp(boot, rec.boot_id) ||
-				  snaps[prev].now > c->now))
-			prev = -1;
-		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		if (o->to >= 0 && c->wall.tv_sec > o->to)
 			break;
-		if (calls && !csnaps[cur].nrows && !rec.calls.ncol)
-			die(EXIT_BADDATA, "%s: -y: the recording has no "
-			    "system-call rows at %lld (the module kept none: "
-			    "calls=0 and interrupts=0)", o->replay,
-			    (long long)c->wall.tv_sec);
+		/* Another boot, or its clock back: no interval across. */
+		if (prev >= 0 && (strcmp(boot, rec.boot_id) ||
+				  snaps[prev].now > c->now)) {
+			prev = -1;
+			if (first >= 0) {
+				warnmsg("%s: the window spans a reboot at %s: "
+					"the summary begins there", o->replay,
+					fmt_now(&c->wall));
+				first = -1;
+			}
+		}
+		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		p = prev >= 0 ? &snaps[prev] : NULL;
 		if (o->from < 0 || c->wall.tv_sec >= o->from) {
+			if (calls && rec.calls_err == TSA_ENOCALLS)
+				die(EXIT_NOMODULE, "%s: -y: the module kept no "
+				    "system-call rows then (calls=0 or "
+				    "syscalls=0; the rows there are traps)",
+				    o->replay);
+			if (calls && rec.calls_err == TSA_ENOENT)
+				die(EXIT_NOMODULE, "%s: -y: no system-call rows "
+				    "recorded at %s (the module kept none: "
+				    "calls=0 and interrupts=0)", o->replay,
+				    fmt_now(&c->wall));
+			if (calls && rec.calls_err != TSA_OK)
+				die(EXIT_BADDATA, "%s: -y: the system-call rows "
+				    "recorded at %s do not parse", o->replay,
+				    fmt_now(&c->wall));
 			if (o->summary) {
 				if (first < 0)
 					first = cur;	/* kept from here on */
 			} else {
+				/* A first report's counts: per interval. */
 				rp.sel.interval = p ? (double)(c->now -
-						p->now) / 1e9 : o->interval;
+						p->now) / 1e9 : rec.interval > 0 ?
+						rec.interval : o->interval;
 				if (o->group_by == GROUP_CGROUP)
 					replay_cgroups(&rec, c, &rp.groups.cc);
 				if (!o->json && p)

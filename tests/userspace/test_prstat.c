@@ -3954,6 +3954,76 @@ static void test_record_replay(void)
 		   "whole: nothing left to report)", refused);
 	}
 
+	/*
+	 * A block whose checksums hold but whose header lies about its
+	 * text's length (4 GiB), then one whose text is not a recorder's.
+	 */
+	{
+		char crafted[500], file[600];
+		unsigned char hdr[20], *frame;
+		size_t fl, zb;
+		FILE *f;
+		int i;
+		static const char *const texts[] = {
+			"block 1 key\nwall 1.0\n",
+			"block 1 key\nwall 1.0\n= 5 1 2\ntsa-all 1\nnow 1\n",
+		};
+
+		snprintf(crafted, sizeof(crafted), "%s/rec-crafted", tmp);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", crafted,
+			 rec, crafted);
+		if (system(cmd))
+			printf("# %s failed\n", cmd);
+		snprintf(cmd, sizeof(cmd), "ls %s/*.rec", crafted);
+		f = popen(cmd, "r");
+		if (!f || !fgets(file, sizeof(file), f))
+			file[0] = '\0';
+		if (f)
+			pclose(f);
+		file[strcspn(file, "\n")] = '\0';
+		f = fopen(file, "ab");
+		for (i = 0; f && i < 2; i++) {
+			zb = ZSTD_compressBound(strlen(texts[i]));
+			frame = malloc(zb);
+			fl = ZSTD_compress(frame, zb, texts[i], strlen(texts[i]), 1);
+			memcpy(hdr, "TSAB", 4);
+			{
+				uint32_t v[3] = { (uint32_t)fl, i ? (uint32_t)
+						  strlen(texts[i]) : 0xffffffffu,
+						  crc32_buf(frame, fl) };
+				int k, j;
+
+				for (k = 0; k < 3; k++)
+					for (j = 0; j < 4; j++)
+						hdr[4 + 4 * k + j] = (unsigned char)
+							(v[k] >> (8 * j));
+				v[0] = crc32_buf(hdr, 16);
+				for (j = 0; j < 4; j++)
+					hdr[16 + j] = (unsigned char)(v[0] >> (8 * j));
+			}
+			fwrite(hdr, 1, 20, f);
+			fwrite(frame, 1, fl, f);
+			free(frame);
+		}
+		if (f)
+			fclose(f);
+		/* A file of an hour whose recorder stopped after its header. */
+		snprintf(file, sizeof(file), "%s/tsa-20000101-00.rec", crafted);
+		put(file, "tsa-record 1\n");
+		rc = run(NULL, (const char *[]){ "--replay", crafted, "--json",
+			 NULL }, &out, &err, 0);
+		ok(rc == 0 && count_lines(out) == 3 &&
+		   strstr(err, "a block whose header and frame disagree") &&
+		   strstr(err, "a block that is not a recorder's") &&
+		   !strstr(err, "tsa-20000101-00.rec"),
+		   "blocks with good checksums but a 4 GiB length, or lines "
+		   "no recorder writes: skipped with a message, the others "
+		   "reported; a file of a header alone: nothing to say (exit "
+		   "%d, %d lines; %s)", rc, count_lines(out), err);
+		free(out);
+		free(err);
+	}
+
 	/* Retention: by age, then by size; the file being written stays. */
 	{
 		char rdir[500], old[600];
@@ -4432,13 +4502,19 @@ static void test_keys(void)
 	if (!realpath(prstat_bin, bin))
 		snprintf(bin, sizeof(bin), "%s", prstat_bin);
 	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
-	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-test -f /dev/null "
-		 "new-session -d -s keys -x 100 -y 24 \"TSA_PROC_DIR=%s "
-		 "TSA_PROCFS=/nonexistent %s -m 0.2; echo EXITED \\$?; "
-		 "stty -a | grep -o -- ' -*icanon\\| -*echo ' | tr -d ' ' | "
-		 "tr '\\n' ' '; echo; sleep 30\"", dir, bin);
-	if (system(cmd)) {
+	/* An interactive shell, for job control (^Z, fg). */
+	if (system("tmux -L tsa-prstat-test -f /dev/null new-session -d -s "
+		   "keys -x 100 -y 24 'PS1=\"$ \" bash --norc --noprofile -i'")) {
 		skip("keys: tmux new-session failed");
+		return;
+	}
+	/* A subshell: ^Z stops the whole job, fg goes on with all of it. */
+	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-test send-keys -t keys "
+		 "\"(TSA_PROC_DIR=%s TSA_PROCFS=/nonexistent %s -m 0.2; echo "
+		 "EXITED \\$?; stty -a | grep -o -- ' -*icanon\\| -*echo ' | "
+		 "tr -d ' ' | tr '\\n' ' '; echo)\" Enter", dir, bin);
+	if (system(cmd)) {
+		skip("keys: tmux send-keys failed");
 		return;
 	}
 	s = tmux_wait("Total: 3 processes", NULL);
@@ -4509,6 +4585,55 @@ static void test_keys(void)
 	ok(strstr(s, "Total: 3 processes") && !strstr(s, "paused"),
 	   "keys: any key goes back to the report (space went on)");
 	free(s);
+	/* ^Z: stopped with the terminal as it was; fg: its keys again. */
+	{
+		char tty[100] = "", st[32] = "", mode[64] = "", pid[16] = "";
+		FILE *p = popen("tmux -L tsa-prstat-test display -p -t keys "
+				"'#{pane_tty}'", "r");
+
+		if (p) {
+			if (!fgets(tty, sizeof(tty), p))
+				tty[0] = '\0';
+			pclose(p);
+		}
+		tty[strcspn(tty, "\n")] = '\0';
+		p = popen("pgrep -f '^/[^ ]*/tsa-prstat -m 0.2' | head -n 1", "r");
+		if (p) {
+			if (!fgets(pid, sizeof(pid), p))
+				pid[0] = '\0';
+			pclose(p);
+		}
+		pid[strcspn(pid, "\n")] = '\0';
+		tmux_keys("C-z");
+		s = tmux_wait("Stopped", NULL);
+		free(s);
+		snprintf(cmd, sizeof(cmd), "ps -o stat= -p %s; stty -a <%s | "
+			 "grep -o -- ' -*icanon'", pid, tty);
+		p = popen(cmd, "r");
+		if (p) {
+			if (!fgets(st, sizeof(st), p) || !fgets(mode, sizeof(mode), p))
+				mode[0] = '\0';
+			pclose(p);
+		}
+		/* (The shell then sets the terminal its own way.) */
+		ok(pid[0] && st[0] == 'T', "keys: ^Z stops it (state %.2s): "
+		   "no loop of its stop handler", st);
+		tmux_keys("fg Enter");
+		/* Drawn again: the screen no longer has the shell's fg. */
+		s = tmux_wait("Total: 3 processes", "$ fg");
+		snprintf(cmd, sizeof(cmd), "stty -a <%s | grep -o -- ' -*icanon'",
+			 tty);
+		p = popen(cmd, "r");
+		mode[0] = '\0';
+		if (p) {
+			if (!fgets(mode, sizeof(mode), p))
+				mode[0] = '\0';
+			pclose(p);
+		}
+		ok(strstr(mode, " -icanon") && strstr(s, "Total: 3 processes"),
+		   "keys: fg: its keys again ('%.9s'), the report drawn", mode);
+		free(s);
+	}
 	system("tmux -L tsa-prstat-test resize-window -t keys -y 5 "
 	       "2>/dev/null");
 	s = tmux_wait("Total:", NULL);
