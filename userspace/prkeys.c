@@ -130,10 +130,19 @@ int keys_wait(const struct timespec *deadline, volatile sig_atomic_t *stop)
 	unsigned char c;
 
 	for (;;) {
+		struct termios t;
 		int n;
 
 		if (*stop)
 			return KEY_STOP;
+		/*
+		 * Ours again if another set it back while we ran in front
+		 * (a shell's fg may restore a job's settings after its
+		 * SIGCONT); never from the background (that would stop us).
+		 */
+		if (raw && tcgetpgrp(STDIN_FILENO) == getpgrp() &&
+		    !tcgetattr(STDIN_FILENO, &t) && (t.c_lflag & (ICANON | ECHO)))
+			set_raw();
 		if (redraw_due) {
 			redraw_due = 0;
 			return KEY_REDRAW;

@@ -4458,7 +4458,10 @@ static char *tmux_wait(const char *want, const char *not)
 	for (i = 0; i < 200; i++) {
 		free(s);
 		s = tmux_capture();
-		if (strstr(s, want) && (!not || !strstr(s, not)))
+		/* A whole screen: a report ends with its status line. */
+		if (strstr(s, want) && (!not || !strstr(s, not)) &&
+		    (strstr(s, "h: keys") || strstr(s, "Any key goes back.") ||
+		     strstr(s, "$ ")))
 			return s;
 		nanosleep(&ms, NULL);
 	}
@@ -4489,6 +4492,7 @@ static int count_str(const char *s, const char *what)
 static void test_keys(void)
 {
 	char *dir, path[400], cmd[1200], *s, bin[300];
+	int k;
 
 	if (system("command -v tmux >/dev/null 2>&1")) {
 		skip("keys: tmux not found");
@@ -4517,74 +4521,79 @@ static void test_keys(void)
 		skip("keys: tmux send-keys failed");
 		return;
 	}
-	s = tmux_wait("Total: 3 processes", NULL);
-	ok(strstr(s, "PROCESS/NLWP") && strstr(s, "sort cpu | h: keys"),
-	   "keys: the redraw mode shows processes, and a status line on the "
-	   "cursor's row");
-	free(s);
-	tmux_keys("L");
-	s = tmux_wait("PROCESS/LWPID", NULL);
-	ok(strstr(s, "PROCESS/LWPID") && strstr(s, "sleeper/301"),
-	   "keys: L shows a line per thread");
-	free(s);
-	tmux_keys("A");
-	s = tmux_wait("EXEC  RUN", NULL);
-	ok(strstr(s, "EXEC  RUN") && strstr(s, "sort cpu"),
-	   "keys: A switches to the TSA view (the sort key cpu is one of "
-	   "its keys too)");
-	free(s);
-	tmux_keys("s");
-	s = tmux_wait("sort time", NULL);
-	ok(strstr(s, "sort time |") != NULL, "keys: s takes the next sort key");
-	free(s);
-	tmux_keys("r");
-	s = tmux_wait("sort time ascending", NULL);
-	ok(strstr(s, "sort time ascending") != NULL, "keys: r reverses the "
-	   "order");
-	free(s);
-	tmux_keys("m");
-	s = tmux_wait("USR SYS TRP", NULL);
-	ok(strstr(s, "USR SYS TRP") && strstr(s, "PROCESS/LWPID"),
-	   "keys: m goes back to the Solaris view, still per thread");
-	free(s);
-	tmux_keys("/ sleeper Enter");
-	s = tmux_wait("name has 'sleeper'", "spin/200");
-	ok(count_str(s, "sleeper/30") == 2 && !strstr(s, "db server") &&
-	   !strstr(s, "spin/200"),
-	   "keys: / sleeper keeps the lines whose name has it");
-	free(s);
-	tmux_keys("/ Enter p 200 Enter");
-	s = tmux_wait("pid 200", "sleeper");
-	ok(strstr(s, "spin/200") && !strstr(s, "sleeper") &&
-	   !strstr(s, "name has"),
-	   "keys: / with nothing shows every name again; p 200 one process");
-	free(s);
-	tmux_keys("p Enter g");
-	s = tmux_wait("by cgroup", NULL);
-	ok(strstr(s, "CGROUP") && strstr(s, "by cgroup") &&
-	   !strstr(s, "LWPID"),
-	   "keys: p with nothing shows every process; g groups by cgroup "
-	   "(threads off)");
-	free(s);
-	tmux_keys("g g g");
-	s = tmux_wait("by pid", NULL);
-	ok(strstr(s, "PROCESS/NLWP") && strstr(s, "by pid"),
-	   "keys: g in turn: user, thread name, then processes again");
-	free(s);
-	tmux_keys("Space");
-	s = tmux_wait("paused", NULL);
-	ok(strstr(s, "| paused") != NULL, "keys: space pauses");
-	free(s);
-	tmux_keys("Space h");
-	s = tmux_wait("tsa-prstat keys", NULL);
-	ok(strstr(s, "tsa-prstat keys") && strstr(s, "Any key goes back."),
-	   "keys: h shows the keys");
-	free(s);
-	tmux_keys("x");
-	s = tmux_wait("Total: 3 processes", NULL);
-	ok(strstr(s, "Total: 3 processes") && !strstr(s, "paused"),
-	   "keys: any key goes back to the report (space went on)");
-	free(s);
+	/*
+	 * Each step: keys sent, the screen waited for (and, if set, a text
+	 * it must no longer have), then what it must show and must not.
+	 */
+	{
+		static const struct {
+			const char *keys, *wait, *gone, *has[3], *hasnt[3];
+			int count;	/* times has[0] must appear; 0: any */
+			const char *what;
+		} step[] = {
+			{ NULL, "Total: 3 processes", NULL,
+			  { "PROCESS/NLWP", "sort cpu | h: keys" }, { NULL }, 0,
+			  "the redraw mode shows processes, and a status line "
+			  "on the cursor's row" },
+			{ "L", "PROCESS/LWPID", NULL,
+			  { "PROCESS/LWPID", "sleeper/301" }, { NULL }, 0,
+			  "L shows a line per thread" },
+			{ "A", "EXEC  RUN", NULL, { "EXEC  RUN", "sort cpu" },
+			  { NULL }, 0, "A switches to the TSA view (the sort key "
+			  "cpu is one of its keys too)" },
+			{ "s", "sort time", NULL, { "sort time |" }, { NULL }, 0,
+			  "s takes the next sort key" },
+			{ "r", "sort time ascending", NULL,
+			  { "sort time ascending" }, { NULL }, 0,
+			  "r reverses the order" },
+			{ "m", "USR SYS TRP", NULL,
+			  { "USR SYS TRP", "PROCESS/LWPID" }, { NULL }, 0,
+			  "m goes back to the Solaris view, still per thread" },
+			{ "/ sleeper Enter", "name has 'sleeper'", "spin/200",
+			  { "sleeper/30" }, { "db server", "spin/200" }, 2,
+			  "/ sleeper keeps the lines whose name has it" },
+			{ "/ Enter p 200 Enter", "pid 200", "sleeper",
+			  { "spin/200" }, { "sleeper", "name has" }, 0,
+			  "/ with nothing shows every name again; p 200 one "
+			  "process" },
+			{ "p Enter g", "by cgroup", NULL,
+			  { "CGROUP", "by cgroup" }, { "LWPID" }, 0,
+			  "p with nothing shows every process; g groups by "
+			  "cgroup (threads off)" },
+			{ "g g g", "by pid", NULL, { "PROCESS/NLWP", "by pid" },
+			  { NULL }, 0, "g in turn: user, thread name, then "
+			  "processes again" },
+			{ "Space", "paused", NULL, { "| paused" }, { NULL }, 0,
+			  "space pauses" },
+			{ "Space h", "tsa-prstat keys", NULL,
+			  { "tsa-prstat keys", "Any key goes back." }, { NULL },
+			  0, "h shows the keys" },
+			{ "x", "Total: 3 processes", NULL,
+			  { "Total: 3 processes" }, { "paused" }, 0,
+			  "any key goes back to the report (space went on)" },
+		};
+		size_t i;
+		int k, good;
+
+		for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+			if (step[i].keys)
+				tmux_keys(step[i].keys);
+			s = tmux_wait(step[i].wait, step[i].gone);
+			good = 1;
+			for (k = 0; k < 3; k++) {
+				if (step[i].has[k] && !strstr(s, step[i].has[k]))
+					good = 0;
+				if (step[i].hasnt[k] &&
+				    strstr(s, step[i].hasnt[k]))
+					good = 0;
+			}
+			if (step[i].count &&
+			    count_str(s, step[i].has[0]) != step[i].count)
+				good = 0;
+			ok(good, "keys: %s", step[i].what);
+			free(s);
+		}
+	}
 	/* ^Z: stopped with the terminal as it was; fg: its keys again. */
 	{
 		char tty[100] = "", st[32] = "", mode[64] = "", pid[16] = "";
@@ -4619,7 +4628,9 @@ static void test_keys(void)
 		ok(pid[0] && st[0] == 'T', "keys: ^Z stops it (state %.2s): "
 		   "no loop of its stop handler", st);
 		tmux_keys("fg Enter");
-		/* Drawn again: the screen no longer has the shell's fg. */
+		/* The shell took fg; then drawn again, its fg cleared away. */
+		s = tmux_wait("$ fg", NULL);
+		free(s);
 		s = tmux_wait("Total: 3 processes", "$ fg");
 		snprintf(cmd, sizeof(cmd), "stty -a <%s | grep -o -- ' -*icanon'",
 			 tty);
@@ -4636,7 +4647,15 @@ static void test_keys(void)
 	}
 	system("tmux -L tsa-prstat-test resize-window -t keys -y 5 "
 	       "2>/dev/null");
+	/* tmux keeps the old screen's last rows until the report is drawn. */
 	s = tmux_wait("Total:", NULL);
+	for (k = 0; k < 100 && !strstr(s, "PROCESS/NLWP"); k++) {
+		struct timespec ms = { 0, 50000000 };
+
+		nanosleep(&ms, NULL);
+		free(s);
+		s = tmux_capture();
+	}
 	{
 		int rows = 0;
 		char *p;
