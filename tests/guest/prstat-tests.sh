@@ -15,7 +15,7 @@
 # 7. --group cgroup (a spinner held by cpu.max, sleepers, exited threads),
 #    --save/--compare, --prometheus checked by promtool
 # 8. --record at 1 s while a thread spins, sleeps and waits for a lock,
-#    3 s each; --replay of each phase's window; a recorder killed
+#    4 s each; --replay of each phase's window; a recorder killed
 #    mid-write, its torn tail
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
@@ -472,12 +472,12 @@ fi
 
 # --- 8. the flight recorder ---
 if want record; then
-say "8. --record at 1 s while a thread spins, sleeps and waits for a lock"
+say "8. --record at 1 s while a thread spins, sleeps and waits for a lock, 4 s each"
 rec=$tmp/rec
 "$prstat" --record "$rec" --interval 1 2>"$tmp/rec.err" &
 rpid=$!
 pids+=("$rpid")
-"$ptest" phases 3 >"$tmp/phases"
+"$ptest" phases 4 >"$tmp/phases"
 sleep 1.5	# a block after the last phase
 read -r -a rstat <"/proc/$rpid/stat"
 kill -TERM "$rpid"
@@ -491,9 +491,11 @@ say "record: $rbytes bytes for about ${SECONDS}s of test so far; the recorder us
 read -r _ ph_pid _ ph_tid <<<"$(grep '^pid ' "$tmp/phases")"
 for phase in spin sleep lock; do
 	read -r _ _ t0 t1 <<<"$(grep "^phase $phase " "$tmp/phases")"
-	# Whole seconds inside the phase: blocks in them saw only it.
+	# Blocks of whole seconds inside the phase saw only it (a block
+	# in the second the phase ends may come after it: the process
+	# exits after its last phase).
 	from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')
-	to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t }')
+	to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t - 1 }')
 	"$prstat" --replay "$rec" --from "@$from" --to "@$to" --summary -L \
 		-p "${ph_pid:-0}" --json >"$tmp/ph.json" 2>"$tmp/ph.err"
 	st=$?
@@ -512,7 +514,7 @@ done
 # The system-call rows were recorded too: the lock phase's window in -y.
 read -r _ _ t0 t1 <<<"$(grep "^phase lock " "$tmp/phases")"
 from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')
-to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t }')
+to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t - 1 }')
 "$prstat" --replay "$rec" --from "@$from" --to "@$to" --summary -yL \
 	-p "${ph_pid:-0}" >"$tmp/ph.y" 2>"$tmp/ph.err"
 st=$?
