@@ -3651,6 +3651,31 @@ static int count_lines(const char *s)
 	return n;
 }
 
+/*
+ * A copy of the one-file recording @rec as tmp/@name (into @dir), and
+ * that file's path (into @file, "" if none): for tests that damage it.
+ * Returns system()'s status of the copy.
+ */
+static int copy_recording(const char *rec, const char *name, char *dir,
+			  size_t dlen, char *file, size_t flen)
+{
+	char cmd[1600];
+	FILE *p;
+	int rc;
+
+	snprintf(dir, dlen, "%s/%s", tmp, name);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", dir, rec, dir);
+	rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "ls %s/*.rec", dir);
+	p = popen(cmd, "r");
+	if (!p || !fgets(file, (int)flen, p))
+		file[0] = '\0';
+	if (p)
+		pclose(p);
+	file[strcspn(file, "\n")] = '\0';
+	return rc;
+}
+
 static void test_record_replay(void)
 {
 	char *snaps[3], *out, *err, *live, rec[400], procfs[400], dir[400];
@@ -3820,25 +3845,15 @@ static void test_record_replay(void)
 
 	/* Damage: a flipped byte in the second block, a torn tail. */
 	{
-		char copy[500], file[600], name[64];
-		FILE *ls;
+		char copy[500], file[600];
 		struct stat st;
 		long off;
 		int fd;
 		unsigned char c;
 
-		snprintf(copy, sizeof(copy), "%s/rec-damaged", tmp);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", copy, rec,
-			 copy);
-		ok(system(cmd) == 0, "a copy of the recording to damage");
-		snprintf(cmd, sizeof(cmd), "ls %s", copy);
-		ls = popen(cmd, "r");
-		if (!ls || !fgets(name, sizeof(name), ls))
-			name[0] = '\0';
-		if (ls)
-			pclose(ls);
-		name[strcspn(name, "\n")] = '\0';
-		snprintf(file, sizeof(file), "%s/%s", copy, name);
+		ok(copy_recording(rec, "rec-damaged", copy, sizeof(copy), file,
+				  sizeof(file)) == 0,
+		   "a copy of the recording to damage");
 		fd = open(file, O_RDWR);
 		/* Block 2 starts after the header line and block 1. */
 		{
@@ -3904,26 +3919,15 @@ static void test_record_replay(void)
 
 	/* Any byte of a recording damaged: a message, never a crash. */
 	{
-		char fz[500], file[700], name[64];
+		char fz[500], file[700];
 		unsigned char *orig;
 		struct stat st;
-		FILE *ls;
 		int i, crashed = 0, refused = 0, fd;
 		uint64_t seed = 7;
 
-		snprintf(fz, sizeof(fz), "%s/rec-fuzz", tmp);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", fz, rec,
-			 fz);
-		if (system(cmd))
-			printf("# %s failed\n", cmd);
-		snprintf(cmd, sizeof(cmd), "ls %s", fz);
-		ls = popen(cmd, "r");
-		if (!ls || !fgets(name, sizeof(name), ls))
-			name[0] = '\0';
-		if (ls)
-			pclose(ls);
-		name[strcspn(name, "\n")] = '\0';
-		snprintf(file, sizeof(file), "%s/%s", fz, name);
+		if (copy_recording(rec, "rec-fuzz", fz, sizeof(fz), file,
+				   sizeof(file)))
+			printf("# could not copy %s\n", rec);
 		orig = (unsigned char *)slurp(file);
 		st.st_size = stat(file, &st) ? 0 : st.st_size;
 		for (i = 0; i < 200 && orig && st.st_size > 0; i++) {
@@ -3969,18 +3973,9 @@ static void test_record_replay(void)
 			"block 1 key\nwall 1.0\n= 5 1 2\ntsa-all 1\nnow 1\n",
 		};
 
-		snprintf(crafted, sizeof(crafted), "%s/rec-crafted", tmp);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -r %s %s", crafted,
-			 rec, crafted);
-		if (system(cmd))
-			printf("# %s failed\n", cmd);
-		snprintf(cmd, sizeof(cmd), "ls %s/*.rec", crafted);
-		f = popen(cmd, "r");
-		if (!f || !fgets(file, sizeof(file), f))
-			file[0] = '\0';
-		if (f)
-			pclose(f);
-		file[strcspn(file, "\n")] = '\0';
+		if (copy_recording(rec, "rec-crafted", crafted, sizeof(crafted),
+				   file, sizeof(file)))
+			printf("# could not copy %s\n", rec);
 		f = fopen(file, "ab");
 		for (i = 0; f && i < 2; i++) {
 			zb = ZSTD_compressBound(strlen(texts[i]));
