@@ -429,7 +429,7 @@ static void exit_inside_a_call_counts_it_once(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, sum);
 	tsa_acct_sys_enter(a, 10, NR_C);
-	tsa_acct_exit_begin(a, 15, sum, tabs);
+	tsa_acct_exit_begin(a, 15, sum, tabs, NULL);
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->tab[TSA_T_CALLS]->rows, 0U);
 	tsa_acct_exit(a, 20);
 	tsa_calls_merge(group, a->tab[TSA_T_CALLS]);
@@ -539,9 +539,9 @@ static void keys_tell_the_tables_apart(struct kunit *test)
 static bool same_records(const struct tsa_acct *a, const struct tsa_acct *b,
 			 unsigned int rows)
 {
-	/* All but the table pointers, which come last. */
-	static_assert(offsetof(struct tsa_acct, tab) +
-		      sizeof(a->tab) == sizeof(*a));
+	/* All but the table and distribution pointers, which come last. */
+	static_assert(offsetof(struct tsa_acct, tab) + sizeof(a->tab) +
+		      sizeof(a->hist) == sizeof(*a));
 
 	return !memcmp(a, b, offsetof(struct tsa_acct, tab)) &&
 		!memcmp(a->tab[TSA_T_CALLS], b->tab[TSA_T_CALLS],

@@ -32,6 +32,11 @@ module_param_named(calls, tsa_param_calls, uint, 0444);
 MODULE_PARM_DESC(calls,
 		 "Rows of each thread's table of the system calls it spent most time in (default 8, at most 64; 0: no table). Needs syscalls=1.");
 
+static bool tsa_param_hist;
+module_param_named(hist, tsa_param_hist, bool, 0444);
+MODULE_PARM_DESC(hist,
+		 "Keep each thread's distribution of stays in LAT and each sleep state (log2 buckets, /proc/tsa/hist) and when each state's longest stay ended (default 0: 2,584 bytes a thread more).");
+
 static bool tsa_param_faults = true;
 module_param_named(faults, tsa_param_faults, bool, 0444);
 MODULE_PARM_DESC(faults,
@@ -371,6 +376,11 @@ int tsa_hooks_calls_rows(void)
 unsigned int tsa_hooks_trap_rows(void)
 {
 	return tsa_param_interrupts ? TSA_TRAP_ROWS : 0;
+}
+
+bool tsa_hooks_hist(void)
+{
+	return tsa_param_hist;
 }
 
 /* CPUs on which user_enter/user_exit bracket kernel time for tsa. */

@@ -24,7 +24,7 @@ static int __init tsa_init(void)
 	ret = tsa_hooks_calls_rows();
 	if (ret < 0)
 		return ret;
-	ret = tsa_table_init(ret, tsa_hooks_trap_rows());
+	ret = tsa_table_init(ret, tsa_hooks_trap_rows(), tsa_hooks_hist());
 	if (ret)
 		return ret;
 	ret = tsa_proc_init();

@@ -40,6 +40,7 @@
 #define TSA_THREAD_FORMAT	"tsa-thread 1"
 #define TSA_ALL_FORMAT		"tsa-all 1"
 #define TSA_CALLS_FORMAT	"tsa-calls 1"
+#define TSA_HIST_FORMAT		"tsa-hist 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
 
@@ -1030,6 +1031,82 @@ static const struct proc_ops tsa_calls_ops = {
 	.proc_release = tsa_all_release,
 };
 
+/* --- /proc/tsa/hist ---------------------------------------------------- */
+
+/*
+ * One line per state each thread of the snapshot (and each process's
+ * exited threads) has been in: its entries, time, longest stay and when
+ * that ended, then for the states that have them the counts of its
+ * stays by length (docs/proc-format.md).
+ */
+static int tsa_hist_show(struct seq_file *m, void *v)
+{
+	struct tsa_all *all = m->private;
+	const struct tsa_row *r = v;
+	const struct tsa_stays *st;
+	const struct tsa_hist *h;
+	int s, b;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, TSA_HIST_FORMAT "\nnow %llu\nbuckets %u %u\nstates",
+			   all->now, TSA_HIST_BUCKETS, TSA_HIST_SHIFT);
+		for (s = TSA_HIST_FIRST; s < TSA_NR_STATES; s++) {
+			seq_putc(m, ' ');
+			seq_puts(m, tsa_state_names[s]);
+		}
+		seq_puts(m, "\nfields tid pid uid flags elapsed at state n ns max max_at");
+		for (b = 0; b < TSA_HIST_BUCKETS; b++)
+			seq_printf(m, " b%d", b);
+		seq_putc(m, '\n');
+		return 0;
+	}
+	h = tsa_table_hist(tsa_all_tables(all, r - all->rows));
+	if (!h)
+		return 0;
+	for (s = 0; s < TSA_NR_STATES; s++) {
+		st = &r->a.st[s];
+		if (!st->entries && !st->ns)
+			continue;
+		seq_put_decimal_ll(m, "", r->tid);
+		seq_put_decimal_ll(m, " ", r->pid);
+		seq_put_decimal_ull(m, " ", r->uid);
+		seq_put_decimal_ull(m, " ", r->flags);
+		seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
+		seq_put_decimal_ull(m, " ", r->at);
+		seq_putc(m, ' ');
+		seq_puts(m, tsa_state_names[s]);
+		seq_put_decimal_ull(m, " ", st->entries);
+		seq_put_decimal_ull(m, " ", st->ns);
+		seq_put_decimal_ull(m, " ", st->longest);
+		seq_put_decimal_ull(m, " ", st->longest ? h->longest_at[s] : 0);
+		for (b = 0; s >= TSA_HIST_FIRST && b < TSA_HIST_BUCKETS; b++)
+			seq_put_decimal_ull(m, " ",
+					    h->n[s - TSA_HIST_FIRST][b]);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+static const struct seq_operations tsa_hist_seq_ops = {
+	.start = tsa_all_start,
+	.next = tsa_all_next,
+	.stop = tsa_all_stop,
+	.show = tsa_hist_show,
+};
+
+static int tsa_hist_open(struct inode *inode, struct file *file)
+{
+	return tsa_snapshot_open(file, &tsa_hist_seq_ops, true);
+}
+
+static const struct proc_ops tsa_hist_ops = {
+	.proc_open = tsa_hist_open,
+	.proc_read = seq_read,
+	.proc_write = tsa_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_all_release,
+};
+
 /* --- /proc/tsa/calibration --------------------------------------------- */
 
 static int tsa_calib_file_show(struct seq_file *m, void *v)
@@ -1082,8 +1159,10 @@ int tsa_proc_init(void)
 		return -ENOMEM;
 	if (!proc_create("all", 0444, tsa_dir, &tsa_all_ops) ||
 	    !proc_create("calibration", 0644, tsa_dir, &tsa_calib_ops) ||
-	    (tsa_table_size() &&
-	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops))) {
+	    ((tsa_table_rows(TSA_T_CALLS) || tsa_table_rows(TSA_T_TRAPS)) &&
+	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops)) ||
+	    (tsa_table_hist_on() &&
+	     !proc_create("hist", 0444, tsa_dir, &tsa_hist_ops))) {
 		proc_remove(tsa_dir);
 		return -ENOMEM;
 	}

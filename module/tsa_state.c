@@ -34,10 +34,16 @@ const char *const tsa_counter_names[TSA_NR_COUNTERS] = {
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS], *t = a->tab[TSA_T_TRAPS];
+	struct tsa_hist *h = a->hist;
 
 	memset(a, 0, sizeof(*a));
 	a->tab[TSA_T_CALLS] = c;
 	a->tab[TSA_T_TRAPS] = t;
+	a->hist = h;
+	if (h) {
+		memset(h, 0, sizeof(*h));
+		h->since = now;
+	}
 	if (c)
 		tsa_calls_reset(c, c->max, (flags & TSA_F_IN_KERNEL) &&
 			       !(flags & TSA_F_KTHREAD));
@@ -88,6 +94,17 @@ static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
 }
 
 /*
+ * A stay in @s ends at @t (the stamp it was charged up to): its bucket,
+ * if @s has them, counts it, and the next stay begins.
+ */
+static void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t)
+{
+	if (s >= TSA_HIST_FIRST)
+		h->n[s - TSA_HIST_FIRST][tsa_hist_bucket(t - h->since)]++;
+	h->since = t;
+}
+
+/*
  * The one place a state changes (illumos new_mstate()); every event
  * passes here, so the common case is kept short. Returns true when the
  * clock had to be clamped.
@@ -104,6 +121,8 @@ static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
 	}
 	clamped = tsa_acct_charge(a, now);
 	if (a->state != s) {
+		if (unlikely(a->hist))
+			tsa_hist_stay_end(a->hist, a->state, a->stamp);
 		a->state = s;
 		a->st[s].entries++;
 	}
@@ -262,7 +281,8 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
  * counted once, its longest in two parts.
  */
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
-			 struct tsa_calls *const *sum_tab)
+			 struct tsa_calls *const *sum_tab,
+			 struct tsa_hist *sum_hist)
 {
 	bool clamped;
 	int k;
@@ -270,6 +290,12 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 	if (a->flags & TSA_F_NOT_LIVE)
 		return false;
 	clamped = tsa_acct_charge(a, now);
+	if (a->hist) {
+		if (sum_hist)
+			tsa_hist_merge(sum_hist, sum->st, a->hist, a->st);
+		memset(a->hist->n, 0, sizeof(a->hist->n));
+		memset(a->hist->longest_at, 0, sizeof(a->hist->longest_at));
+	}
 	tsa_acct_add(sum, a);
 	/* The call it exits in (exit_group) counts here; its tail later. */
 	for (k = 0; k < TSA_NR_TABLES; k++) {
@@ -464,6 +490,7 @@ u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 	*out = *a;
 	/* A copy charges nothing to the record's tables. */
 	memset(out->tab, 0, sizeof(out->tab));
+	out->hist = NULL;
 	if (a->flags & TSA_F_DEAD)
 		return 0;
 	now = max(now, a->stamp);
@@ -483,6 +510,42 @@ void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 		tsa_calls_charge(c, a->state, max(now, a->stamp) - a->stamp);
 	tsa_calls_fold(c, !(a->flags & TSA_F_EXITING), NULL);
 	tsa_calls_sort(c);
+}
+
+/*
+ * A copy @h of @a's distributions as seen by the snapshot @out taken of
+ * @a: the stay in progress counts, up to the snapshot's clock, and if it
+ * is now its state's longest, it ended then.
+ */
+void tsa_acct_hist_snapshot(const struct tsa_acct *a,
+			    const struct tsa_acct *out, struct tsa_hist *h)
+{
+	unsigned int s = a->state;
+
+	if (a->flags & TSA_F_DEAD)
+		return;
+	if (out->st[s].longest != a->st[s].longest)
+		h->longest_at[s] = out->stamp;
+	tsa_hist_stay_end(h, s, out->stamp);
+}
+
+/*
+ * Add the distributions @from into @to; @to_st and @from_st are the books
+ * they go with, before the books are added (tsa_acct_add()): a longest
+ * stay's end goes with the longer.
+ */
+void tsa_hist_merge(struct tsa_hist *to, const struct tsa_stays *to_st,
+		    const struct tsa_hist *from,
+		    const struct tsa_stays *from_st)
+{
+	int s, b;
+
+	for (s = 0; s < TSA_NR_STATES; s++)
+		if (from_st[s].longest > to_st[s].longest)
+			to->longest_at[s] = from->longest_at[s];
+	for (s = 0; s < TSA_HIST_STATES; s++)
+		for (b = 0; b < TSA_HIST_BUCKETS; b++)
+			to->n[s][b] += from->n[s][b];
 }
 
 u64 tsa_acct_elapsed(const struct tsa_acct *a)

@@ -27,7 +27,9 @@
 #ifndef TSA_STATE_H
 #define TSA_STATE_H
 
+#include <linux/bitops.h>
 #include <linux/compiler.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <asm/unistd.h>
@@ -112,6 +114,35 @@ struct tsa_stays {
 };
 
 /*
+ * Distributions of stays (the hist parameter): for each state a thread
+ * waits in off CPU (the sleeps, LAT and STP), how many of its stays
+ * lasted how long, in log2 buckets of ns; and for every state, when its
+ * longest stay ended. Bucket 0 holds stays under 2^TSA_HIST_SHIFT ns
+ * (1.024 us), bucket b those in [2^(b+9), 2^(b+10)) ns, and the last
+ * those of 2^36 ns (68.7 s) or more. A stay is counted when it ends; a
+ * reader's copy counts the one in progress too (tsa_acct_hist_snapshot()),
+ * so that a state's buckets add up to its entries exactly.
+ */
+#define TSA_HIST_BUCKETS	28
+#define TSA_HIST_SHIFT		10
+#define TSA_HIST_FIRST		TSA_TFL
+#define TSA_HIST_STATES		(TSA_NR_STATES - TSA_HIST_FIRST)
+
+struct tsa_hist {
+	u64 since;			/* when the stay in progress began */
+	u64 longest_at[TSA_NR_STATES];	/* when st[].longest ended */
+	u64 n[TSA_HIST_STATES][TSA_HIST_BUCKETS];
+};
+
+static inline unsigned int tsa_hist_bucket(u64 ns)
+{
+	if (ns < (1ULL << TSA_HIST_SHIFT))
+		return 0;
+	return min_t(unsigned int, fls64(ns) - TSA_HIST_SHIFT,
+		     TSA_HIST_BUCKETS - 1);
+}
+
+/*
  * Laid out for the hottest transitions, a system call's edges: what they
  * write (the stamp, state and flags, SCL, and the books of USR and SYS,
  * adjacent) falls in two cache lines of a record (struct tsa_thread).
@@ -130,6 +161,7 @@ struct tsa_acct {
 	u64 clamps;		/* timestamps that went backwards */
 	u64 head_ns;		/* SYS time that heads gave: calibrated */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
+	struct tsa_hist *hist;		/* or NULL (and in copies) */
 };
 
 /* Why a thread that stops running left the CPU. */
@@ -197,7 +229,8 @@ void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early);
 bool tsa_acct_user_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_user_enter(struct tsa_acct *a, u64 now);
 bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
-			 struct tsa_calls *const *sum_tab);
+			 struct tsa_calls *const *sum_tab,
+			 struct tsa_hist *sum_hist);
 bool tsa_acct_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
@@ -212,6 +245,11 @@ u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
 void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 			     struct tsa_calls *c);
+void tsa_acct_hist_snapshot(const struct tsa_acct *a,
+			    const struct tsa_acct *out, struct tsa_hist *h);
+void tsa_hist_merge(struct tsa_hist *to, const struct tsa_stays *to_st,
+		    const struct tsa_hist *from,
+		    const struct tsa_stays *from_st);
 u64 tsa_acct_elapsed(const struct tsa_acct *a);
 void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a);
 
@@ -254,8 +292,11 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 		a->head = 0;
 	}
 	a->st[s].ns += stay;
-	if (stay > a->st[s].longest)
+	if (stay > a->st[s].longest) {
 		a->st[s].longest = stay;
+		if (a->hist)
+			a->hist->longest_at[s] = now;
+	}
 	a->stamp = now;
 	return stay;
 }

@@ -317,13 +317,13 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 	tsa_acct_init(a, 0, TSA_LAT, 0);
 	tsa_acct_switch_in(a, 2 * MS, 0);
 	tsa_acct_sys_enter(a, 5 * MS, 0);			/* USR 3 */
-	tsa_acct_exit_begin(a, 7 * MS, sum, NULL);		/* SYS 2 so far */
+	tsa_acct_exit_begin(a, 7 * MS, sum, NULL, NULL);	/* SYS 2 so far */
 	KUNIT_EXPECT_TRUE(test, !!(a->flags & TSA_F_EXITING));
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
 	KUNIT_EXPECT_EQ(test, sum->st[TSA_SYS].ns, 2 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(a), 0ULL);
 	/* Only once: a second call changes nothing. */
-	tsa_acct_exit_begin(a, 8 * MS, sum, NULL);
+	tsa_acct_exit_begin(a, 8 * MS, sum, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 7 * MS);
 
 	tsa_acct_exit(a, 10 * MS);			/* SYS 3 more */
@@ -336,6 +336,129 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum->count[TSA_VCX], 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_acct_elapsed(sum), 10 * MS);
 	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
+}
+
+static void hist_buckets_are_log2_from_a_microsecond(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(0), 0U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1023), 0U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1024), 1U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(2047), 1U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(2048), 2U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(MS), 10U);	/* 2^19..2^20 */
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket((1ULL << 36) - 1), 26U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1ULL << 36), 27U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(U64_MAX), 27U);
+}
+
+/* A record with its distributions, as the table lays one out. */
+static struct tsa_acct *acct_hist(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+
+	a->hist = kunit_kzalloc(test, sizeof(*a->hist), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a->hist);
+	return a;
+}
+
+/* Each off-CPU state's buckets, summed, against its entries. */
+static void expect_hist_sums(struct kunit *test, const struct tsa_acct *a,
+			     const struct tsa_hist *h)
+{
+	u64 n;
+	int s, b;
+
+	for (s = TSA_HIST_FIRST; s < TSA_NR_STATES; s++) {
+		for (n = 0, b = 0; b < TSA_HIST_BUCKETS; b++)
+			n += h->n[s - TSA_HIST_FIRST][b];
+		KUNIT_EXPECT_EQ_MSG(test, n, a->st[s].entries, "state %s",
+				    tsa_state_names[s]);
+	}
+}
+
+/*
+ * Stays of known lengths land in their buckets when they end; a read
+ * counts the one in progress; the longest stay's end is kept, and a
+ * read in the middle of a longer one says it ends at the read.
+ */
+static void hist_counts_each_stay_when_it_ends(struct kunit *test)
+{
+	struct tsa_acct *a = acct_hist(test), *snap = acct(test);
+	struct tsa_hist *h = a->hist, *hs;
+	u64 t = 0;
+
+	hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	tsa_acct_init(a, t, TSA_USR, 0);
+	/* Sleep 1 ms, wait 3 us for a CPU, run 10 us; then 5 ms asleep. */
+	tsa_acct_switch_out(a, t += 10000, TSA_SW_BLOCK, TSA_SLP);
+	tsa_acct_wakeup(a, t += MS);
+	tsa_acct_switch_in(a, t += 3000, 0);
+	tsa_acct_switch_out(a, t += 10000, TSA_SW_BLOCK, TSA_SLP);
+	tsa_acct_wakeup(a, t += 5 * MS);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_SLP - TSA_HIST_FIRST][10], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_SLP - TSA_HIST_FIRST][13], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][2], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_SLP], t);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SLP].longest, 5 * MS);
+	/* In LAT for 2 us so far: a read counts it, the record does not. */
+	*hs = *h;
+	tsa_acct_snapshot(a, t + 2000, snap);
+	tsa_acct_hist_snapshot(a, snap, hs);
+	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][1], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][1], 0ULL);
+	expect_hist_sums(test, snap, hs);
+	/* 9 ms of LAT by the read: its longest, ending at the read. */
+	*hs = *h;
+	tsa_acct_snapshot(a, t + 9 * MS, snap);
+	tsa_acct_hist_snapshot(a, snap, hs);
+	KUNIT_EXPECT_EQ(test, hs->longest_at[TSA_LAT], t + 9 * MS);
+	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][14], 1ULL);
+	expect_hist_sums(test, snap, hs);
+	/* The snapshot's charge wrote nothing through its copy. */
+	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_LAT], t - 5 * MS - 10000);
+}
+
+/*
+ * An exiting thread's distributions move to its process with its books,
+ * and the longest stay's end goes with the longer of the two.
+ */
+static void hist_exit_moves_to_the_totals(struct kunit *test)
+{
+	struct tsa_acct *sum = acct(test), *a = acct_hist(test);
+	struct tsa_acct *b = acct_hist(test);
+	struct tsa_hist *sh;
+
+	sh = kunit_kzalloc(test, sizeof(*sh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sh);
+	sum->flags = TSA_F_DEAD;
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_switch_out(a, MS, TSA_SW_BLOCK, TSA_IDL);
+	tsa_acct_wakeup(a, 3 * MS);				/* IDL 2 ms */
+	tsa_acct_switch_in(a, 4 * MS, 0);
+	tsa_acct_init(b, 0, TSA_USR, 0);
+	tsa_acct_switch_out(b, MS, TSA_SW_BLOCK, TSA_IDL);
+	tsa_acct_wakeup(b, 8 * MS);				/* IDL 7 ms */
+	tsa_acct_switch_in(b, 9 * MS, 0);
+	tsa_acct_exit_begin(a, 5 * MS, sum, NULL, sh);
+	tsa_acct_exit_begin(b, 10 * MS, sum, NULL, sh);
+	KUNIT_EXPECT_EQ(test, sh->n[TSA_IDL - TSA_HIST_FIRST][11], 1ULL);
+	KUNIT_EXPECT_EQ(test, sh->n[TSA_IDL - TSA_HIST_FIRST][13], 1ULL);
+	KUNIT_EXPECT_EQ(test, sh->longest_at[TSA_IDL], 8 * MS);
+	KUNIT_EXPECT_EQ(test, sum->st[TSA_IDL].longest, 7 * MS);
+	expect_hist_sums(test, sum, sh);
+	/* What they handed over is gone from them. */
+	KUNIT_EXPECT_EQ(test, a->hist->n[TSA_IDL - TSA_HIST_FIRST][11], 0ULL);
+	expect_hist_sums(test, a, a->hist);
+	/* The tail (a last sleep) follows at the last switch-out. */
+	tsa_acct_switch_out(a, 6 * MS, TSA_SW_BLOCK, TSA_SLP);
+	tsa_acct_wakeup(a, 6 * MS + 500);
+	tsa_acct_switch_in(a, 7 * MS, 0);
+	tsa_acct_exit(a, 8 * MS);
+	tsa_hist_merge(sh, sum->st, a->hist, a->st);
+	tsa_acct_add(sum, a);
+	KUNIT_EXPECT_EQ(test, sh->n[TSA_SLP - TSA_HIST_FIRST][0], 1ULL);
+	expect_hist_sums(test, sum, sh);
 }
 
 struct classify_case {
@@ -714,6 +837,9 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	KUNIT_CASE(sigtimedwait_counts_a_signal),
 	KUNIT_CASE(calibrated_head_is_sys_and_bounded),
+	KUNIT_CASE(hist_buckets_are_log2_from_a_microsecond),
+	KUNIT_CASE(hist_counts_each_stay_when_it_ends),
+	KUNIT_CASE(hist_exit_moves_to_the_totals),
 	{}
 };
 

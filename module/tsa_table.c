@@ -37,6 +37,7 @@ static struct kmem_cache *tsa_group_cache;
  * each group, in its slab object, one after the other.
  */
 static unsigned int tsa_rows[TSA_NR_TABLES];
+static bool tsa_hist_on;	/* a struct tsa_hist after the tables */
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
@@ -97,8 +98,8 @@ unsigned int tsa_table_rows(enum tsa_table k)
 	return tsa_rows[k];
 }
 
-/* The bytes of all tables of one record (0: none). */
-size_t tsa_table_size(void)
+/* The bytes of the calls tables of one record. */
+static size_t tsa_calls_tables_size(void)
 {
 	size_t n = 0;
 	int k;
@@ -107,6 +108,29 @@ size_t tsa_table_size(void)
 		if (tsa_rows[k])
 			n += tsa_calls_size(tsa_rows[k]);
 	return n;
+}
+
+/*
+ * The bytes of all tables of one record (0: none): its calls tables, then
+ * its distributions.
+ */
+size_t tsa_table_size(void)
+{
+	return tsa_calls_tables_size() +
+		(tsa_hist_on ? sizeof(struct tsa_hist) : 0);
+}
+
+bool tsa_table_hist_on(void)
+{
+	return tsa_hist_on;
+}
+
+/* The distributions in a block of tables laid out as after each record. */
+struct tsa_hist *tsa_table_hist(void *tables)
+{
+	if (!tsa_hist_on || !tables)
+		return NULL;
+	return (struct tsa_hist *)((char *)tables + tsa_calls_tables_size());
 }
 
 /* Table @k in a block of tables laid out as after each record. */
@@ -123,7 +147,10 @@ struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
 	return (struct tsa_calls *)p;
 }
 
-/* Empty tables, laid out as after a record (a reader's sum). */
+/*
+ * Empty calls tables, laid out as after a record (a reader's sum); the
+ * distributions after them are not summed (the thread file shows none).
+ */
 void tsa_tables_reset(void *tables)
 {
 	int k;
@@ -155,8 +182,12 @@ void tsa_tables_sort(void *tables)
 			tsa_calls_sort(tsa_table_in(tables, k));
 }
 
-/* Point @tab at the tables after an object and say their size. */
-static void tsa_tables_attach(struct tsa_calls **tab, void *end)
+/*
+ * Point @tab at the tables after an object and say their size, and @hist
+ * at its distributions.
+ */
+static void tsa_tables_attach(struct tsa_calls **tab, struct tsa_hist **hist,
+			      void *end)
 {
 	int k;
 
@@ -165,15 +196,18 @@ static void tsa_tables_attach(struct tsa_calls **tab, void *end)
 		if (tab[k])
 			tab[k]->max = tsa_rows[k];
 	}
+	*hist = tsa_table_hist(end);
 }
 
-int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows)
+int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
+		   bool hist)
 {
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
 	size_t extra;
 
 	tsa_rows[TSA_T_CALLS] = min_t(unsigned int, calls_rows, TSA_CALLS_MAX_ROWS);
 	tsa_rows[TSA_T_TRAPS] = min_t(unsigned int, trap_rows, TSA_CALLS_MAX_ROWS);
+	tsa_hist_on = hist;
 	extra = tsa_table_size();
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
@@ -286,7 +320,7 @@ struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
 	/* tsa_acct_init() empties them; they need to know their size. */
-	tsa_tables_attach(th->acct.tab, th + 1);
+	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1);
 	return th;
 }
 
@@ -447,10 +481,12 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		raw_spin_lock_init(&g->lock);
 		seqcount_raw_spinlock_init(&g->seq, &g->lock);
 		g->exited.flags = TSA_F_DEAD;
-		tsa_tables_attach(g->tab, g + 1);
+		tsa_tables_attach(g->tab, &g->hist, g + 1);
 		for (k = 0; k < TSA_NR_TABLES; k++)
 			if (g->tab[k])
 				tsa_calls_reset(g->tab[k], tsa_rows[k], false);
+		if (g->hist)
+			memset(g->hist, 0, sizeof(*g->hist));
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		atomic64_inc(&tsa_nr_groups);
 	}
@@ -623,6 +659,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 	unsigned int seq, tries = 0, max;
 	unsigned long flags = 0;
 	struct tsa_acct copy;
+	u64 stay;
 	int k;
 
 	lockdep_assert_irqs_enabled();
@@ -652,7 +689,10 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		if (tsa_rows[k])
 			tsa_acct_table_snapshot(&copy, now,
 						tsa_table_in(tables, k));
-	return tsa_acct_snapshot(&copy, now, out);
+	stay = tsa_acct_snapshot(&copy, now, out);
+	if (tsa_table_hist(tables))
+		tsa_acct_hist_snapshot(&copy, out, tsa_table_hist(tables));
+	return stay;
 }
 
 /* Number a hand-over; never 0, which means "not handed over". */
@@ -720,7 +760,7 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 		th->exit_gen = tsa_group_next_exit(g);
 	}
 	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited,
-				      g->tab);
+				      g->tab, g->hist);
 	g->at = max(g->at, th->acct.stamp);
 	tsa_thread_write_end(th, tflags);
 	write_seqcount_end(&g->seq);
@@ -751,6 +791,9 @@ bool tsa_thread_exit(struct tsa_thread *th)
 			tsa_calls_merge(g->tab[k], th->acct.tab[k]);
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
+		if (g->hist && th->acct.hist)
+			tsa_hist_merge(g->hist, g->exited.st, th->acct.hist,
+				       th->acct.st);
 		tsa_acct_add(&g->exited, &th->acct);
 		g->at = max(g->at, th->acct.stamp);
 		if (!exiting) {

@@ -67,6 +67,7 @@ struct tsa_group {
 	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* their tables, or NULL */
+	struct tsa_hist *hist;		/* their distributions, or NULL */
 	union {
 		struct rcu_head rcu;
 		struct llist_node unused;	/* a spare to free later */
@@ -142,7 +143,8 @@ struct tsa_table_stats {
 	u64 read_locks;		/* copies that held the writers off */
 };
 
-int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows);
+int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
+		   bool hist);
 unsigned int tsa_table_rows(enum tsa_table k);
 size_t tsa_table_size(void);
 void tsa_table_exit(void);
@@ -162,6 +164,8 @@ u64 tsa_reader_clock(void);
 u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables);
 struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k);
+struct tsa_hist *tsa_table_hist(void *tables);
+bool tsa_table_hist_on(void);
 void tsa_tables_reset(void *tables);
 void tsa_tables_merge(void *to, void *from);
 void tsa_tables_sort(void *tables);

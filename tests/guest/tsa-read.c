@@ -383,6 +383,105 @@ int tsa_read_all_file(const char *path, struct tsa_all *all)
 	return 0;
 }
 
+int tsa_read_hist(struct tsa_hists *h)
+{
+	size_t len, cap = 1024;
+	char *buf = slurp("/proc/tsa/hist", &len), *line, *save = NULL;
+	char name[16];
+
+	memset(h, 0, sizeof(*h));
+	if (!buf)
+		return -1;
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, "tsa-hist 1"))
+		goto bad;
+	h->l = calloc(cap, sizeof(*h->l));
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		struct tsa_histline *l;
+		unsigned long long v[10];
+		char *p;
+		int off;
+
+		if (!strncmp(line, "now ", 4)) {
+			h->now = strtoull(line + 4, NULL, 10);
+			continue;
+		}
+		if (!strncmp(line, "buckets ", 8)) {
+			if (sscanf(line + 8, "%u %u", &h->buckets, &h->shift) != 2 ||
+			    h->buckets != TSA_HIST_BUCKETS)
+				goto bad;
+			continue;
+		}
+		if (!strncmp(line, "states ", 7) || !strncmp(line, "fields ", 7))
+			continue;
+		if (h->n == cap) {
+			cap *= 2;
+			h->l = realloc(h->l, cap * sizeof(*h->l));
+		}
+		l = &h->l[h->n];
+		memset(l, 0, sizeof(*l));
+		/* tid pid uid flags elapsed at state n ns max max_at b0... */
+		if (sscanf(line, "%llu %llu %llu %llu %llu %llu %15s %llu %llu %llu %llu%n",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], name,
+			   &v[6], &v[7], &v[8], &v[9], &off) != 11)
+			goto bad;
+		l->tid = v[0];
+		l->pid = v[1];
+		l->flags = v[3];
+		l->at = v[5];
+		l->state = tsa_state_index(name);
+		l->n = v[6];
+		l->ns = v[7];
+		l->max = v[8];
+		l->max_at = v[9];
+		if (l->state < 0)
+			goto bad;
+		for (p = line + off; *p && l->nb < TSA_HIST_BUCKETS; l->nb++)
+			l->b[l->nb] = strtoull(p, &p, 10);
+		if (l->nb && l->nb != TSA_HIST_BUCKETS)
+			goto bad;
+		h->n++;
+	}
+	free(buf);
+	return 0;
+bad:
+	free(buf);
+	tsa_free_hist(h);
+	errno = EPROTO;
+	return -1;
+}
+
+void tsa_free_hist(struct tsa_hists *h)
+{
+	free(h->l);
+	h->l = NULL;
+	h->n = 0;
+}
+
+const struct tsa_histline *tsa_hist_find(const struct tsa_hists *h, pid_t tid,
+					 pid_t pid, int state)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->l[i].tid == tid && h->l[i].pid == pid &&
+		    h->l[i].state == state)
+			return &h->l[i];
+	return NULL;
+}
+
+int tsa_hist_quantile(const struct tsa_histline *l, double q)
+{
+	uint64_t total = 0, run = 0;
+
+	for (int b = 0; b < l->nb; b++)
+		total += l->b[b];
+	for (int b = 0; b < l->nb; b++) {
+		run += l->b[b];
+		if (total && run >= q * total)
+			return b;
+	}
+	return -1;
+}
+
 void tsa_free_all(struct tsa_all *all)
 {
 	free(all->t);
@@ -878,8 +977,14 @@ long tsa_module_param(const char *module, const char *name)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
+	if (fscanf(f, "%ld", &v) != 1) {
+		char c = 0;
+
+		/* A bool parameter reads Y or N. */
+		rewind(f);
+		v = fscanf(f, " %c", &c) == 1 && (c == 'Y' || c == 'N') ?
+			c == 'Y' : -1;
+	}
 	fclose(f);
 	return v;
 }

@@ -83,6 +83,33 @@ int tsa_parse_calls(const char *text, struct tsa_calls *c);
 /* The row of @name, or NULL. */
 const struct tsa_callrow *tsa_call_find(const struct tsa_calls *c,
 					const char *name);
+/* /proc/tsa/hist (hist=1): one line per state of a thread or totals row. */
+#define TSA_HIST_BUCKETS 28
+struct tsa_histline {
+	pid_t tid, pid;			/* tid 0: the process's exited threads */
+	uint32_t flags;
+	int state;
+	uint64_t at;			/* measured at */
+	uint64_t n, ns, max, max_at;
+	int nb;				/* buckets on the line: 0 or all */
+	uint64_t b[TSA_HIST_BUCKETS];
+};
+
+struct tsa_hists {
+	uint64_t now;
+	unsigned int buckets, shift;
+	size_t n;
+	struct tsa_histline *l;
+};
+
+/* 0 on success; -1 with errno (EPROTO: not the format this knows). */
+int tsa_read_hist(struct tsa_hists *h);
+void tsa_free_hist(struct tsa_hists *h);
+/* The line of @state for thread @tid (or totals: tid 0 of @pid), or NULL. */
+const struct tsa_histline *tsa_hist_find(const struct tsa_hists *h, pid_t tid,
+					 pid_t pid, int state);
+/* The bucket where the @q-th part (0..1) of a line's stays lies, or -1. */
+int tsa_hist_quantile(const struct tsa_histline *l, double q);
 int tsa_read_all(struct tsa_all *all);
 int tsa_read_all_file(const char *path, struct tsa_all *all);
 void tsa_free_all(struct tsa_all *all);
@@ -125,7 +152,10 @@ pid_t gettid_(void);
 void pin(int cpu);			/* this thread on one CPU only */
 /* The running kernel is older than MAJOR.MINOR (uname's release). */
 int tsa_kernel_before(int major, int minor);
-/* An integer module parameter (/sys/module/MODULE/parameters/NAME), or -1. */
+/*
+ * An integer module parameter (/sys/module/MODULE/parameters/NAME; a bool
+ * reads 1 or 0), or -1.
+ */
 long tsa_module_param(const char *module, const char *name);
 double pct(uint64_t part, uint64_t whole);
 double gap(uint64_t a, uint64_t b);	/* |a - b| / b, in percent */

@@ -2096,6 +2096,192 @@ static void test_calls(void)
 	calls_of_exited_threads();
 }
 
+/* --- hist: distributions of stays (hist=1) --------------------------- */
+
+/*
+ * Known answers: a thread that sleeps 1 ms at a time on a CPU of its own
+ * has every SLP stay in the buckets of about 1 ms and waits next to
+ * nothing for its CPU, while two spinners sharing the other CPU wait
+ * scheduler slices (milliseconds) for it. Every state's buckets add up
+ * to its entries, in the file and in the process's exited totals.
+ */
+#define HIST_SLEEPS 200
+#define HIST_MS_BUCKET 10	/* [2^19, 2^20) ns: 0.52 to 1.05 ms */
+static atomic_int hist_stop, hist_done;
+static pid_t hist_sleeper, hist_spin[2];
+static uint64_t hist_t0, hist_t1;
+static int hist_pipe[2];
+
+static void *hist_sleep_fn(void *arg __attribute__((unused)))
+{
+	struct timespec ts = { 0, 1000000 };
+	char c;
+
+	pin(0);
+	__atomic_store_n(&hist_sleeper, gettid_(), __ATOMIC_SEQ_CST);
+	hist_t0 = now_ns();
+	for (int i = 0; i < HIST_SLEEPS; i++)
+		nanosleep(&ts, NULL);
+	hist_t1 = now_ns();
+	atomic_store(&hist_done, 1);
+	/* Parked in a pipe read while it is read: its SLP books are final. */
+	if (read(hist_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void *hist_spin_fn(void *arg)
+{
+	pin(1);
+	__atomic_store_n(&hist_spin[(long)arg], gettid_(), __ATOMIC_SEQ_CST);
+	while (!atomic_load(&hist_stop))
+		;
+	return NULL;
+}
+
+static uint64_t hist_count(const struct tsa_histline *l, int from)
+{
+	uint64_t n = 0;
+
+	for (int b = from; b < l->nb; b++)
+		n += l->b[b];
+	return n;
+}
+
+/* Every line: buckets add up to entries, the longest ended by now. */
+static void hist_check_sums(const char *what, const struct tsa_hists *h)
+{
+	size_t bad = 0, late = 0, lines = 0;
+	char first[160] = "", firstl[160] = "";
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct tsa_histline *l = &h->l[i];
+
+		if (l->state >= TSA_TFL && l->nb != TSA_HIST_BUCKETS)
+			bad++;
+		if (l->nb && hist_count(l, 0) != l->n && !bad++)
+			snprintf(first, sizeof(first), ": tid %d %s n %llu buckets %llu",
+				 l->tid, tsa_state_name(l->state),
+				 (unsigned long long)l->n,
+				 (unsigned long long)hist_count(l, 0));
+		/* A hand-over during the read holds numbers up to its clock. */
+		if (l->max && (l->max_at > (l->at > h->now ? l->at : h->now) ||
+			       l->max_at < l->max) && !late++)
+			snprintf(firstl, sizeof(firstl), ": tid %d pid %d %s max %llu at %llu, line at %llu",
+				 l->tid, l->pid, tsa_state_name(l->state),
+				 (unsigned long long)l->max,
+				 (unsigned long long)l->max_at,
+				 (unsigned long long)l->at);
+		lines += l->nb > 0;
+	}
+	tap(h->n && !bad,
+	    "hist: %s: each state's buckets add up to its entries (expected 0 of %zu lines with buckets off, saw %zu%s)",
+	    what, lines, bad, first);
+	tap(h->n && !late,
+	    "hist: %s: each longest stay ended after it began and by the snapshot (expected 0 of %zu lines outside, saw %zu%s)",
+	    what, h->n, late, firstl);
+}
+
+static void test_hist(void)
+{
+	const struct tsa_histline *slp, *lat, *sl[2], *tot;
+	struct tsa_thread t;
+	struct tsa_hists h, h2;
+	pthread_t th[3];
+	int spin_med[2], ok;
+
+	if (tsa_module_param("tsa", "hist") != 1) {
+		int there = access("/proc/tsa/hist", F_OK) == 0;
+
+		tap(!there, "hist: off (hist=0): no /proc/tsa/hist (expected none, saw %s)",
+		    there ? "it" : "none");
+		return;
+	}
+	if (pipe(hist_pipe)) {
+		tap(0, "hist: pipe: %s", strerror(errno));
+		return;
+	}
+	atomic_store(&hist_stop, 0);
+	atomic_store(&hist_done, 0);
+	pthread_create(&th[1], NULL, hist_spin_fn, (void *)0L);
+	pthread_create(&th[2], NULL, hist_spin_fn, (void *)1L);
+	sleep_ms(50);
+	pthread_create(&th[0], NULL, hist_sleep_fn, NULL);
+	while (!atomic_load(&hist_done))
+		sleep_ms(10);
+	sleep_ms(20);
+	ok = !tsa_read_hist(&h) && !tsa_read_thread(hist_sleeper, &t);
+	atomic_store(&hist_stop, 1);
+	if (write(hist_pipe[1], "x", 1) != 1)
+		ok = 0;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	close(hist_pipe[0]);
+	close(hist_pipe[1]);
+	if (!ok) {
+		tap(0, "hist: read /proc/tsa/hist and /proc/tsa/%d: %s",
+		    hist_sleeper, strerror(errno));
+		return;
+	}
+	hist_check_sums("live threads", &h);
+	slp = tsa_hist_find(&h, hist_sleeper, getpid(), TSA_SLP);
+	lat = tsa_hist_find(&h, hist_sleeper, getpid(), TSA_LAT);
+	for (int i = 0; i < 2; i++) {
+		sl[i] = tsa_hist_find(&h, hist_spin[i], getpid(), TSA_LAT);
+		spin_med[i] = sl[i] ? tsa_hist_quantile(sl[i], 0.5) : -1;
+	}
+	/*
+	 * Not every one: the emulator can stall a vCPU between arming the
+	 * timer and leaving the CPU, and the thread then sleeps less.
+	 */
+	tap(slp && slp->n >= HIST_SLEEPS &&
+	    hist_count(slp, HIST_MS_BUCKET) >= HIST_SLEEPS * 95 / 100 &&
+	    tsa_hist_quantile(slp, 0.5) >= HIST_MS_BUCKET &&
+	    tsa_hist_quantile(slp, 0.5) <= HIST_MS_BUCKET + 2,
+	    "hist: %d sleeps of 1 ms are SLP stays of 0.52 ms or more, the median under 4.2 ms (expected >= %d stays from bucket %d, median bucket %d-%d; saw %llu stays, %llu from bucket %d, median bucket %d)",
+	    HIST_SLEEPS, HIST_SLEEPS * 95 / 100, HIST_MS_BUCKET, HIST_MS_BUCKET,
+	    HIST_MS_BUCKET + 2, slp ? (unsigned long long)slp->n : 0ULL,
+	    slp ? (unsigned long long)hist_count(slp, HIST_MS_BUCKET) : 0ULL,
+	    HIST_MS_BUCKET, slp ? tsa_hist_quantile(slp, 0.5) : -1);
+	tap(slp && slp->n == t.entries[TSA_SLP] && slp->ns == t.ns[TSA_SLP] &&
+	    slp->max == t.longest[TSA_SLP] &&
+	    slp->max_at >= hist_t0 && slp->max_at <= hist_t1,
+	    "hist: the sleeper's SLP line is its /proc/tsa/<tid> book, its longest sleep ended inside its loop (expected n %llu ns %llu max %llu, at %llu-%llu; saw n %llu ns %llu max %llu at %llu)",
+	    (unsigned long long)t.entries[TSA_SLP],
+	    (unsigned long long)t.ns[TSA_SLP],
+	    (unsigned long long)t.longest[TSA_SLP],
+	    (unsigned long long)hist_t0, (unsigned long long)hist_t1,
+	    slp ? (unsigned long long)slp->n : 0ULL,
+	    slp ? (unsigned long long)slp->ns : 0ULL,
+	    slp ? (unsigned long long)slp->max : 0ULL,
+	    slp ? (unsigned long long)slp->max_at : 0ULL);
+	tap(lat && spin_med[0] >= 11 && spin_med[1] >= 11 &&
+	    tsa_hist_quantile(lat, 0.5) < spin_med[0] &&
+	    tsa_hist_quantile(lat, 0.5) < spin_med[1],
+	    "hist: two spinners sharing a CPU wait slices for it (median LAT bucket >= 11, 1 ms), the sleeper alone on its CPU less (expected spinners >= 11 and the sleeper below both; saw spinners %d and %d (%llu, %llu stays), sleeper %d (%llu stays))",
+	    spin_med[0], spin_med[1],
+	    sl[0] ? (unsigned long long)sl[0]->n : 0ULL,
+	    sl[1] ? (unsigned long long)sl[1]->n : 0ULL,
+	    lat ? tsa_hist_quantile(lat, 0.5) : -1,
+	    lat ? (unsigned long long)lat->n : 0ULL);
+	/* The three have exited: their stays are in the process's totals. */
+	if (tsa_read_hist(&h2)) {
+		tap(0, "hist: read /proc/tsa/hist again: %s", strerror(errno));
+		tsa_free_hist(&h);
+		return;
+	}
+	hist_check_sums("after the threads exited", &h2);
+	tot = tsa_hist_find(&h2, 0, getpid(), TSA_SLP);
+	ok = tot && slp;
+	for (int b = 0; ok && b < TSA_HIST_BUCKETS; b++)
+		ok = tot->b[b] >= slp->b[b];
+	tap(ok, "hist: the exited sleeper's SLP stays are in its process's totals, bucket by bucket (expected each bucket >= the sleeper's, %llu stays; saw %llu)",
+	    slp ? (unsigned long long)slp->n : 0ULL,
+	    tot ? (unsigned long long)tot->n : 0ULL);
+	tsa_free_hist(&h);
+	tsa_free_hist(&h2);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2115,6 +2301,7 @@ static const struct {
 	{ "allsum", test_allsum },
 	{ "calls", test_calls },
 	{ "traps", test_traps },
+	{ "hist", test_hist },
 };
 
 int main(int argc, char **argv)

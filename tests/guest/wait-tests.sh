@@ -173,7 +173,7 @@ kv=${kv%%-*}
 p1=(lck klk idl sig)
 [ $disk_ok = 1 ] && p1+=(iow)
 [ $apg_ok = 1 ] && p1+=(apg)
-p1+=(trp-off degraded allsum calls)
+p1+=(trp-off degraded allsum calls hist)
 export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
@@ -249,6 +249,16 @@ if [ -n "$(want degraded-missing)" ]; then
 		fi
 	done
 	setup "insmod tsa.ko" $Q insmod "$ko"
+fi
+
+# --- phase 4b: distributions of stays (hist=1) ---
+# The buckets' known answers, the books they must add up to (allsum), and
+# the calls table beside them; then the default parameters again.
+if [ -n "$(want hist)" ]; then
+	say "phase 4b: hist=1"
+	reload hist=1 &&
+	TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want hist allsum calls)
+	reload
 fi
 
 # --- phase 5: a stop whose wakeup overwrites __state in the switch ---
