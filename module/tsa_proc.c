@@ -1036,8 +1036,9 @@ static const struct proc_ops tsa_calls_ops = {
 /*
  * One line per state each thread of the snapshot (and each process's
  * exited threads) has been in: its entries, time, longest stay and when
- * that ended, then for the states that have them the counts of its
- * stays by length (docs/proc-format.md).
+ * that ended, then for the states that have them whether a stay in it is
+ * in progress (open, in no bucket yet) and how long so far, and the
+ * counts of its ended stays by length (docs/proc-format.md).
  */
 static int tsa_hist_show(struct seq_file *m, void *v)
 {
@@ -1045,6 +1046,7 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 	const struct tsa_row *r = v;
 	const struct tsa_stays *st;
 	const struct tsa_hist *h;
+	bool open;
 	int s, b;
 
 	if (v == SEQ_START_TOKEN) {
@@ -1054,7 +1056,7 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 			seq_putc(m, ' ');
 			seq_puts(m, tsa_state_names[s]);
 		}
-		seq_puts(m, "\nfields tid pid uid flags elapsed at state n ns max max_at");
+		seq_puts(m, "\nfields tid pid uid flags elapsed at state n ns max max_at open open_ns");
 		for (b = 0; b < TSA_HIST_BUCKETS; b++)
 			seq_printf(m, " b%d", b);
 		seq_putc(m, '\n');
@@ -1079,9 +1081,15 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 		seq_put_decimal_ull(m, " ", st->ns);
 		seq_put_decimal_ull(m, " ", st->longest);
 		seq_put_decimal_ull(m, " ", st->longest ? h->longest_at[s] : 0);
-		for (b = 0; s >= TSA_HIST_FIRST && b < TSA_HIST_BUCKETS; b++)
+		if (s >= TSA_HIST_FIRST) {
+			open = s == r->a.state && !(r->a.flags & TSA_F_DEAD);
+			seq_put_decimal_ull(m, " ", open);
 			seq_put_decimal_ull(m, " ",
-					    h->n[s - TSA_HIST_FIRST][b]);
+					    open ? r->a.stamp - h->since : 0);
+			for (b = 0; b < TSA_HIST_BUCKETS; b++)
+				seq_put_decimal_ull(m, " ",
+						    h->n[s - TSA_HIST_FIRST][b]);
+		}
 		seq_putc(m, '\n');
 	}
 	return 0;

@@ -514,19 +514,18 @@ void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 
 /*
  * A copy @h of @a's distributions as seen by the snapshot @out taken of
- * @a: the stay in progress counts, up to the snapshot's clock, and if it
- * is now its state's longest, it ended then.
+ * @a: the stay in progress is in no bucket yet (it is open, from
+ * h->since), but if it is now its state's longest, it ended at the
+ * snapshot's clock.
  */
 void tsa_acct_hist_snapshot(const struct tsa_acct *a,
 			    const struct tsa_acct *out, struct tsa_hist *h)
 {
 	unsigned int s = a->state;
 
-	if (a->flags & TSA_F_DEAD)
-		return;
-	if (out->st[s].longest != a->st[s].longest)
+	if (!(a->flags & TSA_F_DEAD) &&
+	    out->st[s].longest != a->st[s].longest)
 		h->longest_at[s] = out->stamp;
-	tsa_hist_stay_end(h, s, out->stamp);
 }
 
 /*

@@ -119,9 +119,10 @@ struct tsa_stays {
  * lasted how long, in log2 buckets of ns; and for every state, when its
  * longest stay ended. Bucket 0 holds stays under 2^TSA_HIST_SHIFT ns
  * (1.024 us), bucket b those in [2^(b+9), 2^(b+10)) ns, and the last
- * those of 2^36 ns (68.7 s) or more. A stay is counted when it ends; a
- * reader's copy counts the one in progress too (tsa_acct_hist_snapshot()),
- * so that a state's buckets add up to its entries exactly.
+ * those of 2^36 ns (68.7 s) or more. A stay is counted when it ends, so
+ * that counts only grow (as a reader of deltas, or a Prometheus histogram,
+ * needs): a state's buckets add up to its entries, but for the stay in
+ * progress, which a reader sees as open (since @since).
  */
 #define TSA_HIST_BUCKETS	28
 #define TSA_HIST_SHIFT		10

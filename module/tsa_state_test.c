@@ -361,7 +361,10 @@ static struct tsa_acct *acct_hist(struct kunit *test)
 	return a;
 }
 
-/* Each off-CPU state's buckets, summed, against its entries. */
+/*
+ * Each off-CPU state's buckets, summed, against its entries: all but the
+ * stay in progress, if @a is live.
+ */
 static void expect_hist_sums(struct kunit *test, const struct tsa_acct *a,
 			     const struct tsa_hist *h)
 {
@@ -371,15 +374,17 @@ static void expect_hist_sums(struct kunit *test, const struct tsa_acct *a,
 	for (s = TSA_HIST_FIRST; s < TSA_NR_STATES; s++) {
 		for (n = 0, b = 0; b < TSA_HIST_BUCKETS; b++)
 			n += h->n[s - TSA_HIST_FIRST][b];
+		if (s == a->state && !(a->flags & TSA_F_DEAD))
+			n++;
 		KUNIT_EXPECT_EQ_MSG(test, n, a->st[s].entries, "state %s",
 				    tsa_state_names[s]);
 	}
 }
 
 /*
- * Stays of known lengths land in their buckets when they end; a read
- * counts the one in progress; the longest stay's end is kept, and a
- * read in the middle of a longer one says it ends at the read.
+ * Stays of known lengths land in their buckets when they end, not before
+ * (a read leaves the one in progress open); the longest stay's end is
+ * kept, and a read in the middle of a longer one says it ends at the read.
  */
 static void hist_counts_each_stay_when_it_ends(struct kunit *test)
 {
@@ -401,22 +406,27 @@ static void hist_counts_each_stay_when_it_ends(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][2], 1ULL);
 	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_SLP], t);
 	KUNIT_EXPECT_EQ(test, a->st[TSA_SLP].longest, 5 * MS);
-	/* In LAT for 2 us so far: a read counts it, the record does not. */
+	/* A read's charge writes nothing through its copy of the record. */
+	tsa_acct_snapshot(a, t + 9 * MS, snap);
+	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_LAT], t - 5 * MS - 10000);
+	/* In LAT for 2 us so far: open, in no bucket, since the wakeup. */
 	*hs = *h;
 	tsa_acct_snapshot(a, t + 2000, snap);
 	tsa_acct_hist_snapshot(a, snap, hs);
-	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][1], 1ULL);
-	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][1], 0ULL);
+	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][1], 0ULL);
+	KUNIT_EXPECT_EQ(test, hs->since, t);
 	expect_hist_sums(test, snap, hs);
 	/* 9 ms of LAT by the read: its longest, ending at the read. */
 	*hs = *h;
 	tsa_acct_snapshot(a, t + 9 * MS, snap);
 	tsa_acct_hist_snapshot(a, snap, hs);
 	KUNIT_EXPECT_EQ(test, hs->longest_at[TSA_LAT], t + 9 * MS);
-	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][14], 1ULL);
 	expect_hist_sums(test, snap, hs);
-	/* The snapshot's charge wrote nothing through its copy. */
-	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_LAT], t - 5 * MS - 10000);
+	/* It ends at 10 ms: counted then. */
+	tsa_acct_switch_in(a, t + 10 * MS, 0);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][14], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_LAT], t + 10 * MS);
+	expect_hist_sums(test, a, h);
 }
 
 /*

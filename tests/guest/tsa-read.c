@@ -436,10 +436,15 @@ int tsa_read_hist(struct tsa_hists *h)
 		l->max_at = v[9];
 		if (l->state < 0)
 			goto bad;
-		for (p = line + off; *p && l->nb < TSA_HIST_BUCKETS; l->nb++)
-			l->b[l->nb] = strtoull(p, &p, 10);
-		if (l->nb && l->nb != TSA_HIST_BUCKETS)
-			goto bad;
+		p = line + off;
+		if (*p) {	/* open open_ns b0 ... */
+			l->open = strtoul(p, &p, 10);
+			l->open_ns = strtoull(p, &p, 10);
+			for (; *p && l->nb < TSA_HIST_BUCKETS; l->nb++)
+				l->b[l->nb] = strtoull(p, &p, 10);
+			if (l->nb != TSA_HIST_BUCKETS)
+				goto bad;
+		}
 		h->n++;
 	}
 	free(buf);

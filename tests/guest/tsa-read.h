@@ -91,6 +91,8 @@ struct tsa_histline {
 	int state;
 	uint64_t at;			/* measured at */
 	uint64_t n, ns, max, max_at;
+	int open;			/* a stay in progress (in no bucket) */
+	uint64_t open_ns;		/* its length so far */
 	int nb;				/* buckets on the line: 0 or all */
 	uint64_t b[TSA_HIST_BUCKETS];
 };

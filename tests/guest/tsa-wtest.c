@@ -2148,7 +2148,10 @@ static uint64_t hist_count(const struct tsa_histline *l, int from)
 	return n;
 }
 
-/* Every line: buckets add up to entries, the longest ended by now. */
+/*
+ * Every line: buckets add up to entries, but for the stay in progress
+ * (open); the longest ended by now.
+ */
 static void hist_check_sums(const char *what, const struct tsa_hists *h)
 {
 	size_t bad = 0, late = 0, lines = 0;
@@ -2159,11 +2162,13 @@ static void hist_check_sums(const char *what, const struct tsa_hists *h)
 
 		if (l->state >= TSA_TFL && l->nb != TSA_HIST_BUCKETS)
 			bad++;
-		if (l->nb && hist_count(l, 0) != l->n && !bad++)
-			snprintf(first, sizeof(first), ": tid %d %s n %llu buckets %llu",
+		if (l->nb && hist_count(l, 0) + l->open != l->n && !bad++)
+			snprintf(first, sizeof(first), ": tid %d %s n %llu buckets %llu open %d",
 				 l->tid, tsa_state_name(l->state),
 				 (unsigned long long)l->n,
-				 (unsigned long long)hist_count(l, 0));
+				 (unsigned long long)hist_count(l, 0), l->open);
+		if (l->open && (l->tid == 0 || l->open_ns > l->ns))
+			bad++;
 		/* A hand-over during the read holds numbers up to its clock. */
 		if (l->max && (l->max_at > (l->at > h->now ? l->at : h->now) ||
 			       l->max_at < l->max) && !late++)
@@ -2175,7 +2180,7 @@ static void hist_check_sums(const char *what, const struct tsa_hists *h)
 		lines += l->nb > 0;
 	}
 	tap(h->n && !bad,
-	    "hist: %s: each state's buckets add up to its entries (expected 0 of %zu lines with buckets off, saw %zu%s)",
+	    "hist: %s: each state's buckets and its stay in progress add up to its entries (expected 0 of %zu lines with buckets off, saw %zu%s)",
 	    what, lines, bad, first);
 	tap(h->n && !late,
 	    "hist: %s: each longest stay ended after it began and by the snapshot (expected 0 of %zu lines outside, saw %zu%s)",
