@@ -41,6 +41,7 @@
 #include "prutil.h"
 #include "tsaall.h"
 #include "tsacalls.h"
+#include "prhist.h"
 
 #ifndef TSA_PRSTAT_VERSION
 #define TSA_PRSTAT_VERSION "unknown"
@@ -51,7 +52,8 @@ static volatile sig_atomic_t stop;
 static void usage(FILE *f, int code)
 {
 	fprintf(f,
-"Usage:\ttsa-prstat [-cLmvAWy] [--tsa] [--syscalls] [--json] [-p pidlist]\n"
+"Usage:\ttsa-prstat [-cLmvAWyH] [--tsa] [--syscalls] [--hist] [--json]\n"
+"\t[-p pidlist]\n"
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
@@ -72,6 +74,9 @@ static void usage(FILE *f, int code)
 "              system-call view: the calls the time went to, with\n"
 "              PCT CALLS AVG MAX and their SYS LAT FLT APG LCK KLK IOW\n"
 "              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
+"  -H, --hist  distributions view: per thread (-L) or process and state\n"
+"              (LAT, STP and each sleep), the stays that ended: COUNT\n"
+"              TIME P50 P90 P99 MAX (needs the module's hist=1)\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -119,6 +124,7 @@ static void usage(FILE *f, int code)
 "  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
 "  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
 "  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
+"  tsa-prstat -HL -p 4240 1    # its threads' waits for a CPU, p99 and max\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
 "  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
 "  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
@@ -127,7 +133,8 @@ static void usage(FILE *f, int code)
 "  tsa-prstat --record /var/log/tsa --keep 7d --max-size 2G\n"
 "  tsa-prstat --replay /var/log/tsa --from 03:00 --to 03:10 -L\n"
 "\n"
-"Reads $TSA_PROC_DIR/all (default /proc/tsa/all), and with -y calls.\n"
+"Reads $TSA_PROC_DIR/all (default /proc/tsa/all), with -y calls, with\n"
+"-H hist.\n"
 "See tsa-prstat(8).\n");
 	exit(code);
 }
@@ -276,6 +283,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "tsa", no_argument, NULL, 'A' },
 		{ "syscalls", no_argument, NULL, 'y' },
+		{ "hist", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -296,7 +304,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
-	int tsa = 0, calls = 0, nmetrics = 0;
+	int tsa = 0, calls = 0, hist = 0, nmetrics = 0;
 	char why[128];
 	char *end;
 	int c;
@@ -314,7 +322,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 	o->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcLmvWyhp:n:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcHLmvWyhp:n:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256;
@@ -337,6 +345,10 @@ static void parse_args(struct options *o, int argc, char **argv)
 		case 'y':
 			o->view = VIEW_CALLS;
 			calls = 1;
+			break;
+		case 'H':
+			o->view = VIEW_HIST;
+			hist = 1;
 			break;
 		case 'c':
 			o->no_clear = 1;
@@ -469,11 +481,18 @@ static void parse_args(struct options *o, int argc, char **argv)
 				      "invalid counter value '%s'");
 	if (optind < argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
-	if (tsa && calls)
-		bad_usage("%s", "-A (--tsa) and -y (--syscalls) are two views; "
-			  "choose one");
+	if (tsa + calls + hist > 1)
+		bad_usage("%s", "-A (--tsa), -y (--syscalls) and -H (--hist) "
+			  "are views of their own; choose one");
+	if (hist && (o->group_by >= 0 || o->save || o->compare[0] ||
+		     o->metrics || o->record || o->replay || sortk))
+		bad_usage("%s", "-H (--hist) shows threads or processes live, "
+			  "the most time in the states shown first: not with "
+			  "--group, -s, -S or another mode");
 
-	if (sortk) {
+	if (hist) {
+		o->sort_key = 0;	/* its own order (tsa_hist_compute()) */
+	} else if (sortk) {
 		o->sort_key = sort_key_lookup(sortk, o->view, why, sizeof(why));
 		if (o->sort_key < 0)
 			bad_usage("%s", why);
@@ -1176,6 +1195,8 @@ int main(int argc, char **argv)
 	set_signals();
 	if (o.record)
 		return record_run(&o, path, cpath, &stop);
+	if (o.view == VIEW_HIST)
+		return hist_run(&o, &stop);
 	tty = isatty(STDOUT_FILENO);
 	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
 	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */

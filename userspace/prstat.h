@@ -13,6 +13,7 @@ enum view {
 	VIEW_SOLARIS,	/* -m: USR SYS TRP TFL DFL LCK SLP LAT ... */
 	VIEW_TSA,	/* -A / --tsa: EXEC RUN APG SLP LCK IDL STP */
 	VIEW_CALLS,	/* -y / --syscalls: time by system call */
+	VIEW_HIST,	/* -H / --hist: distributions of stays */
 };
 
 struct options {

@@ -27,6 +27,8 @@ if [ -z "${TSA_KO:-}" ]; then
 	make -C "$repo" -s module WERROR=y >&2
 	TSA_KO=$repo/tsa.ko
 fi
+# tsa-prstat -H reads the module's /proc/tsa/hist in phase 4b.
+make -C "$repo" -s userspace WERROR=y >&2
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
 	"$here/tsa-wtest.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-race" "$here/tsa-race.c" "$here/tsa-read.c"

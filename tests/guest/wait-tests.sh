@@ -258,6 +258,30 @@ if [ -n "$(want hist)" ]; then
 	say "phase 4b: hist=1"
 	reload hist=1 &&
 	TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want hist allsum calls)
+	# tsa-prstat -H on the real file: two spinners sharing CPU 1 wait
+	# scheduler slices (milliseconds) for it, in its second report.
+	prstat=$(dirname "$0")/../../userspace/tsa-prstat
+	if [ -n "$(want hist)" ] && [ -x "$prstat" ]; then
+		taskset -c 1 sh -c 'while :; do :; done' &
+		s1=$!
+		taskset -c 1 sh -c 'while :; do :; done' &
+		s2=$!
+		sleep 0.5
+		res=$("$prstat" -H --json -p "$s1,$s2" 1 2 2>&1 | tail -n 2 |
+			sed -n 's/.*"pid":\([0-9]*\),.*"state":"LAT","count":\([0-9]*\),"ns":[0-9]*,"p50_ns":\([0-9]*\),.*/\1 \2 \3/p' |
+			xargs)
+		kill "$s1" "$s2"
+		wait "$s1" "$s2" 2>/dev/null
+		n=$((n + 1))
+		read -r p1 c1 m1 p2 c2 m2 <<<"$res"
+		if [ -n "${m2:-}" ] && [ "$c1" -ge 5 ] && [ "$c2" -ge 5 ] &&
+			[ "$m1" -ge 1048576 ] && [ "$m2" -ge 1048576 ]; then
+			echo "ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait 1 ms or more (saw pid count p50_ns: $res)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait 1 ms or more (saw pid count p50_ns: ${res:-nothing})"
+		fi
+	fi
 	reload
 fi
 

@@ -37,6 +37,8 @@
 #include "prutil.h"
 #include "tsaall.h"
 #include "tsacalls.h"
+#include "tsahist.h"
+#include "prhist.h"
 #include "tap.h"
 
 #define MS(x)	((uint64_t)(x) * 1000000ull)
@@ -4724,6 +4726,200 @@ static void test_capture_fuzz(void)
 	free(text);
 }
 
+/* ---- -H: /proc/tsa/hist ------------------------------------------------ */
+
+#define HIST_HEAD "tsa-hist 1\nnow %llu\nbuckets 28 10\n" \
+	"states TFL DFL KFL APG LCK KLK IOW IDL SLP LAT STP\n" \
+	"fields tid pid uid flags elapsed at state n ns max max_at open " \
+	"open_ns b0 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 b13 b14 b15 b16 " \
+	"b17 b18 b19 b20 b21 b22 b23 b24 b25 b26 b27\n"
+
+/* 28 bucket counts, all 0 but the (bucket, count) pairs, -1 ended. */
+static const char *hb(int b1, int n1, int b2, int n2)
+{
+	static char buf[4][200];
+	static int k;
+	char *o = buf[k++ & 3];
+	int b, len = 0;
+
+	for (b = 0; b < 28; b++)
+		len += snprintf(o + len, 200 - len, " %d",
+				b == b1 ? n1 : b == b2 ? n2 : 0);
+	return o;
+}
+
+/*
+ * Two snapshots a second apart, computed by hand: thread 100's LAT
+ * gained 8 stays in b10 and 2 in b12 (its longest, 3 ms, ended before);
+ * 101's LCK 2 in b14, with a new longest (12 ms) in the interval and
+ * its stay in progress ended; 102 is new; the process's exited threads
+ * (tid 0) did nothing.
+ */
+static void hist_snaps(char *a, char *b, size_t len)
+{
+	snprintf(a, len, HIST_HEAD
+		 "100 100 0 0 5000000000 10000000000 USR 10 100 50 9000000000\n"
+		 "100 100 0 0 5000000000 10000000000 LAT 10 5000000 3000000 9500000000 0 0%s\n"
+		 "101 100 0 0 4000000000 10000000000 LCK 5 20000000 9000000 9900000000 1 1000000%s\n"
+		 "0 100 0 4 6000000000 10000000000 LAT 3 3000 2000 8000000000 0 0%s\n",
+		 10000000000ULL, hb(10, 8, 12, 2), hb(13, 2, 14, 2), hb(1, 3, -1, 0));
+	snprintf(b, len, HIST_HEAD
+		 "100 100 0 0 6000000000 11000000000 USR 20 200 50 9000000000\n"
+		 "100 100 0 0 6000000000 11000000000 LAT 20 9000000 3000000 9500000000 0 0%s\n"
+		 "101 100 0 0 5000000000 11000000000 LCK 6 30000000 12000000 10600000000 0 0%s\n"
+		 "102 100 0 0 500000000 11000000000 LAT 1 100 100 10900000000 0 0%s\n"
+		 "0 100 0 4 7000000000 11000000000 LAT 3 3000 2000 8000000000 0 0%s\n",
+		 11000000000ULL, hb(10, 16, 12, 4), hb(13, 2, 14, 4), hb(0, 1, -1, 0),
+		 hb(1, 3, -1, 0));
+}
+
+static int hist_parse_text(struct tsa_hist_snap *s, const char *text,
+			   char *msg, size_t msglen)
+{
+	memset(s, 0, sizeof(*s));
+	s->len = strlen(text);
+	s->cap = s->len + 1;
+	s->buf = xmalloc(s->cap);
+	memcpy(s->buf, text, s->len + 1);
+	return tsa_hist_parse(s, msg, msglen);
+}
+
+static void test_hist_lib(void)
+{
+	static char a[4096], b[4096];
+	struct tsa_hist_snap sa, sb, bad;
+	struct tsa_hview *v = NULL;
+	size_t cap = 0, n;
+	uint64_t pid100 = 100, pid7 = 7;
+	char msg[200];
+
+	hist_snaps(a, b, sizeof(a));
+	is_long(hist_parse_text(&sa, a, msg, sizeof(msg)), TSA_OK,
+		"hist: a snapshot parses (%s)", msg);
+	is_long(hist_parse_text(&sb, b, msg, sizeof(msg)), TSA_OK,
+		"hist: the next parses (%s)", msg);
+	is_long((long)sa.n, 4, "hist: one line per state, USR's without buckets");
+	ok(sa.l[1].has_b && !sa.l[0].has_b && sa.l[2].open &&
+	   sa.l[2].open_ns == 1000000 && sa.l[1].b[12] == 2,
+	   "hist: open, open_ns and buckets where the state has them");
+	is_long((long)tsa_hist_edge(10, 0), 1024, "hist: b0 ends at 2^10 ns");
+	is_long((long)tsa_hist_edge(10, 12), 4194304, "hist: b12 at 2^22 ns");
+	ok(tsa_hist_edge(10, 27) == UINT64_MAX, "hist: the last has no end");
+
+	/* Threads: 101 (10 ms of LCK), 100 (4 ms of LAT), 102 (new). */
+	n = tsa_hist_compute(&sa, &sb, 1, NULL, 0, &v, &cap);
+	is_long((long)n, 3, "hist -L: a line per thread and state with stays that ended");
+	ok(n == 3 && v[0].tid == 101 && v[1].tid == 100 && v[2].tid == 102,
+	   "hist -L: the longest waits first (101 LCK, 100 LAT, 102)");
+	if (n == 3) {
+		ok(v[0].state == S_LCK && v[0].count == 2 && v[0].b[14] == 2 &&
+		   v[0].ns == 10000000 && v[0].max == 12000000 &&
+		   v[0].max_exact && !v[0].open && !v[0].first,
+		   "hist -L: 101's LCK: 2 stays in b14, 10 ms, its new longest exact (saw count %llu ns %llu max %llu exact %d)",
+		   (unsigned long long)v[0].count, (unsigned long long)v[0].ns,
+		   (unsigned long long)v[0].max, v[0].max_exact);
+		ok(v[1].count == 10 && v[1].b[10] == 8 && v[1].b[12] == 2 &&
+		   v[1].ns == 4000000 && v[1].max == 3000000 && !v[1].max_exact,
+		   "hist -L: 100's LAT: 10 stays; the longest (3 ms) ended before: a bound");
+		is_long((long)tsa_hist_quantile(&v[1], 10, 0.5), 1048576,
+			"hist: p50 is the upper edge of its bucket (b10: 2^20 ns)");
+		is_long((long)tsa_hist_quantile(&v[1], 10, 0.9), 3000000,
+			"hist: p90's edge (b12, 4.19 ms) capped by the longest stay");
+		ok(v[2].first && v[2].count == 1 && v[2].b[0] == 1,
+		   "hist -L: a thread new in the interval: its lifetime");
+	}
+	/* Processes: pid 100 sums its threads and its exited ones. */
+	n = tsa_hist_compute(&sa, &sb, 0, &pid100, 1, &v, &cap);
+	ok(n == 2 && v[0].state == S_LCK && v[1].state == S_LAT &&
+	   v[1].count == 11 && v[1].b[0] == 1 && v[1].b[1] == 0 &&
+	   v[1].max == 3000000 && !v[1].max_exact,
+	   "hist: process 100: LCK then LAT, 11 stays (8 + 2 + the new thread's 1)");
+	n = tsa_hist_compute(&sa, &sb, 0, &pid7, 1, &v, &cap);
+	is_long((long)n, 0, "hist -p 7: nothing of pid 100");
+	/* First report: lifetime. */
+	n = tsa_hist_compute(NULL, &sa, 1, NULL, 0, &v, &cap);
+	ok(n == 2 && v[0].first && v[0].count == 4 && v[0].open == 1 &&
+	   v[0].max_exact,
+	   "hist: a first report: lifetime counts, the open stay apart");
+	/* A pid reused: counts would go down, so it is a new process. */
+	n = tsa_hist_compute(&sb, &sa, 0, NULL, 0, &v, &cap);
+	ok(n == 2 && v[0].first && v[1].first,
+	   "hist: counts that go down are a reused pid: lifetime again");
+	free(v);
+
+	is_long(hist_parse_text(&bad, "tsa-hist 2\n", msg, sizeof(msg)),
+		TSA_EVERSION, "hist: another format version is refused");
+	tsa_hist_free(&bad);
+	snprintf(a, sizeof(a), "%s", "tsa-hist 1\nnow 1\nbuckets 30 10\nfields tid\n");
+	is_long(hist_parse_text(&bad, a, msg, sizeof(msg)), TSA_EFORMAT,
+		"hist: buckets it does not know are refused (%s)", msg);
+	tsa_hist_free(&bad);
+	hist_snaps(a, b, sizeof(a));
+	*strstr(a, " 8 0 2") = 'x';
+	ok(hist_parse_text(&bad, a, msg, sizeof(msg)) == TSA_EFORMAT &&
+	   strstr(msg, "line 7"), "hist: a malformed line is named (%s)", msg);
+	tsa_hist_free(&bad);
+	tsa_hist_free(&sa);
+	tsa_hist_free(&sb);
+}
+
+static void test_hist_binary(void)
+{
+	char *out, *err, path[400], *dir, a[4096], b[4096];
+	int rc;
+
+	dir = mkdir_in_tmp("hist");
+	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 2, "-H without /proc/tsa/hist: exit 2");
+	ok(strstr(err, "must be loaded with hist=1 for -H") != NULL,
+	   "-H without /proc/tsa/hist: says to load tsa with hist=1");
+	free(out);
+	free(err);
+	hist_snaps(a, b, sizeof(a));
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, b);
+	snprintf(path, sizeof(path), "%s/100", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/comm", dir);
+	put(path, "server\n");
+	setenv("TSA_PROCFS", dir, 1);
+	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 0, "-H: exit 0");
+	/*
+	 * Lifetime: LCK 6 stays (b13 2, b14 4): the 3rd is in b14, whose
+	 * edge (16.8 ms) is above the longest, 12 ms; LAT 24 (b0 1, b1 3,
+	 * b10 16, b12 4): the 12th in b10 (1.05 ms), the 22nd in b12.
+	 */
+	is_str(out,
+	       "   PID       STATE   COUNT    TIME     P50     P90     P99      MAX OPEN PROCESS\n"
+	       "   100       LCK         6  30.0ms  12.0ms  12.0ms  12.0ms   12.0ms    0 server\n"
+	       "   100       LAT        24  9.00ms  1.04ms  3.00ms  3.00ms   3.00ms    0 server\n"
+	       "Total: 1 processes with stays off CPU, since each began\n",
+	       "-H: the process's states, lifetime, by time waited");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--json", "-L", "-p", "100", "1",
+		 "1", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "\"tid\":101,\"comm\":\"-\",\"first\":true,"
+			     "\"states\":[{\"state\":\"LCK\",\"count\":6,\"ns\":30000000,"
+			     "\"p50_ns\":12000000,\"p90_ns\":12000000,\"p99_ns\":12000000,"
+			     "\"max_ns\":12000000,\"max_exact\":true,\"open\":0,"
+			     "\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,2,4,"),
+	   "-H --json -L: a thread's states as objects with count and percentiles");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "-y", NULL }, &out, &err, 0);
+	is_long(rc, 1, "-H with -y: exit 1");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--group", "user", NULL }, &out,
+		 &err, 0);
+	is_long(rc, 1, "-H with --group: exit 1");
+	free(out);
+	free(err);
+	unsetenv("TSA_PROCFS");
+}
+
 int main(void)
 {
 	const char *env;
@@ -4772,6 +4968,8 @@ int main(void)
 	test_record_replay();
 	test_record_calls_aging();
 	test_keys();
+	test_hist_lib();
+	test_hist_binary();
 	test_big();
 
 	if (!tap_failed) {

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tsahist.h - read /proc/tsa/hist (the module's hist=1) and turn two
+ * snapshots into the lines of the distributions view (-H, --hist).
+ *
+ * The only part of tsa-prstat that knows the kernel's "tsa-hist 1"
+ * format (docs/proc-format.md): one line per state of each thread and of
+ * each process's exited threads, with its entries, time, longest stay
+ * and when that ended, and for the off-CPU states the stay in progress
+ * (open) and the counts of the ended stays in log2 buckets.  Counts only
+ * grow, so a view over an interval is the difference of two snapshots.
+ * Nothing here formats output.
+ */
+#ifndef TSAHIST_H
+#define TSAHIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tsaall.h"
+
+#define TSA_HIST_NB	28	/* buckets this reader knows */
+
+struct tsa_hline {
+	uint64_t tid, pid, flags, elapsed, at;
+	int state;
+	uint64_t n, ns, max, max_at;
+	int has_b;		/* an off-CPU state: open and buckets */
+	int open;		/* a stay in progress, in no bucket yet */
+	uint64_t open_ns;
+	uint64_t b[TSA_HIST_NB];
+};
+
+struct tsa_hist_snap {
+	char *buf;
+	size_t len, cap;
+	uint64_t now;			/* the "now" line */
+	unsigned int shift;		/* bucket 0: under 2^shift ns */
+	struct tsa_hline *l;
+	size_t n, lcap;
+};
+
+/* Read and parse @path into @s (reusing its memory).  Returns a
+ * tsa_err; on error, a one-line reason (without the path) in @msg. */
+int tsa_hist_read(struct tsa_hist_snap *s, const char *path,
+		  char *msg, size_t msglen);
+/* Parse s->buf[0..s->len) in place. */
+int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen);
+void tsa_hist_free(struct tsa_hist_snap *s);
+
+/* The upper edge of bucket @b, in ns; UINT64_MAX for the last. */
+uint64_t tsa_hist_edge(unsigned int shift, int b);
+
+/*
+ * One state of a thread (-L) or a process over the interval (or its
+ * lifetime, in a first report): the stays that ended in it, by bucket,
+ * its time in the state, and its longest stay, which is exact when it
+ * ended in the interval (or is the one in progress) and otherwise only
+ * bounded by the buckets (max_exact 0).
+ */
+struct tsa_hview {
+	uint64_t pid, tid;		/* tid 0: a process */
+	int state;
+	int first;			/* no earlier sample: lifetime */
+	uint64_t count;			/* stays that ended */
+	uint64_t ns;			/* time in the state */
+	uint64_t b[TSA_HIST_NB];
+	uint64_t max;
+	int max_exact;
+	uint64_t open;			/* stays in progress at the end */
+	uint64_t who_wait;		/* the thread's or process's time in
+					 * the states shown but IDL, SLP and
+					 * STP (waits for a resource) */
+	uint64_t who_ns;		/* ... and in all of them */
+};
+
+/*
+ * The view lines of @cur against @prev (NULL: lifetime), one per state a
+ * thread (@lwps) or process of @pids (all if @npids is 0) had a stay end
+ * in, grouped by thread or process: those that waited longest for a
+ * resource (a CPU, a lock, I/O, memory: who_wait) first, then by all
+ * their time in the states shown; in each, the state's time.  The array is grown as needed and
+ * reused.  Returns the number of lines.
+ */
+size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
+			const struct tsa_hist_snap *cur, int lwps,
+			const uint64_t *pids, size_t npids,
+			struct tsa_hview **out, size_t *cap);
+
+/* Where the @q-th part (0..1) of @v's stays lies: the upper edge of its
+ * bucket, never above the longest stay; 0 with no stay. */
+uint64_t tsa_hist_quantile(const struct tsa_hview *v, unsigned int shift,
+			   double q);
+
+#endif /* TSAHIST_H */
