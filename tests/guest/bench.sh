@@ -25,7 +25,7 @@ prstat=$4
 peer=$5
 profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
-configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1")
+configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
 [ -w /proc/sys/kernel/task_delayacct ] && configs+=("delayacct")
 if [ "$profile" = profile ]; then
@@ -173,13 +173,14 @@ echo "Memory with $n idle threads: the kernel's slab grew by ${slab[off]} kB wit
 printf '  tsa adds %.0f bytes of slab a thread (record, process share, /proc/tsa entry)\n' \
 	"$(awk "BEGIN{print (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
-# What a thread costs as tsa counts it, with the defaults and calls=0.
+# What a thread costs as tsa counts it, with the defaults, calls=0 and
+# hist=1.
 thread_bytes() {
 	insmod "$ko" "$@" &&
 		awk '$1 == "thread_bytes" { print $2 }' /sys/kernel/debug/tsa/stats
 	rmmod tsa
 }
-echo "bench-summary memory thread_bytes=$(thread_bytes) calls0_thread_bytes=$(thread_bytes calls=0) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
+echo "bench-summary memory thread_bytes=$(thread_bytes) calls0_thread_bytes=$(thread_bytes calls=0) hist_thread_bytes=$(thread_bytes hist=1) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
 insmod "$ko"
