@@ -956,6 +956,17 @@ static const struct proc_ops tsa_all_ops = {
 
 /* --- /proc/tsa/calls --------------------------------------------------- */
 
+/* Who a line of the calls and hist files is of: tid pid uid flags elapsed at. */
+static void tsa_seq_row_who(struct seq_file *m, const struct tsa_row *r)
+{
+	seq_put_decimal_ll(m, "", r->tid);
+	seq_put_decimal_ll(m, " ", r->pid);
+	seq_put_decimal_ull(m, " ", r->uid);
+	seq_put_decimal_ull(m, " ", r->flags);
+	seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
+	seq_put_decimal_ull(m, " ", r->at);
+}
+
 /*
  * One line per table row of every thread of the snapshot: its system
  * calls, then (interrupts=1) the sources of its TRP time, whose line has
@@ -991,12 +1002,7 @@ static int tsa_calls_show(struct seq_file *m, void *v)
 			cr = i < c->rows ? &c->row[i] : &c->other;
 			if (!cr->calls && !cr->ns)
 				continue;
-			seq_put_decimal_ll(m, "", r->tid);
-			seq_put_decimal_ll(m, " ", r->pid);
-			seq_put_decimal_ull(m, " ", r->uid);
-			seq_put_decimal_ull(m, " ", r->flags);
-			seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
-			seq_put_decimal_ull(m, " ", r->at);
+			tsa_seq_row_who(m, r);
 			seq_printf(m, " %s ", tsa_table_kind[k]);
 			tsa_seq_row_name(m, k, cr->key);
 			seq_put_decimal_ull(m, " ", cr->calls);
@@ -1069,12 +1075,7 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 		st = &r->a.st[s];
 		if (!st->entries && !st->ns)
 			continue;
-		seq_put_decimal_ll(m, "", r->tid);
-		seq_put_decimal_ll(m, " ", r->pid);
-		seq_put_decimal_ull(m, " ", r->uid);
-		seq_put_decimal_ull(m, " ", r->flags);
-		seq_put_decimal_ull(m, " ", tsa_acct_elapsed(&r->a));
-		seq_put_decimal_ull(m, " ", r->at);
+		tsa_seq_row_who(m, r);
 		seq_putc(m, ' ');
 		seq_puts(m, tsa_state_names[s]);
 		seq_put_decimal_ull(m, " ", st->entries);

@@ -413,44 +413,56 @@ static void build_index(struct tsa_snap *s)
 	}
 }
 
-int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
+int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
+		    char **p, char **end, char *msg, size_t msglen)
 {
-	static int colmap[MAX_COLUMNS];
-	uint64_t statemap[MAX_STATES], nstatemap = 0;
-	char *p, *end, *line, *q;
-	size_t ncols = 0, lineno = 1, c;
-	int have[F_NUM + 1] = { 0 }, n;	/* have[F_NUM]: comm */
+	size_t k = strlen(kind);
+	char *line, *q;
 	long major;
 
-	if (s->cap < s->len + 1) {
-		s->buf = xrealloc(s->buf, s->len + 1);
-		s->cap = s->len + 1;
+	if (*cap < len + 1) {
+		*buf = xrealloc(*buf, len + 1);
+		*cap = len + 1;
 	}
-	s->buf[s->len] = '\0';
-	p = s->buf;
-	end = s->buf + s->len;
-	s->nrows = 0;
-	s->nprocs = 0;
-	s->now = 0;
-
-	line = tsa_next_line(&p, end);
-	if (!line || strncmp(line, "tsa-all ", 8)) {
-		snprintf(msg, msglen, "not a tsa-all file (first line: \"%.40s\")",
-			 line ? line : "");
+	(*buf)[len] = '\0';
+	*p = *buf;
+	*end = *buf + len;
+	line = tsa_next_line(p, *end);
+	if (!line || strncmp(line, kind, k) || line[k] != ' ') {
+		snprintf(msg, msglen, "not a %s file (first line: \"%.40s\")",
+			 kind, line ? line : "");
 		return TSA_EFORMAT;
 	}
 	errno = 0;
-	major = strtol(line + 8, &q, 10);
-	if (q == line + 8 || errno || (*q && *q != '.' && *q != ' ')) {
+	major = strtol(line + k + 1, &q, 10);
+	if (q == line + k + 1 || errno || (*q && *q != '.' && *q != ' ')) {
 		snprintf(msg, msglen, "bad version line \"%.40s\"", line);
 		return TSA_EFORMAT;
 	}
 	if (major != 1) {
 		snprintf(msg, msglen,
 			 "format version %.20s, this tsa-prstat reads version 1",
-			 line + 8);
+			 line + k + 1);
 		return TSA_EVERSION;
 	}
+	return TSA_OK;
+}
+
+int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
+{
+	static int colmap[MAX_COLUMNS];
+	uint64_t statemap[MAX_STATES], nstatemap = 0;
+	char *p, *end, *line;
+	size_t ncols = 0, lineno = 1, c;
+	int have[F_NUM + 1] = { 0 }, n, rc;	/* have[F_NUM]: comm */
+
+	s->nrows = 0;
+	s->nprocs = 0;
+	s->now = 0;
+	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-all", &p, &end,
+			     msg, msglen);
+	if (rc != TSA_OK)
+		return rc;
 
 	/* Header lines up to and including "fields". */
 	for (;;) {

@@ -242,43 +242,21 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	};
 	uint32_t *lineof = NULL;	/* first line of each group */
 	size_t lineof_cap = 0;
-	char *p, *end, *line, *q;
+	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c, i;
-	int have[CF_NUM] = { 0 }, have_rows = 0, rc = TSA_EFORMAT, n;
-	long major;
+	int have[CF_NUM] = { 0 }, have_rows = 0, rc, n;
 
-	if (s->cap < s->len + 1) {
-		s->buf = xrealloc(s->buf, s->len + 1);
-		s->cap = s->len + 1;
-	}
-	s->buf[s->len] = '\0';
-	p = s->buf;
-	end = s->buf + s->len;
 	s->nrows = s->ngroups = s->nnames = 0;
 	s->now = s->table_rows = 0;
 	s->other = TSA_NONAME;
 	if (s->name_hash_cap)
 		memset(s->name_hash, 0,
 		       s->name_hash_cap * sizeof(*s->name_hash));
-
-	line = tsa_next_line(&p, end);
-	if (!line || strncmp(line, "tsa-calls ", 10)) {
-		snprintf(msg, msglen,
-			 "not a tsa-calls file (first line: \"%.40s\")",
-			 line ? line : "");
-		return TSA_EFORMAT;
-	}
-	major = strtol(line + 10, &q, 10);
-	if (q == line + 10 || (*q && *q != '.' && *q != ' ')) {
-		snprintf(msg, msglen, "bad version line \"%.40s\"", line);
-		return TSA_EFORMAT;
-	}
-	if (major != 1) {
-		snprintf(msg, msglen,
-			 "format version %.20s, this tsa-prstat reads "
-			 "version 1", line + 10);
-		return TSA_EVERSION;
-	}
+	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-calls", &p, &end,
+			     msg, msglen);
+	if (rc != TSA_OK)
+		return rc;
+	rc = TSA_EFORMAT;	/* what a bad line below returns */
 
 	/* Header lines up to and including "fields". */
 	for (;;) {

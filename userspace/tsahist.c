@@ -70,37 +70,16 @@ static int parse_buckets(struct tsa_hist_snap *s, const char *t)
 int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 {
 	int colmap[MAX_HCOLUMNS], have[HF_NUM] = { 0 }, buckets = 0;
-	char *p, *end, *line, *q;
+	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c;
-	long major;
 	int n;
 
-	if (s->cap < s->len + 1) {
-		s->buf = xrealloc(s->buf, s->len + 1);
-		s->cap = s->len + 1;
-	}
-	s->buf[s->len] = '\0';
-	p = s->buf;
-	end = s->buf + s->len;
 	s->n = 0;
 	s->now = 0;
-	line = tsa_next_line(&p, end);
-	if (!line || strncmp(line, "tsa-hist ", 9)) {
-		snprintf(msg, msglen,
-			 "not a tsa-hist file (first line: \"%.40s\")",
-			 line ? line : "");
-		return TSA_EFORMAT;
-	}
-	major = strtol(line + 9, &q, 10);
-	if (q == line + 9 || (*q && *q != '.' && *q != ' ')) {
-		snprintf(msg, msglen, "bad version line \"%.40s\"", line);
-		return TSA_EFORMAT;
-	}
-	if (major != 1) {
-		snprintf(msg, msglen, "format version %.20s, this tsa-prstat "
-			 "reads version 1", line + 9);
-		return TSA_EVERSION;
-	}
+	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-hist", &p, &end,
+			    msg, msglen);
+	if (n != TSA_OK)
+		return n;
 	for (;;) {
 		const char *t;
 
