@@ -140,8 +140,129 @@ static const struct cfam cfams[] = {
 	  "than the one it last ran on", NULL, { NULL }, { C_MIG, -1 } },
 };
 
+static int pid_listed(const uint64_t *pids, size_t npids, uint64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < npids; i++)
+		if (pids[i] == pid)
+			return 1;
+	return !npids;
+}
+
+void metrics_hist_compute(const struct tsa_snap *s,
+			  const struct tsa_hist_snap *h, enum group_by by,
+			  const uint64_t *pids, size_t npids,
+			  const char *procfs, const struct group_table *t,
+			  struct metrics_hist *mh)
+{
+	char key[4096] = "";
+	uint64_t keypid = 0;
+	size_t i;
+	long gi;
+	int b;
+
+	memset(mh, 0, t->n * sizeof(*mh));
+	for (i = 0; i < h->n; i++) {
+		const struct tsa_hline *l = &h->l[i];
+		const struct tsa_proc *p = tsa_snap_proc(s, l->pid);
+		const struct tsa_row *r = NULL;
+		int st = l->state;
+
+		if (!l->has_b || !p || !p->nlwp ||
+		    !pid_listed(pids, npids, l->pid))
+			continue;
+		if (l->tid) {
+			r = tsa_snap_thread(s, l->tid);
+			if (!r || r->v[F_PID] != l->pid)
+				continue;
+		}
+		switch (by) {
+		case GROUP_PID:
+			snprintf(key, sizeof(key), "%" PRIu64, l->pid);
+			break;
+		case GROUP_CGROUP:
+			/* Once per process: its lines come together. */
+			if (keypid != l->pid)
+				cgroup_of(key, sizeof(key), procfs, l->pid);
+			break;
+		case GROUP_USER:
+			snprintf(key, sizeof(key), "%s",
+				 user_name((uid_t)p->agg.v[F_UID]));
+			break;
+		default:
+			fold_comm(key, sizeof(key), r ? r->comm : p->agg.comm);
+			break;
+		}
+		keypid = l->pid;
+		gi = group_find(t, key);
+		if (gi < 0)
+			continue;
+		/* A stay in progress is not one of these yet. */
+		mh[gi].sum_ns[st] += l->ns - l->open_ns;
+		for (b = 0; b < TSA_HIST_NB; b++) {
+			mh[gi].b[st][b] += l->b[b];
+			mh[gi].count[st] += l->b[b];
+		}
+	}
+}
+
+/* Seconds, exactly, without a newline. */
+static void seconds_le(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000,
+		ns % 1000000000);
+}
+
+/*
+ * tsa_<group>_stay_seconds: a classic histogram per group and state
+ * with stays (at most 11 states, 30 series each: bounded by the groups).
+ */
+static void hist_print(FILE *f, enum metrics_format fmt, enum group_by by,
+		       const struct tsa_group *g, size_t n,
+		       const struct metrics_hist *mh, unsigned int shift)
+{
+	const char *name = "stay_seconds";
+	uint64_t run;
+	size_t i;
+	int s, b;
+
+	fprintf(f, "# HELP %s_%s How long each stay of a thread in a state "
+		"off CPU lasted, counted when it ended (tsa hist=1), per %s.\n",
+		prefix[by], name, what[by]);
+	fprintf(f, "# TYPE %s_%s histogram\n", prefix[by], name);
+	if (fmt == METRICS_OPENMETRICS)
+		fprintf(f, "# UNIT %s_%s seconds\n", prefix[by], name);
+	for (i = 0; i < n; i++)
+		for (s = 0; s < TSA_NSTATES; s++) {
+			if (!mh[i].count[s])
+				continue;
+			for (run = 0, b = 0; b < TSA_HIST_NB; b++) {
+				run += mh[i].b[s][b];
+				fprintf(f, "%s_%s_bucket{", prefix[by], name);
+				group_labels(f, by, &g[i]);
+				fprintf(f, ",state=\"%s\",le=\"",
+					tsa_state_name[s]);
+				if (b == TSA_HIST_NB - 1)
+					fputs("+Inf", f);
+				else
+					seconds_le(f, tsa_hist_edge(shift, b));
+				fprintf(f, "\"} %" PRIu64 "\n", run);
+			}
+			fprintf(f, "%s_%s_sum{", prefix[by], name);
+			group_labels(f, by, &g[i]);
+			fprintf(f, ",state=\"%s\"} ", tsa_state_name[s]);
+			seconds(f, mh[i].sum_ns[s]);
+			fprintf(f, "%s_%s_count{", prefix[by], name);
+			group_labels(f, by, &g[i]);
+			fprintf(f, ",state=\"%s\"} ", tsa_state_name[s]);
+			count(f, mh[i].count[s]);
+		}
+}
+
 void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
-		   const struct tsa_group *g, size_t n)
+		   const struct tsa_group *g, size_t n,
+		   const struct metrics_hist *mh, unsigned int shift)
 {
 	size_t i, k;
 	int s;
@@ -186,6 +307,8 @@ void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
 			count(f, g[i].nprocs);
 		}
 	}
+	if (mh)
+		hist_print(f, fmt, by, g, n, mh, shift);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", f);
 }

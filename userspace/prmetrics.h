@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "prgroup.h"
+#include "tsahist.h"
 
 enum metrics_format {
 	METRICS_PROMETHEUS,	/* text format 0.0.4 */
@@ -20,8 +21,30 @@ enum metrics_format {
  * bytes and invalid UTF-8 as U+FFFD (label values must be UTF-8). */
 void metrics_label_value(FILE *f, const char *s);
 
-/* Every metric family of @n groups of kind @by. */
+/* A group's distributions of stays by state (the module's hist=1). */
+struct metrics_hist {
+	uint64_t count[TSA_NSTATES];	/* stays that ended */
+	uint64_t sum_ns[TSA_NSTATES];	/* their time */
+	uint64_t b[TSA_NSTATES][TSA_HIST_NB];
+};
+
+/*
+ * Sum the lines of /proc/tsa/hist @h into @mh[i] for each group i of @t,
+ * as group_compute() made them from /proc/tsa/all @s (the same rules:
+ * a process's uid, cgroup or name, its exited threads under its name),
+ * for the processes of @pids (all when @npids is 0).  A line of a
+ * process or thread @s does not have is left out.
+ */
+void metrics_hist_compute(const struct tsa_snap *s,
+			  const struct tsa_hist_snap *h, enum group_by by,
+			  const uint64_t *pids, size_t npids,
+			  const char *procfs, const struct group_table *t,
+			  struct metrics_hist *mh);
+
+/* Every metric family of @n groups of kind @by; with @mh (NULL: none),
+ * their distributions as histograms (buckets from 2^@shift ns). */
 void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
-		   const struct tsa_group *g, size_t n);
+		   const struct tsa_group *g, size_t n,
+		   const struct metrics_hist *mh, unsigned int shift);
 
 #endif /* PRMETRICS_H */

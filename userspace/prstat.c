@@ -731,29 +731,47 @@ static int compare_captures(const struct options *o)
 }
 
 /* --prometheus / --openmetrics: one snapshot, written once. */
+/*
+ * The export: one snapshot of /proc/tsa/all per process or group, and
+ * where the module keeps them (hist=1), their distributions of stays
+ * from /proc/tsa/hist, read right after.
+ */
 static int export_metrics(const struct options *o, const char *path)
 {
+	enum group_by by = o->group_by < 0 ? GROUP_PID :
+			   (enum group_by)o->group_by;
+	struct metrics_hist *mh = NULL;
+	struct tsa_hist_snap h;
 	struct tsa_snap s;
 	struct group_table t;
-	char msg[256];
+	char msg[256], hpath[PATH_MAX];
 	size_t n;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
 	memset(&t, 0, sizeof(t));
+	memset(&h, 0, sizeof(h));
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read(rc, path, msg);
 	if (o->npids)
 		check_pids(o, &s);
-	n = group_compute(&s, o->group_by < 0 ? GROUP_PID :
-			  (enum group_by)o->group_by, o->pids, o->npids,
-			  o->procfs, NULL, &t);
-	metrics_print(stdout, (enum metrics_format)(o->metrics - 1),
-		      o->group_by < 0 ? GROUP_PID : (enum group_by)o->group_by,
-		      t.g, n);
+	n = group_compute(&s, by, o->pids, o->npids, o->procfs, NULL, &t);
+	snprintf(hpath, sizeof(hpath), "%s/hist", o->proc_dir);
+	rc = tsa_hist_read(&h, hpath, msg, sizeof(msg));
+	if (rc == TSA_OK) {
+		mh = xmalloc((n + 1) * sizeof(*mh));
+		metrics_hist_compute(&s, &h, by, o->pids, o->npids, o->procfs,
+				     &t, mh);
+	} else if (rc != TSA_ENOENT) {
+		fail_read(rc, hpath, msg);
+	}
+	metrics_print(stdout, (enum metrics_format)(o->metrics - 1), by, t.g,
+		      n, mh, h.shift);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
+	free(mh);
+	tsa_hist_free(&h);
 	group_table_free(&t);
 	tsa_snap_free(&s);
 	free(o->pids);

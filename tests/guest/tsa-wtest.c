@@ -2237,13 +2237,14 @@ static void test_hist(void)
 	}
 	/*
 	 * Not every one: the emulator can stall a vCPU between arming the
-	 * timer and leaving the CPU, and the thread then sleeps less.
+	 * timer and leaving the CPU, and the thread then sleeps less, or
+	 * not at all (the timer fired before it could leave).
 	 */
-	tap(slp && slp->n >= HIST_SLEEPS &&
+	tap(slp && slp->n >= HIST_SLEEPS * 95 / 100 &&
 	    hist_count(slp, HIST_MS_BUCKET) >= HIST_SLEEPS * 95 / 100 &&
 	    tsa_hist_quantile(slp, 0.5) >= HIST_MS_BUCKET &&
 	    tsa_hist_quantile(slp, 0.5) <= HIST_MS_BUCKET + 2,
-	    "hist: %d sleeps of 1 ms are SLP stays of 0.52 ms or more, the median under 4.2 ms (expected >= %d stays from bucket %d, median bucket %d-%d; saw %llu stays, %llu from bucket %d, median bucket %d)",
+	    "hist: %d sleeps of 1 ms are SLP stays of 0.52 ms or more, the median under 4.2 ms (expected >= %d stays, as many from bucket %d, median bucket %d-%d; saw %llu stays, %llu from bucket %d, median bucket %d)",
 	    HIST_SLEEPS, HIST_SLEEPS * 95 / 100, HIST_MS_BUCKET, HIST_MS_BUCKET,
 	    HIST_MS_BUCKET + 2, slp ? (unsigned long long)slp->n : 0ULL,
 	    slp ? (unsigned long long)hist_count(slp, HIST_MS_BUCKET) : 0ULL,

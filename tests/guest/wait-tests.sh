@@ -270,8 +270,23 @@ if [ -n "$(want hist)" ]; then
 		res=$("$prstat" -H --json -p "$s1,$s2" 1 2 2>&1 | tail -n 2 |
 			sed -n 's/.*"pid":\([0-9]*\),.*"state":"LAT","count":\([0-9]*\),"ns":[0-9]*,"p50_ns":\([0-9]*\),.*/\1 \2 \3/p' |
 			xargs)
+		# The export's histograms of the real file, checked by promtool.
+		"$prstat" --prometheus -p "$s1" >/tmp/tsa-hist.prom 2>&1
+		prom=$(grep -c "^tsa_process_stay_seconds_bucket{pid=\"$s1\",.*state=\"LAT\"" /tmp/tsa-hist.prom)
+		promok=skipped
+		if command -v promtool >/dev/null; then
+			promtool check metrics </tmp/tsa-hist.prom >/tmp/tsa-hist.pt 2>&1 &&
+				promok=accepted || promok="refused: $(head -c 200 /tmp/tsa-hist.pt)"
+		fi
 		kill "$s1" "$s2"
 		wait "$s1" "$s2" 2>/dev/null
+		n=$((n + 1))
+		if [ "$prom" = 28 ] && { [ "$promok" = accepted ] || [ "$promok" = skipped ]; }; then
+			echo "ok $n - hist: tsa-prstat --prometheus: a spinner's LAT histogram, 28 buckets with +Inf (saw $prom; promtool $promok)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - hist: tsa-prstat --prometheus: a spinner's LAT histogram, 28 buckets with +Inf (saw $prom; promtool $promok)"
+		fi
 		n=$((n + 1))
 		read -r p1 c1 m1 p2 c2 m2 <<<"$res"
 		if [ -n "${m2:-}" ] && [ "$c1" -ge 5 ] && [ "$c2" -ge 5 ] &&

@@ -2587,7 +2587,7 @@ static char *export_b(enum group_by by, enum metrics_format fmt,
 	load(&s, text);
 	n = group_compute(&s, by, NULL, 0, procfs, NULL, &t);
 	f = open_memstream(&out, &len);
-	metrics_print(f, fmt, by, t.g, n);
+	metrics_print(f, fmt, by, t.g, n, NULL, 0);
 	fclose(f);
 	group_table_free(&t);
 	tsa_snap_free(&s);
@@ -4908,6 +4908,76 @@ static void test_hist_binary(void)
 	   "-H --json -L: a thread's states as objects with count and percentiles");
 	free(out);
 	free(err);
+	/*
+	 * The export, with /proc/tsa/all for the same threads: process
+	 * 100's LAT is thread 100's 20 stays (b10 16, b12 4), 102's one
+	 * (b0) and the exited threads' 3 (b1): 24, cumulative by bucket;
+	 * its sum the time of the ended stays, 9 ms + 100 ns + 3 us.
+	 */
+	{
+		struct fx r[] = {
+			{ 100, 100, 0, 0, MS(6000), S_USR, { [S_USR] = MS(6000) },
+			  0, 0, 0, 0, "server" },
+			{ 101, 100, 0, 0, MS(5000), S_LCK, { [S_LCK] = MS(5000) },
+			  0, 0, 0, 0, "server" },
+			{ 102, 100, 0, 0, MS(500), S_USR, { [S_USR] = MS(500) },
+			  0, 0, 0, 0, "server" },
+			{ 0, 100, 0, 4, MS(7000), 0, { [S_LAT] = MS(7000) },
+			  0, 0, 0, 0, "server" },
+		};
+		char *all = snapshot(11000000000ULL, r, 4);
+		const char *want[] = {
+			"# TYPE tsa_process_stay_seconds histogram\n",
+			"tsa_process_stay_seconds_bucket{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\",le=\"0.000001024\"} 1\n",
+			"tsa_process_stay_seconds_bucket{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\",le=\"0.000002048\"} 4\n",
+			"tsa_process_stay_seconds_bucket{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\",le=\"0.001048576\"} 20\n",
+			"tsa_process_stay_seconds_bucket{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\",le=\"0.004194304\"} 24\n",
+			"tsa_process_stay_seconds_bucket{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\",le=\"+Inf\"} 24\n",
+			"tsa_process_stay_seconds_sum{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\"} 0.009003100\n",
+			"tsa_process_stay_seconds_count{pid=\"100\",comm=\"server\",user=\"root\",state=\"LAT\"} 24\n",
+			"tsa_process_stay_seconds_count{pid=\"100\",comm=\"server\",user=\"root\",state=\"LCK\"} 6\n",
+			"tsa_process_stay_seconds_sum{pid=\"100\",comm=\"server\",user=\"root\",state=\"LCK\"} 0.030000000\n",
+		};
+		size_t k, missing = 0;
+		char first[300] = "";
+
+		snprintf(path, sizeof(path), "%s/all", dir);
+		put(path, all);
+		free(all);
+		rc = run(dir, (const char *[]){ "--prometheus", NULL }, &out,
+			 &err, 0);
+		for (k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (!strstr(out, want[k]) && !missing++)
+				snprintf(first, sizeof(first), "%s", want[k]);
+		ok(rc == 0 && !missing && !strstr(out, "state=\"USR\",le="),
+		   "--prometheus with hist=1: a cumulative histogram per process "
+		   "and state with stays, its sum the ended stays' time "
+		   "(%zu lines missing, the first: %s; %s)", missing, first, err);
+		if (!system("command -v promtool >/dev/null 2>&1")) {
+			char cmd[600];
+			FILE *pf;
+
+			snprintf(cmd, sizeof(cmd), "%s/hist.prom", tmp);
+			pf = fopen(cmd, "w");
+			fputs(out, pf);
+			fclose(pf);
+			snprintf(cmd, sizeof(cmd), "promtool check metrics "
+				 "<%s/hist.prom >/dev/null 2>&1", tmp);
+			ok(!system(cmd), "--prometheus with hist=1: promtool "
+			   "check metrics accepts it");
+		}
+		free(out);
+		free(err);
+		rc = run(dir, (const char *[]){ "--openmetrics", "--group",
+			 "comm", NULL }, &out, &err, 0);
+		ok(rc == 0 && strstr(out, "# UNIT tsa_threadname_stay_seconds seconds\n") &&
+		   strstr(out, "tsa_threadname_stay_seconds_count{comm=\"server\",state=\"LAT\"} 24\n") &&
+		   strstr(out, "# EOF\n"),
+		   "--openmetrics --group comm with hist=1: the thread name's "
+		   "histogram, exited threads under the process's name");
+		free(out);
+		free(err);
+	}
 	rc = run(dir, (const char *[]){ "-H", "-y", NULL }, &out, &err, 0);
 	is_long(rc, 1, "-H with -y: exit 1");
 	free(out);
