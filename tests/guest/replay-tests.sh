@@ -97,8 +97,9 @@ tsa_stamps() {
 arm() {
 	trace_setup || { echo "set up the trace events"; return 1; }
 	# The syscall edges' accounting is inlined: stamp_probes=1 calls a
-	# function with each edge's clock, for tsa_stamps().
-	if ! { rmmod tsa && insmod "$ko" stamp_probes=1; } >"$work/err" 2>&1; then
+	# function with each edge's clock, for tsa_stamps(). hist=1: the
+	# distributions of stays, which the referee rebuilds too.
+	if ! { rmmod tsa && insmod "$ko" stamp_probes=1 hist=1; } >"$work/err" 2>&1; then
 		echo "reload tsa.ko after the trace events: $(cat "$work/err")"
 		return 1
 	fi
@@ -152,10 +153,12 @@ replay() {
 	sleep 0.2
 	u1=$(undone)
 	cat /proc/tsa/all >"$work/s1"
+	cat /proc/tsa/hist >"$work/h1"
 	[ -z "$cg" ] || th1=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
 	schedstat >"$work/ss1"
 	sleep "$secs"
 	cat /proc/tsa/all >"$work/s2"
+	cat /proc/tsa/hist >"$work/h2"
 	u2=$(undone)
 	[ -z "$cg" ] || th2=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
 	schedstat >"$work/ss2"
@@ -187,7 +190,7 @@ replay() {
 	rm -f "$work/t.dat"	# the guest's files live in its memory
 	t1=$(date +%s.%N)
 	"$out/tsa-replay" --first $((n + 1)) --tol-ns "$tol" --pids "$pids" \
-		--undone $((u2 - u1)) \
+		--undone $((u2 - u1)) --hist1 "$work/h1" --hist2 "$work/h2" \
 		--name "$name" "$work/s1" "$work/s2" "$work/report" \
 		"$work/ss1" "$work/ss2" | tee "$work/tap"
 	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$work/tap")))

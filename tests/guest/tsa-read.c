@@ -385,8 +385,13 @@ int tsa_read_all_file(const char *path, struct tsa_all *all)
 
 int tsa_read_hist(struct tsa_hists *h)
 {
+	return tsa_read_hist_file("/proc/tsa/hist", h);
+}
+
+int tsa_read_hist_file(const char *path, struct tsa_hists *h)
+{
 	size_t len, cap = 1024;
-	char *buf = slurp("/proc/tsa/hist", &len), *line, *save = NULL;
+	char *buf = slurp(path, &len), *line, *save = NULL;
 	char name[16];
 
 	memset(h, 0, sizeof(*h));
@@ -428,6 +433,7 @@ int tsa_read_hist(struct tsa_hists *h)
 		l->tid = v[0];
 		l->pid = v[1];
 		l->flags = v[3];
+		l->elapsed = v[4];
 		l->at = v[5];
 		l->state = tsa_state_index(name);
 		l->n = v[6];

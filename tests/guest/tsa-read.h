@@ -89,7 +89,7 @@ struct tsa_histline {
 	pid_t tid, pid;			/* tid 0: the process's exited threads */
 	uint32_t flags;
 	int state;
-	uint64_t at;			/* measured at */
+	uint64_t at, elapsed;		/* measured at; since at - elapsed */
 	uint64_t n, ns, max, max_at;
 	int open;			/* a stay in progress (in no bucket) */
 	uint64_t open_ns;		/* its length so far */
@@ -106,6 +106,7 @@ struct tsa_hists {
 
 /* 0 on success; -1 with errno (EPROTO: not the format this knows). */
 int tsa_read_hist(struct tsa_hists *h);
+int tsa_read_hist_file(const char *path, struct tsa_hists *h);
 void tsa_free_hist(struct tsa_hists *h);
 /* The line of @state for thread @tid (or totals: tid 0 of @pid), or NULL. */
 const struct tsa_histline *tsa_hist_find(const struct tsa_hists *h, pid_t tid,

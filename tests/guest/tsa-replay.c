@@ -133,7 +133,21 @@ struct rt {
 	uint64_t anomalies;
 	const struct tsa_thread *s1, *s2;
 	uint64_t ss1, ss2;	/* schedstat on-CPU at the snapshots */
+	/*
+	 * Distributions (the module's hist=1): the stays off CPU that ended
+	 * in the window of the /proc/tsa/hist snapshots, by group and log2
+	 * bucket as the module counts them, and those whose start the trace
+	 * does not have (begun before it).
+	 */
+	int hist;
+	uint64_t hw0, hw1;
+	uint64_t hb[G_N][TSA_HIST_BUCKETS];
+	uint64_t hunknown;
 };
+
+/* The two /proc/tsa/hist snapshots, with --hist1 and --hist2. */
+static struct tsa_hists h1, h2;
+static int have_hist;
 
 static struct rt *rts;
 static size_t nrt;
@@ -442,6 +456,29 @@ static uint64_t match_stamps(void)
 	return unmatched;
 }
 
+/* The module's bucket of a stay of @ns (tsa_hist_bucket()). */
+static int hist_bucket(uint64_t ns)
+{
+	int b;
+
+	if (ns < 1024)
+		return 0;
+	b = 64 - __builtin_clzll(ns) - 10;
+	return b < TSA_HIST_BUCKETS - 1 ? b : TSA_HIST_BUCKETS - 1;
+}
+
+/* A stay off CPU of group g, begun at t0 (0: before the trace), ends at t. */
+static void hist_stay_end(struct rt *r, int g, uint64_t t0, uint64_t t)
+{
+	if (!r->hist || g == G_USR || g == G_SYS || t <= r->hw0 ||
+	    t > r->hw1)
+		return;
+	if (!t0 || g == G_UNK)
+		r->hunknown++;
+	else
+		r->hb[g][hist_bucket(t - t0)]++;
+}
+
 /* Charge [a, b) to group g, inside the thread's window only. */
 static void charge(struct rt *r, int g, uint64_t a, uint64_t b)
 {
@@ -450,6 +487,8 @@ static void charge(struct rt *r, int g, uint64_t a, uint64_t b)
 	if (b <= a)
 		return;
 	if (g != r->run_g) {
+		if (r->run_g >= 0)
+			hist_stay_end(r, r->run_g, r->run_start, a);
 		/* A transition at a: counts for both groups it separates. */
 		if (a > r->w0 && a <= r->w1) {
 			r->trans[g]++;
@@ -803,7 +842,68 @@ struct result {
 	int64_t undone;		/* R switch-outs tsa counted VCX */
 	uint64_t anomalies, compared;
 	int64_t maxdiff;
+	/* Distributions: threads compared, apart, left out; stays. */
+	uint64_t h_compared, h_apart, h_skipped, h_stays;
 };
+
+/* A thread's line of @state in the hist snapshot @h, or NULL. */
+static const struct tsa_histline *hist_line(const struct tsa_hists *h,
+					    const struct tsa_thread *t,
+					    int state)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const struct tsa_histline *l = &h->l[i];
+
+		if (l->tid == t->tid && l->state == state &&
+		    l->pid == t->pid &&
+		    l->at - l->elapsed == t->at - t->elapsed)
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * On tsa's own stamps, the stays the replay saw end in the window of the
+ * hist snapshots, bucket by bucket and group by group, against what tsa's
+ * buckets gained there. Left out: threads with a stay begun before the
+ * trace, or an event whose tsa stamp a kprobe missed.
+ */
+static void judge_hist(struct rt *r, struct result *res, char *line,
+		       size_t len)
+{
+	uint64_t tg[G_N][TSA_HIST_BUCKETS] = { { 0 } };
+	size_t l = strlen(line);
+	int apart = 0;
+
+	if (!r->hist)
+		return;
+	if (r->hunknown || r->missed) {
+		res->h_skipped++;
+		return;
+	}
+	for (int s = TSA_TFL; s < TSA_NSTATES; s++) {
+		const struct tsa_histline *a = r->s1 ?
+			hist_line(&h1, r->s1, s) : NULL;
+		const struct tsa_histline *b = hist_line(&h2, r->s2, s);
+
+		for (int k = 0; b && k < TSA_HIST_BUCKETS; k++)
+			tg[state_group(s)][k] += b->b[k] - (a ? a->b[k] : 0);
+	}
+	res->h_compared++;
+	for (int g = G_LAT; g < G_UNK; g++)
+		for (int k = 0; k < TSA_HIST_BUCKETS; k++) {
+			res->h_stays += r->hb[g][k];
+			if (tg[g][k] == r->hb[g][k])
+				continue;
+			if (!apart++)
+				l += snprintf(line + l, len - l, "; buckets apart:");
+			l += snprintf(line + l, len - l, " %s b%d %llu/%llu!",
+				      gname[g], k, (unsigned long long)tg[g][k],
+				      (unsigned long long)r->hb[g][k]);
+		}
+	if (apart)
+		res->h_apart++;
+}
 
 static struct rt *base;
 /* Switches tsa counted as undone sleeps meanwhile (its debugfs), or 0. */
@@ -991,6 +1091,8 @@ static void judge(const char *name, int stamps, uint64_t tol,
 		}
 		if (bad)
 			res->st_ok = 0;
+		if (stamps)
+			judge_hist(r, res, line, sizeof(line));
 		printf("%s\n", line);
 		if (bad && getenv("TSA_REPLAY_DEBUG")) {
 			/* The thread's events around its last stay. */
@@ -1050,7 +1152,16 @@ int main(int argc, char **argv)
 			name = argv[ai + 1];
 		else if (!strcmp(argv[ai], "--undone"))
 			undone_max = strtoll(argv[ai + 1], NULL, 10);
-		else
+		else if (!strcmp(argv[ai], "--hist1") ||
+			 !strcmp(argv[ai], "--hist2")) {
+			if (tsa_read_hist_file(argv[ai + 1], argv[ai][6] == '1' ?
+					       &h1 : &h2)) {
+				fprintf(stderr, "tsa-replay: %s: %s\n",
+					argv[ai + 1], strerror(errno));
+				return 2;
+			}
+			have_hist++;
+		} else
 			usage();
 	}
 	if (argc - ai != 3 && argc - ai != 5)
@@ -1090,6 +1201,18 @@ int main(int argc, char **argv)
 		r->mig_known = 1;
 		r->run_g = -1;
 		r->kthread = is_kthread(t2->tid);
+		/* The hist snapshots' window: their own clocks. */
+		if (have_hist == 2) {
+			const struct tsa_histline *a = NULL, *b = NULL;
+
+			for (int st = 0; st < TSA_NSTATES && !b; st++)
+				b = hist_line(&h2, t2, st);
+			for (int st = 0; t1 && st < TSA_NSTATES && !a; st++)
+				a = hist_line(&h1, t1, st);
+			r->hist = b && (a || !t1);
+			r->hw0 = a ? a->at : t2->at - t2->elapsed;
+			r->hw1 = b ? b->at : 0;
+		}
 	}
 	if (ai + 4 < argc) {
 		read_schedstat(argv[ai + 3], 0);
@@ -1138,6 +1261,13 @@ int main(int argc, char **argv)
 	    name, (long long)undone_max,
 	    own.cnt_ok ? "equal" : "differences (marked !)",
 	    (long long)own.undone);
+	if (have_hist == 2)
+		tap(own.h_compared > 0 && own.h_stays > 0 && !own.h_apart,
+		    "replay %s: on tsa's own stamps every bucket of every thread's distribution of stays (LAT, LCK, KLK, FLT, STP, OSL) equals the replay's (expected 0 of %llu threads apart over %llu stays; saw %llu; %llu threads left out: a stay begun before the trace or a missed stamp)",
+		    name, (unsigned long long)own.h_compared,
+		    (unsigned long long)own.h_stays,
+		    (unsigned long long)own.h_apart,
+		    (unsigned long long)own.h_skipped);
 	tap(stamped > 0 && !outside,
 	    "replay %s: tsa's clock read for each event lies inside that event's tracepoint call, after ftrace's stamp of it and before ftrace's stamp of tsa's accounting call (expected 0 of %llu outside, saw %llu)",
 	    name, (unsigned long long)stamped, (unsigned long long)outside);
