@@ -23,8 +23,12 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 # Timing checks are for the stock kernel; here the point is the reports.
 # burst: 1600 threads asleep in read() on a pipe (the stream-fd lookup
-# under the rq lock), born faster than the record pool refills.
+# under the rq lock), born faster than the record pool refills. Every
+# table a record can have (calls, traps, the distributions), and a read
+# of /proc/tsa/hist after.
 tests/guest-run --kernel "$bz" --timeout 1200 --module "$ko" \
-	--modparams "interrupts=1" -- tests/out/tsa-gtest sleep syscalls stop entries burst all
+	--modparams "interrupts=1 hist=1" -- sh -c \
+	'"$0" "$@"; rc=$?; cat /proc/tsa/hist >/dev/null || rc=1; exit $rc' \
+	tests/out/tsa-gtest sleep syscalls stop entries burst all
 tests/guest-run --tcg-single --kernel "$bz" --timeout 1200 -- \
 	bash tests/guest/churn-test.sh "$ko" "$PWD/tests/out/churn" 3
