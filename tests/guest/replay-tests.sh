@@ -62,7 +62,14 @@ trace_setup() {
 	echo mono >$T/trace_clock
 	echo 131072 >$T/buffer_size_kb
 	echo 1 >$T/options/event-fork
-	echo >$T/set_event_pid
+	# A pid no task has, so that the list is never empty until the end:
+	# the first pid written to an empty list registers the filter's
+	# tracepoint probes, which patches text (static calls), and the
+	# workload's session writes its own with every CPU online. Under
+	# multi-threaded TCG that write left both vCPUs looping on an int3
+	# in try_to_wake_up() that the patch had removed, IRQs off (the
+	# replay-mt hangs; a later write only replaces the list).
+	echo $(($(cat /proc/sys/kernel/pid_max) - 1)) >$T/set_event_pid
 	# The fault hook's point, as ftrace kprobes: entry with the fault
 	# flags (FAULT_FLAG_USER, _INSTRUCTION) and return.
 	echo 'p:rf handle_mm_fault flags=%dx:x32' >$T/kprobe_events &&
