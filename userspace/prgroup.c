@@ -278,16 +278,6 @@ static void add_row(struct tsa_group *g, const struct tsa_row *r)
 		g->cnt[i] += r->v[F_CNT + i];
 }
 
-static int pid_wanted(const uint64_t *pids, size_t npids, uint64_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < npids; i++)
-		if (pids[i] == pid)
-			return 1;
-	return !npids;
-}
-
 static enum group_by sort_by;
 
 static int cmp_group(const void *a, const void *b)
@@ -319,7 +309,7 @@ static size_t group_compute_map(const struct tsa_snap *s, enum group_by by,
 		const struct tsa_proc *p = tsa_snap_proc(s, pid);
 		struct tsa_group *g;
 
-		if (!p || !p->nlwp || !pid_wanted(pids, npids, pid))
+		if (!p || !p->nlwp || !tsa_pid_selected(pids, npids, pid))
 			continue;
 		switch (by) {
 		case GROUP_PID:

@@ -140,16 +140,6 @@ static const struct cfam cfams[] = {
 	  "than the one it last ran on", NULL, { NULL }, { C_MIG, -1 } },
 };
 
-static int pid_listed(const uint64_t *pids, size_t npids, uint64_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < npids; i++)
-		if (pids[i] == pid)
-			return 1;
-	return !npids;
-}
-
 void metrics_hist_compute(const struct tsa_snap *s,
 			  const struct tsa_hist_snap *h, enum group_by by,
 			  const uint64_t *pids, size_t npids,
@@ -170,7 +160,7 @@ void metrics_hist_compute(const struct tsa_snap *s,
 		int st = l->state;
 
 		if (!l->has_b || !p || !p->nlwp ||
-		    !pid_listed(pids, npids, l->pid))
+		    !tsa_pid_selected(pids, npids, l->pid))
 			continue;
 		if (l->tid) {
 			r = tsa_snap_thread(s, l->tid);

@@ -413,6 +413,16 @@ static void build_index(struct tsa_snap *s)
 	}
 }
 
+int tsa_pid_selected(const uint64_t *pids, size_t npids, uint64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < npids; i++)
+		if (pids[i] == pid)
+			return 1;
+	return !npids;
+}
+
 int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
 		    char **p, char **end, char *msg, size_t msglen)
 {

@@ -116,6 +116,8 @@ void tsa_comm_unescape(char *s);
  * ("usr_ns": S_USR), or -1: per-state columns of both files are so named.
  */
 int tsa_state_prefix(const char *name);
+/* Is @pid among @pids (every pid is when @npids is 0)?  -p's rule. */
+int tsa_pid_selected(const uint64_t *pids, size_t npids, uint64_t pid);
 /* A key's first slot in a power-of-two table of @cap (tsacalls.c too). */
 size_t tsa_hash_slot(uint64_t key, size_t cap);
 /*

@@ -230,18 +230,6 @@ struct hsum {
 	int lines;
 };
 
-static int wanted(uint64_t pid, const uint64_t *pids, size_t npids)
-{
-	size_t i;
-
-	if (!npids)
-		return 1;
-	for (i = 0; i < npids; i++)
-		if (pids[i] == pid)
-			return 1;
-	return 0;
-}
-
 static uint64_t line_since(const struct tsa_hline *l)
 {
 	return l->at - l->elapsed;
@@ -387,7 +375,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 		const struct tsa_hline *l = &cur->l[i];
 
 		j = run_end(cur, i, lwps);
-		if (!wanted(l->pid, pids, npids) || (lwps && !l->tid))
+		if (!tsa_pid_selected(pids, npids, l->pid) || (lwps && !l->tid))
 			continue;
 		run_sums(cur, i, j, c);
 		r = prev ? index_find(&x, prev, l, lwps) : -1;
