@@ -261,6 +261,19 @@ static struct tsa_group *group_get(struct group_table *t, const char *key)
 	return g;
 }
 
+size_t group_add(struct group_table *t, const char *key)
+{
+	return (size_t)(group_get(t, key) - t->g);
+}
+
+void group_table_reset(struct group_table *t)
+{
+	t->n = 0;
+	t->strs_len = 0;
+	if (t->hash)
+		memset(t->hash, 0, t->hash_cap * sizeof(*t->hash));
+}
+
 static void add_row(struct tsa_group *g, const struct tsa_row *r)
 {
 	int i;
@@ -299,10 +312,7 @@ static size_t group_compute_map(const struct tsa_snap *s, enum group_by by,
 	char key[4096];
 	size_t i;
 
-	t->n = 0;
-	t->strs_len = 0;
-	if (t->hash)
-		memset(t->hash, 0, t->hash_cap * sizeof(*t->hash));
+	group_table_reset(t);
 	for (i = 0; i < s->nrows; i++) {
 		const struct tsa_row *r = &s->rows[i];
 		uint64_t pid = r->v[F_PID];

@@ -118,6 +118,20 @@ size_t group_compute(const struct tsa_snap *s, enum group_by by,
 /* The index of the group named @key after group_compute(), or -1. */
 long group_find(const struct group_table *t, const char *key);
 
+/* Empty @t, keeping its memory. */
+void group_table_reset(struct group_table *t);
+/*
+ * The index of the group named @key, added (zeroed, key unset: see
+ * group_key()) when it is new: for views that make their own groups.
+ */
+size_t group_add(struct group_table *t, const char *key);
+
+/* The name of group @i: valid until the next group_add(). */
+static inline const char *group_key(const struct group_table *t, size_t i)
+{
+	return t->strs + t->g[i].key_off;
+}
+
 void group_table_free(struct group_table *t);
 
 /*

@@ -10,16 +10,54 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "prgroup.h"
 #include "prstat.h"
 #include "tsahist.h"
 
-/* Print one report of @n view lines (tsa_hist_compute()) of @cur. */
+/* Each process's uid and start: its leader's line, else its first. */
+struct hproc {
+	uint64_t pid, uid, since;
+	int used;
+};
+
+/* A thread, or a process's exited threads, in a group: its lines. */
+struct hmember {
+	size_t group;
+	uint64_t pid, tid;
+	size_t from, to;	/* its lines in the parts */
+};
+
+/*
+ * One report's lines (v, n): a thread's, a process's or, with --group
+ * (cgroup, user, comm), a group's (group: the index in t + 1), made
+ * from the parts (the threads and each process's exited threads).
+ */
+struct hist_report {
+	struct tsa_hview *v;
+	size_t n, cap;
+	struct tsa_hview *parts;
+	size_t pn, partcap;
+	struct group_table t;		/* the groups: nprocs, nlwps, uid */
+	struct cgroup_cache cc;
+	struct hmember *m;
+	size_t mcap;
+	struct hproc *procs;		/* by pid, open addressing */
+	size_t pcap;
+};
+
+/* Compute one report of @cur against @prev (NULL: lifetime). */
+void hist_report_compute(struct hist_report *r, const struct options *o,
+			 const struct tsa_hist_snap *prev,
+			 const struct tsa_hist_snap *cur);
+void hist_report_free(struct hist_report *r);
+
+/* Print one report (@secs: its interval; 0 for lifetime). */
 void hist_print(FILE *f, const struct options *o,
 		const struct tsa_hist_snap *cur, double secs,
-		const struct tsa_hview *v, size_t n);
+		const struct hist_report *r);
 void hist_print_json(FILE *f, const struct options *o,
-		     const struct tsa_hist_snap *cur, const struct tsa_hview *v,
-		     size_t n);
+		     const struct tsa_hist_snap *cur,
+		     const struct hist_report *r);
 /* The view, live, until @stop or o->count reports; an exit status. */
 int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 

@@ -53,7 +53,7 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage:\ttsa-prstat [-cLmvAWyH] [--tsa] [--syscalls] [--hist] [--json]\n"
-"\t[-p pidlist]\n"
+"\t[-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
@@ -74,9 +74,10 @@ static void usage(FILE *f, int code)
 "              system-call view: the calls the time went to, with\n"
 "              PCT CALLS AVG MAX and their SYS LAT FLT APG LCK KLK IOW\n"
 "              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
-"  -H, --hist  distributions view: per thread (-L) or process and state\n"
-"              (LAT, STP and each sleep), the stays that ended: COUNT\n"
-"              TIME P50 P90 P99 MAX (needs the module's hist=1)\n"
+"  -H, --hist  distributions view: per thread (-L), process or --group\n"
+"              and state (LAT, STP and each sleep), the stays that\n"
+"              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
+"              hist=1); with --draw, each line's buckets as bars\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -125,6 +126,7 @@ static void usage(FILE *f, int code)
 "  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
 "  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
 "  tsa-prstat -HL -p 4240 1    # its threads' waits for a CPU, p99 and max\n"
+"  tsa-prstat -HL --draw -p 4240 -n 1 1 1  # its busiest thread's, drawn\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
 "  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
 "  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
@@ -214,7 +216,8 @@ static void check_metrics_args(const struct options *o, int argc,
 
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
-       OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY };
+       OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
+       OPT_DRAW };
 
 static double parse_interval(const char *arg)
 {
@@ -301,6 +304,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "draw", no_argument, NULL, OPT_DRAW },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
@@ -396,6 +400,9 @@ static void parse_args(struct options *o, int argc, char **argv)
 		case OPT_COMPARE:
 			o->compare[0] = optarg;
 			break;
+		case OPT_DRAW:
+			o->draw = 1;
+			break;
 		case OPT_CALIBRATE:
 			o->calibrate = 1;
 			break;
@@ -484,11 +491,14 @@ static void parse_args(struct options *o, int argc, char **argv)
 	if (tsa + calls + hist > 1)
 		bad_usage("%s", "-A (--tsa), -y (--syscalls) and -H (--hist) "
 			  "are views of their own; choose one");
-	if (hist && (o->group_by >= 0 || o->save || o->compare[0] ||
-		     o->metrics || o->record || o->replay || sortk))
-		bad_usage("%s", "-H (--hist) shows threads or processes live, "
-			  "the most time in the states shown first: not with "
-			  "--group, -s, -S or another mode");
+	if (hist && (o->save || o->compare[0] || o->metrics || o->record ||
+		     o->replay || sortk))
+		bad_usage("%s", "-H (--hist) shows threads, processes or "
+			  "groups live, the most time in the states shown "
+			  "first: not with -s, -S or another mode");
+	if (o->draw && (!hist || o->json))
+		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
+			  "only with -H, not with --json");
 
 	if (hist) {
 		o->sort_key = 0;	/* its own order (tsa_hist_compute()) */

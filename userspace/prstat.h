@@ -43,6 +43,7 @@ struct options {
 	long long from, to;	/* --from, --to: its window (epoch s); -1 */
 	int summary;		/* --summary: one report over the window */
 	char filter[64];	/* the / key: lines whose name has it */
+	int draw;		/* --draw: -H's buckets as bars */
 };
 
 #endif /* PRSTAT_H */

@@ -14,6 +14,7 @@
 enum hfield {
 	HF_TID, HF_PID, HF_FLAGS, HF_ELAPSED, HF_AT, HF_STATE, HF_N, HF_NS,
 	HF_MAX, HF_MAX_AT, HF_OPEN, HF_OPEN_NS,
+	HF_UID,			/* known, not required */
 	HF_B0,
 	HF_NUM = HF_B0 + TSA_HIST_NB,
 	HF_SKIP = -1		/* a column this reader does not know */
@@ -23,7 +24,7 @@ enum hfield {
 
 static const char *const hfield_name[HF_B0] = {
 	"tid", "pid", "flags", "elapsed", "at", "state", "n", "ns", "max",
-	"max_at", "open", "open_ns",
+	"max_at", "open", "open_ns", "uid",
 };
 
 static int hfield_index(const char *name, size_t len)
@@ -115,7 +116,7 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 			break;
 		}
 	}
-	for (c = 0; c < HF_B0; c++) {
+	for (c = 0; c < HF_UID; c++) {
 		if (!have[c]) {
 			snprintf(msg, msglen, "line %zu: \"fields\" lacks %s",
 				 lineno, hfield_name[c]);
@@ -165,6 +166,7 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 			switch (f) {
 			case HF_TID: l->tid = v; break;
 			case HF_PID: l->pid = v; break;
+			case HF_UID: l->uid = v; break;
 			case HF_FLAGS: l->flags = v; break;
 			case HF_ELAPSED: l->elapsed = v; break;
 			case HF_AT: l->at = v; break;
@@ -238,14 +240,16 @@ static uint64_t line_since(const struct tsa_hline *l)
 /*
  * Lines @a and @b are of one thread (@lwps) or process. The module
  * writes a thread's lines together, and a process's (its threads, then
- * its exited threads' totals) together.
+ * its exited threads' totals) together.  The totals (tid 0) have no
+ * start of their own: their elapsed grows as threads exit.
  */
 static int same_run(const struct tsa_hline *a, const struct tsa_hline *b,
 		    int lwps)
 {
 	if (a->pid != b->pid)
 		return 0;
-	return !lwps || (a->tid == b->tid && line_since(a) == line_since(b));
+	return !lwps || (a->tid == b->tid &&
+			 (!a->tid || line_since(a) == line_since(b)));
 }
 
 static size_t run_end(const struct tsa_hist_snap *s, size_t i, int lwps)
@@ -298,7 +302,8 @@ static void index_build(struct hindex *x, const struct tsa_hist_snap *s,
 	x->slot = xmalloc(x->cap * sizeof(*x->slot));
 	memset(x->slot, 0, x->cap * sizeof(*x->slot));
 	for (i = 0; i < s->n; i = run_end(s, i, lwps)) {
-		k = tsa_hash_slot(lwps ? s->l[i].tid : s->l[i].pid, x->cap);
+		k = tsa_hash_slot(lwps && s->l[i].tid ? s->l[i].tid :
+				  s->l[i].pid, x->cap);
 		while (x->slot[k])
 			k = (k + 1) & (x->cap - 1);
 		x->slot[k] = i + 1;
@@ -309,7 +314,7 @@ static void index_build(struct hindex *x, const struct tsa_hist_snap *s,
 static long index_find(const struct hindex *x, const struct tsa_hist_snap *s,
 		       const struct tsa_hline *l, int lwps)
 {
-	size_t k = tsa_hash_slot(lwps ? l->tid : l->pid, x->cap);
+	size_t k = tsa_hash_slot(lwps && l->tid ? l->tid : l->pid, x->cap);
 
 	for (; x->slot[k]; k = (k + 1) & (x->cap - 1))
 		if (same_run(&s->l[x->slot[k] - 1], l, lwps))
@@ -348,6 +353,8 @@ static int cmp_view(const void *a, const void *b)
 		return x->who_wait < y->who_wait ? 1 : -1;
 	if (x->who_ns != y->who_ns)
 		return x->who_ns < y->who_ns ? 1 : -1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
@@ -375,7 +382,8 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 		const struct tsa_hline *l = &cur->l[i];
 
 		j = run_end(cur, i, lwps);
-		if (!tsa_pid_selected(pids, npids, l->pid) || (lwps && !l->tid))
+		if (!tsa_pid_selected(pids, npids, l->pid) ||
+		    (lwps == TSA_HIST_THREADS && !l->tid))
 			continue;
 		run_sums(cur, i, j, c);
 		r = prev ? index_find(&x, prev, l, lwps) : -1;
@@ -405,6 +413,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			memset(v, 0, sizeof(*v));
 			v->pid = l->pid;
 			v->tid = lwps ? l->tid : 0;
+			v->uid = l->uid;
 			v->state = s;
 			v->first = first;
 			v->ns = c[s].ns - p[s].ns;
@@ -429,7 +438,27 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 		}
 	}
 	free(x.slot);
-	if (n)
-		qsort(*out, n, sizeof(**out), cmp_view);
+	tsa_hist_sort(*out, n);
 	return n;
+}
+
+void tsa_hist_fold(struct tsa_hview *acc, const struct tsa_hview *x)
+{
+	int b;
+
+	acc->count += x->count;
+	acc->ns += x->ns;
+	acc->open += x->open;
+	for (b = 0; b < TSA_HIST_NB; b++)
+		acc->b[b] += x->b[b];
+	if (x->max > acc->max || (x->max == acc->max && x->max_exact)) {
+		acc->max = x->max;
+		acc->max_exact = x->max_exact;
+	}
+}
+
+void tsa_hist_sort(struct tsa_hview *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_view);
 }

@@ -23,7 +23,7 @@
 #define TSA_HIST_NB	28	/* buckets this reader knows */
 
 struct tsa_hline {
-	uint64_t tid, pid, flags, elapsed, at;
+	uint64_t tid, pid, uid, flags, elapsed, at;
 	int state;
 	uint64_t n, ns, max, max_at;
 	int has_b;		/* an off-CPU state: open and buckets */
@@ -61,6 +61,8 @@ uint64_t tsa_hist_edge(unsigned int shift, int b);
  */
 struct tsa_hview {
 	uint64_t pid, tid;		/* tid 0: a process */
+	uint64_t uid;			/* of its first line */
+	size_t group;			/* a group's index + 1; 0: none */
 	int state;
 	int first;			/* no earlier sample: lifetime */
 	uint64_t count;			/* stays that ended */
@@ -75,18 +77,36 @@ struct tsa_hview {
 	uint64_t who_ns;		/* ... and in all of them */
 };
 
+/* What a view line is of: tsa_hist_compute()'s @lwps. */
+enum tsa_hist_by {
+	TSA_HIST_PROCS,		/* a process: its threads, live or exited */
+	TSA_HIST_THREADS,	/* a live thread (-L) */
+	TSA_HIST_PARTS,		/* a live thread, or the exited threads of a
+				 * process (tid 0): what groups are made of */
+};
+
 /*
  * The view lines of @cur against @prev (NULL: lifetime), one per state a
- * thread (@lwps) or process of @pids (all if @npids is 0) had a stay end
- * in, grouped by thread or process: those that waited longest for a
- * resource (a CPU, a lock, I/O, memory: who_wait) first, then by all
- * their time in the states shown; in each, the state's time.  The array is grown as needed and
- * reused.  Returns the number of lines.
+ * thread or process (enum tsa_hist_by @lwps) of @pids (all if @npids is
+ * 0) had a stay end in, grouped by thread or process: those that waited
+ * longest for a resource (a CPU, a lock, I/O, memory: who_wait) first,
+ * then by all their time in the states shown; in each, the state's time.
+ * The array is grown as needed and reused.  Returns the number of lines.
  */
 size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			const struct tsa_hist_snap *cur, int lwps,
 			const uint64_t *pids, size_t npids,
 			struct tsa_hview **out, size_t *cap);
+
+/* Sort @n lines as tsa_hist_compute() does (groups by their index). */
+void tsa_hist_sort(struct tsa_hview *v, size_t n);
+
+/*
+ * Fold view line @x into @acc, a group's line for the same state: the
+ * counts and time add; the longest is the larger, exact only if the
+ * larger is (a bound from one member can hide an exact one's).
+ */
+void tsa_hist_fold(struct tsa_hview *acc, const struct tsa_hview *x);
 
 /* Where the @q-th part (0..1) of @v's stays lies: the upper edge of its
  * bucket, never above the longest stay; 0 with no stay. */

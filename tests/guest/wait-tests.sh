@@ -271,6 +271,10 @@ if [ -n "$(want hist)" ]; then
 		res=$("$prstat" -H --json -p "$s1,$s2" 1 2 2>&1 | tail -n 2 |
 			sed -n 's/.*"pid":\([0-9]*\),.*"state":"LAT","count":\([0-9]*\),"ns":[0-9]*,"p50_ns":\([0-9]*\),.*/\1 \2 \3/p' |
 			xargs)
+		# The same two as one group (both are "sh"), and one drawn.
+		grp=$("$prstat" -H --group comm --json -p "$s1,$s2" 1 2 2>&1 | tail -n 1 |
+			sed -n 's/.*"name":"sh","nproc":\([0-9]*\),"nlwp":\([0-9]*\),.*"state":"LAT","count":\([0-9]*\),"ns":[0-9]*,"p50_ns":\([0-9]*\),.*/\1 \2 \3 \4/p')
+		"$prstat" -H --draw -p "$s1" 1 2 >/tmp/tsa-hist.draw 2>&1
 		# The export's histograms of the real file, checked by promtool.
 		"$prstat" --prometheus -p "$s1" >/tmp/tsa-hist.prom 2>&1
 		prom=$(grep -c "^tsa_process_stay_seconds_bucket{pid=\"$s1\",.*state=\"LAT\"" /tmp/tsa-hist.prom)
@@ -287,6 +291,31 @@ if [ -n "$(want hist)" ]; then
 		else
 			failed=$((failed + 1))
 			echo "not ok $n - hist: tsa-prstat --prometheus: a spinner's LAT histogram, 28 buckets with +Inf (saw $prom; promtool $promok)"
+		fi
+		n=$((n + 1))
+		read -r gp gl gc gm <<<"$grp"
+		if [ "${gp:-}" = 2 ] && [ "${gl:-}" = 2 ] && [ "${gc:-0}" -ge 10 ] &&
+			[ "${gm:-0}" -ge 524288 ]; then
+			echo "ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median 0.52 ms or more (saw nproc nlwp count p50_ns: $grp)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median 0.52 ms or more (saw nproc nlwp count p50_ns: ${grp:-nothing})"
+		fi
+		# --draw: the bars' counts add up to the stays its title gives.
+		n=$((n + 1))
+		drawn=$(awk '/^sh LAT: /{ want = $3; sum = 0; lat = 1; next }
+			/ stays ended/{ lat = 0 }
+			lat && match($0, / : [0-9]+ /) {
+				sum += substr($0, RSTART + 3, RLENGTH - 4)
+			}
+			END { print want + 0, sum + 0 }' /tmp/tsa-hist.draw)
+		sed -n '/^sh LAT: /,/^$/s/^/# /p' /tmp/tsa-hist.draw
+		read -r dw ds <<<"$drawn"
+		if [ "$dw" -ge 5 ] && [ "$dw" = "$ds" ]; then
+			echo "ok $n - hist: tsa-prstat -H --draw: a spinner's LAT drawn, its bars' counts adding up to its stays (saw stays, sum of bars: $drawn)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - hist: tsa-prstat -H --draw: a spinner's LAT drawn, its bars' counts adding up to its stays (saw stays, sum of bars: $drawn)"
 		fi
 		n=$((n + 1))
 		read -r p1 c1 m1 p2 c2 m2 <<<"$res"

@@ -4737,9 +4737,9 @@ static void test_capture_fuzz(void)
 /* 28 bucket counts, all 0 but the (bucket, count) pairs, -1 ended. */
 static const char *hb(int b1, int n1, int b2, int n2)
 {
-	static char buf[4][200];
+	static char buf[8][200];
 	static int k;
-	char *o = buf[k++ & 3];
+	char *o = buf[k++ & 7];
 	int b, len = 0;
 
 	for (b = 0; b < 28; b++)
@@ -4982,9 +4982,153 @@ static void test_hist_binary(void)
 	is_long(rc, 1, "-H with -y: exit 1");
 	free(out);
 	free(err);
-	rc = run(dir, (const char *[]){ "-H", "--group", "user", NULL }, &out,
+	rc = run(dir, (const char *[]){ "-H", "-L", "--group", "user", NULL },
+		 &out, &err, 0);
+	is_long(rc, 1, "-H --group with -L: exit 1");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--draw", "1", "1", NULL }, &out, &err,
+		 0);
+	ok(rc == 1 && strstr(err, "only with -H"), "--draw without -H: exit 1 (%s)",
+	   err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--draw", "--json", NULL }, &out,
 		 &err, 0);
-	is_long(rc, 1, "-H with --group: exit 1");
+	is_long(rc, 1, "-H --draw with --json: exit 1");
+	free(out);
+	free(err);
+	/*
+	 * --draw: process 100's lifetime; LCK has 2 stays in b13 and 4 in
+	 * b14, so the fuller bucket's bar is 40 stars and the other's 20.
+	 */
+	rc = run(dir, (const char *[]){ "-H", "--draw", "-n", "1", "1", "1",
+		 NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out,
+	   "server LCK: 6 stays ended, 30.0ms; p50 12.0ms p99 12.0ms max 12.0ms\n"
+	   "             range : count      distribution\n"
+	   "  4.19ms -> 8.38ms : 2          |********************                    |\n"
+	   "  8.38ms -> 16.7ms : 4          |****************************************|\n"
+	   "\nserver LAT: 24 stays ended, 9.00ms; p50 1.04ms p99 3.00ms max 3.00ms\n"
+	   "             range : count      distribution\n"
+	   "       0 -> 1.02us : 1          |***                                     |\n"
+	   "  1.02us -> 2.04us : 3          |********                                |\n"
+	   "  2.04us -> 4.09us : 0          |                                        |\n"),
+	   "-H --draw: each state's buckets as runqlat draws them, from the "
+	   "first stay's bucket to the last's (%s)", out);
+	ok(strstr(out, "  2.09ms -> 4.19ms : 4          |**********                              |\n"
+		  "\nTotal: 1 processes with stays off CPU, since each began\n") != NULL,
+	   "-H --draw: the last bucket with a stay ends it, then the total");
+	free(out);
+	free(err);
+	unsetenv("TSA_PROCFS");
+}
+
+/*
+ * -H --group: two processes, of root (100: "server" and "worker-1",
+ * its exited threads' LAT) and of uid 4000000, which has no name (200:
+ * "worker-2", "worker-3"), all in their first report.
+ */
+static void test_hist_groups(void)
+{
+	static char a[8192];
+	char *out, *err, path[400], *dir;
+	struct tsa_hview acc, x;
+	int rc;
+
+	memset(&acc, 0, sizeof(acc));
+	memset(&x, 0, sizeof(x));
+	x.count = 2;
+	x.b[3] = 2;
+	x.max = 5000;
+	x.max_exact = 1;
+	tsa_hist_fold(&acc, &x);
+	x.max = 8000;
+	x.max_exact = 0;
+	tsa_hist_fold(&acc, &x);
+	ok(acc.count == 4 && acc.b[3] == 4 && acc.max == 8000 && !acc.max_exact,
+	   "hist fold: counts add; a larger bound hides an exact longest");
+	x.max = 8000;
+	x.max_exact = 1;
+	tsa_hist_fold(&acc, &x);
+	ok(acc.max == 8000 && acc.max_exact,
+	   "hist fold: an exact longest equal to the bound is exact");
+
+	dir = mkdir_in_tmp("histgroups");
+	snprintf(a, sizeof(a), HIST_HEAD
+		 "100 100 0 0 5000000000 10000000000 LAT 4 6000000 2000000 9000000000 0 0%s\n"
+		 "101 100 0 0 5000000000 10000000000 LAT 2 600000 500000 9100000000 1 100000%s\n"
+		 "0 100 0 4 6000000000 10000000000 LAT 3 40000 20000 8000000000 0 0%s\n"
+		 "200 200 4000000 0 4000000000 10000000000 LAT 1 9000000 9000000 9200000000 0 0%s\n"
+		 "200 200 4000000 0 4000000000 10000000000 SLP 5 50000000 10000000 9300000000 0 0%s\n"
+		 "201 200 4000000 0 4000000000 10000000000 LCK 1 3000000 3000000 9400000000 0 0%s\n",
+		 10000000000ULL, hb(11, 4, -1, 0), hb(9, 1, -1, 0),
+		 hb(4, 2, 5, 1), hb(14, 1, -1, 0), hb(14, 5, -1, 0),
+		 hb(12, 1, -1, 0));
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, a);
+	{
+		static const char *const comm[][2] = {
+			{ "100", "server" }, { "100/task/100", "server" },
+			{ "100/task/101", "worker-1" }, { "200", "worker-2" },
+			{ "200/task/200", "worker-2" },
+			{ "200/task/201", "worker-3" },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(comm) / sizeof(comm[0]); k++) {
+			char *slash;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, comm[k][0]);
+			for (slash = path + strlen(dir) + 1; *slash; slash++)
+				if (*slash == '/') {
+					*slash = '\0';
+					mkdir(path, 0755);
+					*slash = '/';
+				}
+			mkdir(path, 0755);
+			strcat(path, "/comm");
+			put(path, comm[k][1]);
+		}
+	}
+	setenv("TSA_PROCFS", dir, 1);
+	rc = run(dir, (const char *[]){ "-H", "--group", "user", "1", "1", NULL },
+		 &out, &err, 0);
+	/*
+	 * 4000000 waited 12 ms for a CPU or a lock (root 6.64 ms), so it
+	 * comes first; root's LAT: thread 100's 4 (b11), 101's ended one
+	 * (b9; the open one is in no bucket) and the exited threads' 3 (b4,
+	 * b5): the 4th of 8 is in b9 (524 us), the 8th in b11, whose edge
+	 * (2.1 ms) is above the longest.
+	 */
+	is_str(out,
+	       " NPROC  NLWP STATE   COUNT    TIME     P50     P90     P99      MAX OPEN USERNAME\n"
+	       "     1     2 SLP         5  50.0ms  10.0ms  10.0ms  10.0ms   10.0ms    0 4000000\n"
+	       "     1     2 LAT         1  9.00ms  9.00ms  9.00ms  9.00ms   9.00ms    0 4000000\n"
+	       "     1     2 LCK         1  3.00ms  3.00ms  3.00ms  3.00ms   3.00ms    0 4000000\n"
+	       "     1     2 LAT         8  6.64ms   524us  2.00ms  2.00ms   2.00ms    1 root\n"
+	       "Total: 2 groups with stays off CPU, since each began\n",
+	       "-H --group user: a line per user and state, exited threads "
+	       "included, the longest wait for a resource first (%s)", err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--group", "comm", "--json", "1",
+		 "1", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "\"group\":\"comm\",\"name\":\"worker-{N}\","
+			     "\"nproc\":2,\"nlwp\":3,\"first\":true,\"states\":"
+			     "[{\"state\":\"SLP\",\"count\":5,") &&
+	   strstr(out, "\"name\":\"server\",\"nproc\":1,\"nlwp\":1,"
+		  "\"first\":true,\"states\":[{\"state\":\"LAT\",\"count\":7,"
+		  "\"ns\":6040000,"),
+	   "-H --group comm --json: worker-1, -2 and -3 in one group of two "
+	   "processes; the exited threads under their process's name (%s)",
+	   out);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--group", "user", "-p", "100",
+		 "1", "1", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, " root\n") && !strstr(out, "4000000"),
+	   "-H --group user -p 100: only that process's user");
 	free(out);
 	free(err);
 	unsetenv("TSA_PROCFS");
@@ -5040,6 +5184,7 @@ int main(void)
 	test_keys();
 	test_hist_lib();
 	test_hist_binary();
+	test_hist_groups();
 	test_big();
 
 	if (!tap_failed) {
