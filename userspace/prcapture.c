@@ -23,6 +23,12 @@
  * "crc32" cover every byte after their line, so a capture cut short or
  * damaged is refused rather than compared.  Names and paths escape
  * control bytes, DEL and the backslash as \ooo, as the kernel does.
+ *
+ * Version 2 carries the distributions (the module's /proc/tsa/hist) as
+ * well: a "hist SIZE crc32 CRC" line in the header, and that file's
+ * SIZE bytes after the rows ("size" and its "crc32" then cover the rows
+ * only).  Without them a capture is written as version 1, which older
+ * readers read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -71,7 +77,8 @@ static void write_rows(FILE *f, const struct tsa_snap *s)
 	}
 }
 
-int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs)
+int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
+		  const char *hist, size_t hist_len)
 {
 	char boot[64], path[4096];
 	char *body;
@@ -85,7 +92,7 @@ int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs)
 	if (fclose(m))
 		return -1;
 	read_boot_id(boot, sizeof(boot), procfs);
-	fprintf(f, "tsa-capture 1\nwall %lld.%09ld\n",
+	fprintf(f, "tsa-capture %d\nwall %lld.%09ld\n", hist ? 2 : 1,
 		(long long)s->wall.tv_sec, s->wall.tv_nsec);
 	if (boot[0])
 		fprintf(f, "boot_id %s\n", boot);
@@ -103,9 +110,14 @@ int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs)
 		fput_escaped(f, path);
 		fputc('\n', f);
 	}
+	if (hist)
+		fprintf(f, "hist %zu crc32 %08x\n", hist_len,
+			crc32_buf(hist, hist_len));
 	fprintf(f, "size %zu crc32 %08x\n", blen, crc32_buf(body, blen));
 	fwrite(body, 1, blen, f);
 	free(body);
+	if (hist)
+		fwrite(hist, 1, hist_len, f);
 	return fflush(f) == EOF || ferror(f) ? -1 : 0;
 }
 
@@ -135,10 +147,10 @@ int capture_read(struct capture *c, const char *path, char *msg,
 {
 	struct tsa_snap *s = &c->snap;
 	char *p, *end, *line, *q;
-	size_t lineno = 1, size = 0;
-	unsigned long crc = 0;
+	size_t lineno = 1, size = 0, hsize = 0;
+	unsigned long crc = 0, hcrc = 0;
 	long major;
-	int rc;
+	int rc, hist = 0;
 
 	rc = tsa_read_file(path, &s->buf, &s->len, &s->cap, msg, msglen);
 	if (rc != TSA_OK)
@@ -155,12 +167,13 @@ int capture_read(struct capture *c, const char *path, char *msg,
 	major = strtol(line + 12, &q, 10);
 	if (q == line + 12 || errno)
 		return bad(msg, msglen, "bad version", lineno);
-	if (major != 1) {
+	if (major != 1 && major != 2) {
 		snprintf(msg, msglen, "capture format version %.20s, this "
-			 "tsa-prstat reads version 1", line + 12);
+			 "tsa-prstat reads versions 1 and 2", line + 12);
 		return TSA_EVERSION;
 	}
 	c->boot_id[0] = '\0';
+	c->has_hist = 0;
 	for (;;) {
 		line = tsa_next_line(&p, end);
 		lineno++;
@@ -188,17 +201,40 @@ int capture_read(struct capture *c, const char *path, char *msg,
 			if (cgroup_line(c, line + 7))
 				return bad(msg, msglen, "bad \"cgroup\" line",
 					   lineno);
+		} else if (major >= 2 && !strncmp(line, "hist ", 5)) {
+			if (sscanf(line, "hist %zu crc32 %lx", &hsize,
+				   &hcrc) != 2)
+				return bad(msg, msglen, "bad \"hist\" line",
+					   lineno);
+			hist = 1;
 		}	/* other header lines: a later minor version's */
 	}
-	if ((size_t)(end - p) != size) {
-		snprintf(msg, msglen, "damaged capture: %zu bytes of rows "
-			 "announced, %zu found (cut short?)", size,
+	if ((size_t)(end - p) != size + hsize || size + hsize < size) {
+		snprintf(msg, msglen, "damaged capture: %zu bytes announced, "
+			 "%zu found (cut short?)", size + hsize,
 			 (size_t)(end - p));
 		return TSA_EFORMAT;
 	}
-	if (crc32_buf(p, size) != (uint32_t)crc) {
+	if (crc32_buf(p, size) != (uint32_t)crc ||
+	    (hist && crc32_buf(p + size, hsize) != (uint32_t)hcrc)) {
 		snprintf(msg, msglen, "damaged capture: checksum mismatch");
 		return TSA_EFORMAT;
+	}
+	if (hist) {
+		struct tsa_hist_snap *h = &c->hist;
+		char hmsg[200];
+
+		h->cap = hsize + 1;
+		h->buf = xrealloc(h->buf, h->cap);
+		memcpy(h->buf, p + size, hsize);
+		h->buf[hsize] = '\0';
+		h->len = hsize;
+		rc = tsa_hist_parse(h, hmsg, sizeof(hmsg));
+		if (rc != TSA_OK) {
+			snprintf(msg, msglen, "its distributions: %s", hmsg);
+			return rc;
+		}
+		c->has_hist = 1;
 	}
 	/* The rows, to the start of the buffer, for the usual parser. */
 	memmove(s->buf, p, size);
@@ -212,6 +248,7 @@ void capture_free(struct capture *c)
 {
 	tsa_snap_free(&c->snap);
 	cgroup_cache_free(&c->cc);
+	tsa_hist_free(&c->hist);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -259,7 +296,7 @@ void compare_count(const struct tsa_snap *a, const struct tsa_snap *b,
 	}
 }
 
-static void fmt_wall(char *out, size_t len, const struct timespec *t)
+void capture_wall(char *out, size_t len, const struct timespec *t)
 {
 	struct tm tm;
 
@@ -289,8 +326,8 @@ void compare_print(FILE *f, const struct options *o, enum group_by by,
 			tot->nlwps, sum->only_a, sum->gone, sum->only_b);
 		return;
 	}
-	fmt_wall(wa, sizeof(wa), &a->wall);
-	fmt_wall(wb, sizeof(wb), &b->wall);
+	capture_wall(wa, sizeof(wa), &a->wall);
+	capture_wall(wb, sizeof(wb), &b->wall);
 	fprintf(f, "Compare: %s -> %s, %.3f s apart\n", wa, wb, secs);
 	group_lines_print(f, o, by, r, r->d, n, 1);
 	fprintf(f, "Total: %lu processes, %lu lwps in B; only in A: %lu "

@@ -13,20 +13,26 @@
 #include "prgroup.h"
 #include "prstat.h"
 #include "tsaall.h"
+#include "tsahist.h"
 
 struct capture {
 	struct tsa_snap snap;		/* its threads and processes */
 	struct cgroup_cache cc;		/* its processes' cgroups */
 	char boot_id[64];		/* "" when the capture has none */
 	struct timespec wall;		/* when it was taken */
+	int has_hist;			/* a version 2 capture: */
+	struct tsa_hist_snap hist;	/* /proc/tsa/hist, read right after */
 };
 
 /*
  * Write @s as a capture to @f: the cgroup of each process (read from
- * @procfs) and the rows, with the columns a compare needs.  Returns 0,
- * or -1 on a write error (errno set).
+ * @procfs) and the rows, with the columns a compare needs; with @hist
+ * (@hist_len bytes of /proc/tsa/hist, the module's hist=1), a version
+ * 2 capture that carries it.  Returns 0, or -1 on a write error (errno
+ * set).
  */
-int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs);
+int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
+		  const char *hist, size_t hist_len);
 
 /*
  * Read the capture @path into @c.  On error: TSA_ENOENT, TSA_EACCES,
@@ -44,6 +50,9 @@ struct compare_sum {
 	unsigned long gone;	/* processes of A not in B at all */
 	unsigned long only_b;	/* live in B, not in A: new since */
 };
+
+/* @t as a compare's header shows it: "2026-11-27T18:00:00Z". */
+void capture_wall(char *out, size_t len, const struct timespec *t);
 
 void compare_count(const struct tsa_snap *a, const struct tsa_snap *b,
 		   struct compare_sum *sum);

@@ -29,13 +29,29 @@
 #include "prtable.h"
 #include "prutil.h"
 
-/* The thread's (or process's) name from procfs, or "-". */
-static void who_comm(const struct options *o, uint64_t pid, uint64_t tid,
-		     char *out, size_t len)
+/*
+ * The thread's (or process's) name from procfs, or from r->names (a
+ * capture); "-" when it is gone.
+ */
+static void who_comm(const struct options *o, const struct hist_report *r,
+		     uint64_t pid, uint64_t tid, char *out, size_t len)
 {
 	char path[256], raw[64];
 	FILE *f;
 
+	if (r->names) {
+		const struct tsa_row *t = tid ? tsa_snap_thread(r->names, tid) :
+					  NULL;
+		const struct tsa_proc *p = tsa_snap_proc(r->names, pid);
+
+		if (t && t->v[F_PID] == pid)
+			strip_comm(out, len, t->comm);
+		else if (!tid && p && p->agg.comm)
+			strip_comm(out, len, p->agg.comm);
+		else
+			snprintf(out, len, "-");
+		return;
+	}
 	if (tid)
 		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
 			 o->procfs, (unsigned long long)pid,
@@ -91,7 +107,8 @@ static void procs_build(struct hist_report *r, const struct tsa_hist_snap *s)
 		p->used = 1;
 		p->pid = l->pid;
 		p->uid = l->uid;
-		p->since = l->tid == l->pid ? l->at - l->elapsed : 0;
+		/* As proc_since(): the leader's start, else the first's. */
+		p->since = l->tid ? l->at - l->elapsed : 0;
 	}
 }
 
@@ -116,7 +133,8 @@ static void part_key(struct hist_report *r, const struct options *o,
 
 	switch (by) {
 	case GROUP_CGROUP:
-		cgroup_lookup(&r->cc, key, len, o->procfs, pid,
+		cgroup_lookup(&r->cc, key, len,
+			      r->procfs ? r->procfs : o->procfs, pid,
 			      p ? p->since : 0);
 		break;
 	case GROUP_USER:
@@ -124,7 +142,7 @@ static void part_key(struct hist_report *r, const struct options *o,
 		break;
 	default:
 		/* Exited threads: under their process's (leader's) name. */
-		who_comm(o, pid, tid, comm, sizeof(comm));
+		who_comm(o, r, pid, tid, comm, sizeof(comm));
 		fold_comm(key, len, comm);
 		break;
 	}
@@ -256,7 +274,7 @@ static void line_name(const struct options *o, const struct hist_report *r,
 		strip_comm(out, len, group_key(&r->t, x->group - 1));
 		return;
 	}
-	who_comm(o, x->pid, o->lwps ? x->tid : 0, comm, sizeof(comm));
+	who_comm(o, r, x->pid, o->lwps ? x->tid : 0, comm, sizeof(comm));
 	if (o->lwps)
 		snprintf(out, len, "%s/%llu", comm, (unsigned long long)x->tid);
 	else
@@ -431,7 +449,7 @@ void hist_print_json(FILE *f, const struct options *o,
 			if (o->lwps)
 				fprintf(f, "\"tid\":%llu,",
 					(unsigned long long)v[i].tid);
-			who_comm(o, v[i].pid, o->lwps ? v[i].tid : 0, comm,
+			who_comm(o, r, v[i].pid, o->lwps ? v[i].tid : 0, comm,
 				 sizeof(comm));
 			fputs("\"comm\":", f);
 			json_string(f, comm);

@@ -33,12 +33,14 @@ struct hmember {
  * from the parts (the threads and each process's exited threads).
  */
 struct hist_report {
+	const struct tsa_snap *names;	/* names from here, not procfs */
+	const char *procfs;		/* cgroups' misses; NULL: o->procfs */
 	struct tsa_hview *v;
 	size_t n, cap;
 	struct tsa_hview *parts;
 	size_t pn, partcap;
 	struct group_table t;		/* the groups: nprocs, nlwps, uid */
-	struct cgroup_cache cc;
+	struct cgroup_cache cc;		/* a compare: B's cgroups */
 	struct hmember *m;
 	size_t mcap;
 	struct hproc *procs;		/* by pid, open addressing */

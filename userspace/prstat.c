@@ -59,7 +59,7 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
 "\t[-p pidlist]\n"
 "\ttsa-prstat --save file\n"
-"\ttsa-prstat --compare a b [--group by] [-A] [--json] [-p pidlist]\n"
+"\ttsa-prstat --compare a b [--group by] [-AH] [--json] [-p pidlist]\n"
 "\t  (a, b: captures, or DIR@TIME: a recording at a time)\n"
 "\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
@@ -491,11 +491,12 @@ static void parse_args(struct options *o, int argc, char **argv)
 	if (tsa + calls + hist > 1)
 		bad_usage("%s", "-A (--tsa), -y (--syscalls) and -H (--hist) "
 			  "are views of their own; choose one");
-	if (hist && (o->save || o->compare[0] || o->metrics || o->record ||
-		     o->replay || sortk))
+	if (hist && (o->save || o->metrics || o->record || o->replay ||
+		     sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "
-			  "groups live, the most time in the states shown "
-			  "first: not with -s, -S or another mode");
+			  "groups, live or between two captures (--compare), "
+			  "the most time in the states shown first: not with "
+			  "-s, -S or another mode");
 	if (o->draw && (!hist || o->json))
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");
@@ -620,23 +621,43 @@ static size_t lines_shown(const struct options *o, size_t n, int redraw)
 /* --save: one capture, to a file or stdout. */
 static int save_capture(const struct options *o, const char *path)
 {
+	struct tsa_hist_snap h;
 	struct tsa_snap s;
 	struct stat st;
-	char msg[256];
-	int rc, regular, to_stdout = !strcmp(o->save, "-");
+	char msg[256], hpath[4096], *hraw = NULL;
+	size_t hlen = 0, hcap = 0;
+	int rc, hrc, regular, to_stdout = !strcmp(o->save, "-");
 	FILE *f;
 
 	memset(&s, 0, sizeof(s));
+	memset(&h, 0, sizeof(h));
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read(rc, path, msg);
+	/*
+	 * The distributions too, where the module keeps them (hist=1): as
+	 * read, once a copy has parsed.
+	 */
+	snprintf(hpath, sizeof(hpath), "%s/hist", o->proc_dir);
+	hrc = tsa_read_file(hpath, &hraw, &hlen, &hcap, msg, sizeof(msg));
+	if (hrc == TSA_OK) {
+		h.buf = xmalloc(hlen + 1);
+		h.cap = hlen + 1;
+		h.len = hlen;
+		memcpy(h.buf, hraw, hlen);
+		hrc = tsa_hist_parse(&h, msg, sizeof(msg));
+	}
+	if (hrc != TSA_OK && hrc != TSA_ENOENT)
+		warnmsg("%s: %s: the capture is written without the "
+			"distributions", hpath, msg);
 	f = to_stdout ? stdout : fopen(o->save, "we");
 	if (!f)
 		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
 		    o->save, strerror(errno));
 	regular = !to_stdout && fstat(fileno(f), &st) == 0 &&
 		  S_ISREG(st.st_mode);
-	if (capture_write(f, &s, o->procfs) ||
+	if (capture_write(f, &s, o->procfs, hrc == TSA_OK ? hraw : NULL,
+			  hlen) ||
 	    (!to_stdout && fclose(f) == EOF)) {
 		int err = errno;
 
@@ -647,6 +668,8 @@ static int save_capture(const struct options *o, const char *path)
 		    strerror(err));
 	}
 	tsa_snap_free(&s);
+	tsa_hist_free(&h);
+	free(hraw);
 	return 0;
 }
 
@@ -695,6 +718,42 @@ static void load_capture(struct capture *c, const char *path)
 		die(EXIT_BADDATA, "%s: %s", path, msg);
 }
 
+/*
+ * --compare A B -H: the stays that ended between two captures that
+ * carry the distributions, per process or group, named as in B.
+ */
+static void compare_hist(const struct options *o, struct capture *a,
+			 struct capture *b)
+{
+	struct hist_report r;
+	char wa[64], wb[64];
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (!(k ? b : a)->has_hist)
+			die(EXIT_BADDATA, "%s: -H: the capture has no "
+			    "distributions (saved without the module's "
+			    "hist=1 or by an older tsa-prstat; recordings "
+			    "do not keep them)", o->compare[k]);
+	memset(&r, 0, sizeof(r));
+	r.names = &b->snap;
+	r.procfs = "/nonexistent";
+	r.cc = b->cc;
+	memset(&b->cc, 0, sizeof(b->cc));
+	hist_report_compute(&r, o, &a->hist, &b->hist);
+	if (o->json) {
+		hist_print_json(stdout, o, &b->hist, &r);
+	} else {
+		capture_wall(wa, sizeof(wa), &a->wall);
+		capture_wall(wb, sizeof(wb), &b->wall);
+		printf("Compare: %s -> %s, %.3f s apart\n", wa, wb,
+		       (double)(b->snap.now - a->snap.now) / 1e9);
+		hist_print(stdout, o, &b->hist,
+			   (double)(b->hist.now - a->hist.now) / 1e9, &r);
+	}
+	hist_report_free(&r);
+}
+
 /* --compare A B: one report of B against A. */
 static int compare_captures(const struct options *o)
 {
@@ -718,6 +777,10 @@ static int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
+	if (o->view == VIEW_HIST) {
+		compare_hist(o, &a, &b);
+		goto out;
+	}
 	sel.lwps = 0;
 	sel.interval = (double)(b.snap.now - a.snap.now) / 1e9;
 	sel.pids = o->pids;
@@ -731,6 +794,7 @@ static int compare_captures(const struct options *o)
 	compare_count(&a.snap, &b.snap, &sum);
 	compare_print(stdout, o, by, &a, &b, &r, lines_shown(o, n, 0), &tot,
 		      &sum);
+out:
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
 	group_report_free(&r);

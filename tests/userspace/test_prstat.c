@@ -3174,7 +3174,7 @@ static void test_capture_roundtrip(void)
 	put_cgroup(procfs, 100, "0::/db slice\\x\n");
 	snprintf(path, sizeof(path), "%s/roundtrip.cap", tmp);
 	f = fopen(path, "w");
-	rc = capture_write(f, &s, procfs);
+	rc = capture_write(f, &s, procfs, NULL, 0);
 	fclose(f);
 	is_long(rc, 0, "capture_write: 0");
 	rc = capture_read(&c, path, msg, sizeof(msg));
@@ -3334,14 +3334,14 @@ static void test_compare_binary(void)
 	free(err);
 	p = strstr(text, "tsa-capture 1");
 	if (p)
-		p[12] = '2';
-	snprintf(path, sizeof(path), "%s/v2.cap", tmp);
+		p[12] = '3';
+	snprintf(path, sizeof(path), "%s/v3.cap", tmp);
 	put(path, text);
 	rc = run(NULL, (const char *[]){ "--compare", a, path, NULL }, &out,
 		 &err, 0);
-	ok(rc == 5 && strstr(err, "capture format version 2, this "
-			     "tsa-prstat reads version 1\n"),
-	   "--compare, a capture of format version 2: exit 5, named");
+	ok(rc == 5 && strstr(err, "capture format version 3, this "
+			     "tsa-prstat reads versions 1 and 2\n"),
+	   "--compare, a capture of format version 3: exit 5, named");
 	free(out);
 	free(err);
 	free(text);
@@ -5025,6 +5025,133 @@ static void test_hist_binary(void)
 }
 
 /*
+ * --save carries /proc/tsa/hist (a version 2 capture) and --compare -H
+ * shows the stays that ended between two captures: hist_snaps' interval.
+ */
+static void test_hist_capture(void)
+{
+	static char a[4096], b[4096];
+	struct fx ra[] = {
+		{ 100, 100, 0, 0, MS(5000), S_USR, { [S_USR] = MS(5000) },
+		  0, 0, 0, 0, "server" },
+		{ 101, 100, 0, 0, MS(4000), S_LCK, { [S_LCK] = MS(4000) },
+		  0, 0, 0, 0, "server" },
+	};
+	struct fx rb[] = {
+		{ 100, 100, 0, 0, MS(6000), S_USR, { [S_USR] = MS(6000) },
+		  0, 0, 0, 0, "server" },
+		{ 101, 100, 0, 0, MS(5000), S_LCK, { [S_LCK] = MS(5000) },
+		  0, 0, 0, 0, "server" },
+		{ 102, 100, 0, 0, MS(500), S_USR, { [S_USR] = MS(500) },
+		  0, 0, 0, 0, "server" },
+	};
+	char *out, *err, path[400], ca[400], cb[400], c1[400], msg[256];
+	char *dir, *all;
+	struct capture c;
+	FILE *f;
+	int rc;
+
+	dir = mkdir_in_tmp("histcap");
+	hist_snaps(a, b, sizeof(a));
+	snprintf(ca, sizeof(ca), "%s/a.cap", tmp);
+	snprintf(cb, sizeof(cb), "%s/b.cap", tmp);
+	snprintf(c1, sizeof(c1), "%s/v1.cap", tmp);
+	rc = run(dir, (const char *[]){ "--save", c1, NULL }, &out, &err, 0);
+	free(out);
+	free(err);
+	all = snapshot(10000000000ULL, ra, 2);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, all);
+	free(all);
+	rc = run(dir, (const char *[]){ "--save", c1, NULL }, &out, &err, 0);
+	is_long(rc, 0, "--save without /proc/tsa/hist: exit 0 (%s)", err);
+	free(out);
+	free(err);
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, a);
+	rc = run(dir, (const char *[]){ "--save", ca, NULL }, &out, &err, 0);
+	free(out);
+	free(err);
+	all = snapshot(11000000000ULL, rb, 3);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, all);
+	free(all);
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, b);
+	rc |= run(dir, (const char *[]){ "--save", cb, NULL }, &out, &err, 0);
+	is_long(rc, 0, "--save with /proc/tsa/hist: exit 0 (%s)", err);
+	free(out);
+	free(err);
+
+	memset(&c, 0, sizeof(c));
+	rc = capture_read(&c, c1, msg, sizeof(msg));
+	ok(rc == TSA_OK && !c.has_hist, "a capture without hist=1 is "
+	   "version 1, with no distributions (%s)", rc ? msg : "ok");
+	capture_free(&c);
+	rc = capture_read(&c, cb, msg, sizeof(msg));
+	ok(rc == TSA_OK && c.has_hist && c.hist.n == 5 && c.snap.nrows == 3,
+	   "a capture with hist=1 is read back with its 5 lines of "
+	   "distributions beside its rows (%s)", rc ? msg : "ok");
+	capture_free(&c);
+	{	/* A bucket count changed in the hist section. */
+		char *text, *at;
+		size_t len;
+
+		f = fopen(cb, "r");
+		text = xmalloc(8192);
+		len = fread(text, 1, 8191, f);
+		fclose(f);
+		text[len] = '\0';
+		at = strstr(text, "tsa-hist 1");
+		at = at ? strstr(at, " 16 ") : NULL;
+		if (at)
+			at[1] = '7';
+		snprintf(path, sizeof(path), "%s/bad.cap", tmp);
+		f = fopen(path, "w");
+		fwrite(text, 1, len, f);
+		fclose(f);
+		free(text);
+		rc = capture_read(&c, path, msg, sizeof(msg));
+		ok(at && rc == TSA_EFORMAT && strstr(msg, "checksum"),
+		   "a capture whose distributions were changed is refused "
+		   "(%s)", msg);
+		capture_free(&c);
+	}
+
+	rc = run(dir, (const char *[]){ "--compare", ca, cb, "-H", NULL },
+		 &out, &err, 0);
+	/*
+	 * LCK: b14 gained 2, 10 ms, its new longest (12 ms) ended after
+	 * A; LAT: thread 100's 8 in b10 and 2 in b12, 102's one in b0, the
+	 * longest (3 ms) before A, so only a bound.
+	 */
+	ok(rc == 0 && strstr(out, "Compare: ") && strstr(out, ", 1.000 s apart\n"
+	   "   PID       STATE   COUNT    TIME     P50     P90     P99      MAX OPEN PROCESS\n"
+	   "   100       LCK         2  10.0ms  12.0ms  12.0ms  12.0ms   12.0ms    0 server\n"
+	   "   100       LAT        11  4.00ms  1.04ms  3.00ms  3.00ms  <3.00ms    0 server\n"
+	   "Total: 1 processes with stays off CPU, over 1.00 s\n"),
+	   "--compare A B -H: the stays that ended between them, named as "
+	   "in B (%s%s)", out, err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--compare", ca, cb, "-H", "--group",
+		 "comm", "--json", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "\"name\":\"server\",\"nproc\":1,\"nlwp\":3,"
+			     "\"first\":false,\"states\":[{\"state\":\"LCK\","
+			     "\"count\":2,"),
+	   "--compare -H --group comm --json: the group of the name in B (%s%s)",
+	   out, err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--compare", c1, cb, "-H", NULL },
+		 &out, &err, 0);
+	ok(rc == 5 && strstr(err, "has no distributions"),
+	   "--compare -H with a capture without them: exit 5 (%s)", err);
+	free(out);
+	free(err);
+}
+
+/*
  * -H --group: two processes, of root (100: "server" and "worker-1",
  * its exited threads' LAT) and of uid 4000000, which has no name (200:
  * "worker-2", "worker-3"), all in their first report.
@@ -5185,6 +5312,7 @@ int main(void)
 	test_hist_lib();
 	test_hist_binary();
 	test_hist_groups();
+	test_hist_capture();
 	test_big();
 
 	if (!tap_failed) {
