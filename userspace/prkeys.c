@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,27 @@ static void set_raw(void)
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
 	tcsetattr(STDIN_FILENO, TCSANOW, &t);
+}
+
+/*
+ * The terminal as it was, if it is still ours.  A job's shell takes the
+ * terminal back as soon as the job's process it waits for stops (here
+ * the subshell of "(tsa-prstat; ...)" can stop before our handler
+ * runs): a write of the settings from the background would then stop
+ * us with SIGTTOU, and our own stop would follow once fg continued us,
+ * leaving the job stopped behind the shell's back.  SIGTTOU is blocked
+ * around it, so a write that races the shell goes through instead.
+ */
+static void restore_terminal(void)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void on_winch(int sig)
@@ -69,11 +91,13 @@ static void on_tstp(int sig)
 	int err = errno;
 
 	if (raw)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+		restore_terminal();
 	default_action(sig);	/* stopped here until SIGCONT */
 	if (raw) {
 		handle(SIGTSTP, on_tstp);
-		set_raw();
+		/* After bg, keys_wait() takes it once we are in front. */
+		if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+			set_raw();
 		redraw_due = 1;
 	}
 	errno = err;
@@ -83,7 +107,7 @@ static void on_tstp(int sig)
 static void on_fatal(int sig)
 {
 	if (raw)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+		restore_terminal();
 	default_action(sig);
 }
 
@@ -96,7 +120,7 @@ void keys_stop(void)
 	signal(SIGWINCH, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	restore_terminal();
 }
 
 int keys_start(void)

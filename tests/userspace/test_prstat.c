@@ -4486,6 +4486,22 @@ static int count_str(const char *s, const char *what)
 	return n;
 }
 
+/* The state letter of process @pid (ps's first), or '?'. */
+static char proc_state(const char *pid)
+{
+	char cmd[100], st[16] = "?";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ps -o stat= -p %s", pid);
+	p = popen(cmd, "r");
+	if (p) {
+		if (!fgets(st, sizeof(st), p))
+			st[0] = '?';
+		pclose(p);
+	}
+	return st[0];
+}
+
 static void test_keys(void)
 {
 	char *dir, path[400], cmd[1200], *s, bin[300];
@@ -4640,6 +4656,36 @@ static void test_keys(void)
 		}
 		ok(strstr(mode, " -icanon") && strstr(s, "Total: 3 processes"),
 		   "keys: fg: its keys again ('%.9s'), the report drawn", mode);
+		free(s);
+		/*
+		 * A ^Z's race made certain: the shell takes the terminal
+		 * back once the subshell it waits for has stopped, and only
+		 * then does tsa-prstat's stop handler run, in the background.
+		 * fg must find it stopped once, not again behind its back.
+		 */
+		snprintf(cmd, sizeof(cmd), "kill -STOP $(ps -o ppid= -p %s)",
+			 pid);
+		if (system(cmd))
+			printf("# %s failed\n", cmd);
+		s = tmux_wait("Stopped", NULL);
+		free(s);
+		snprintf(cmd, sizeof(cmd), "kill -TSTP %s", pid);
+		if (system(cmd))
+			printf("# %s failed\n", cmd);
+		for (k = 0; k < 100 && proc_state(pid) != 'T'; k++) {
+			struct timespec ms = { 0, 50000000 };
+
+			nanosleep(&ms, NULL);
+		}
+		tmux_keys("fg Enter");
+		s = tmux_wait("$ fg", NULL);
+		free(s);
+		s = tmux_wait("Total: 3 processes", "$ fg");
+		ok(strstr(s, "Total: 3 processes") && !strstr(s, "$ fg") &&
+		   proc_state(pid) != 'T',
+		   "keys: stopped from the background (the shell had taken "
+		   "the terminal back first), fg draws it again (state %c)",
+		   proc_state(pid));
 		free(s);
 	}
 	system("tmux -L tsa-prstat-test resize-window -t keys -y 5 "
