@@ -6,7 +6,6 @@
 #include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 
 #include "tsa_calls.h"
@@ -100,8 +99,15 @@ static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
 			     const struct tsa_calls *fc,
 			     const struct tsa_call_row *from)
 {
-	unsigned int s;
+	unsigned int s, b;
 
+	if (tc->hist && fc->hist) {
+		u64 *tb = tsa_calls_b(tc, to);
+		const u64 *fb = tsa_calls_b(fc, from);
+
+		for (b = 0; b < TSA_HIST_BUCKETS; b++)
+			tb[b] += fb[b];
+	}
 	to->calls += from->calls;
 	to->ns += from->ns;
 	to->longest = max(to->longest, from->longest);
@@ -119,6 +125,8 @@ static void tsa_calls_evict(struct tsa_calls *c, struct tsa_call_row *r,
 {
 	tsa_call_row_add(c, &c->other, c, r);
 	tsa_call_row_clear(r, key);
+	if (c->hist)
+		memset(tsa_calls_b(c, r), 0, TSA_HIST_BUCKETS * sizeof(u64));
 }
 
 /*
@@ -140,10 +148,12 @@ static struct tsa_call_row *tsa_calls_room(struct tsa_calls *c,
  * An empty table of @max rows; @in_call when the thread is inside a call
  * it entered before tsa saw it (its number is known when it returns).
  */
-void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call)
+void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
+		     bool in_call)
 {
-	memset(c, 0, tsa_calls_size(max));
+	memset(c, 0, tsa_calls_size(max, hist));
 	c->max = max;
+	c->hist = hist;
 	c->cur_key = in_call ? TSA_CALL_UNKNOWN : TSA_CALL_NONE;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
 }
@@ -171,6 +181,7 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 		}
 	}
 	if (c->rows < c->max) {
+		/* A free row's buckets are empty: reset, or cleared rows. */
 		tsa_calls_hint(c, c->rows);
 		r = &c->row[c->rows++];
 		tsa_call_row_clear(r, key);
@@ -194,8 +205,10 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
  * when @count, or as more of one already counted (the rest of a call
  * after an exit's hand-over). The call goes on, with nothing in cur[].
  * Returns the row (NULL if none) and, in @ns if given, the time moved.
+ * Its duration goes to no bucket (tsa_calls_fold() does that).
  */
-struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
+struct tsa_call_row *__tsa_calls_fold(struct tsa_calls *c, bool count,
+				      u64 *ns)
 {
 	struct tsa_call_row *r;
 	unsigned int mask = c->mask, s;
@@ -223,6 +236,20 @@ struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
 	return r;
 }
 
+/* __tsa_calls_fold(), and a call counted has its duration so far counted. */
+struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
+{
+	struct tsa_call_row *r;
+	u64 total;
+
+	r = __tsa_calls_fold(c, count, &total);
+	if (r && count)
+		tsa_calls_count_b(c, r, total);
+	if (ns)
+		*ns = total;
+	return r;
+}
+
 /* After a hand-over: the rows start again; a call in progress goes on. */
 void tsa_calls_clear_rows(struct tsa_calls *c)
 {
@@ -231,6 +258,9 @@ void tsa_calls_clear_rows(struct tsa_calls *c)
 	c->hint[1] = 0;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
 	memset(c->other_ns, 0, sizeof(c->other_ns));
+	if (c->hist)
+		memset(tsa_calls_b(c, c->row), 0,
+		       (c->max + 1) * TSA_HIST_BUCKETS * sizeof(u64));
 }
 
 /*
@@ -253,19 +283,41 @@ void tsa_calls_merge(struct tsa_calls *to, const struct tsa_calls *from)
 	tsa_call_row_add(to, &to->other, from, &from->other);
 }
 
-static int tsa_call_row_cmp(const void *a, const void *b)
+static bool tsa_call_row_before(const struct tsa_call_row *x,
+				const struct tsa_call_row *y)
 {
-	const struct tsa_call_row *x = a, *y = b;
-
 	if (x->ns != y->ns)
-		return x->ns < y->ns ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
+		return x->ns > y->ns;
+	return x->key < y->key;
 }
 
-/* Most time first (a reader's copy: it forgets the hints). */
+/*
+ * Most time first (a reader's copy: it forgets the hints). An insertion
+ * sort of at most TSA_CALLS_MAX_ROWS rows, whose buckets go with them.
+ */
 void tsa_calls_sort(struct tsa_calls *c)
 {
-	sort(c->row, c->rows, sizeof(c->row[0]), tsa_call_row_cmp, NULL);
+	u64 b[TSA_HIST_BUCKETS];
+	struct tsa_call_row r;
+	unsigned int i, j;
+
+	for (i = 1; i < c->rows; i++) {
+		for (j = i; j > 0 && tsa_call_row_before(&c->row[i],
+							 &c->row[j - 1]); j--)
+			;
+		if (j == i)
+			continue;
+		r = c->row[i];
+		memmove(&c->row[j + 1], &c->row[j],
+			(i - j) * sizeof(c->row[0]));
+		c->row[j] = r;
+		if (!c->hist)
+			continue;
+		memcpy(b, tsa_calls_b(c, &c->row[i]), sizeof(b));
+		memmove(tsa_calls_b(c, &c->row[j + 1]), tsa_calls_b(c, &c->row[j]),
+			(i - j) * sizeof(b));
+		memcpy(tsa_calls_b(c, &c->row[j]), b, sizeof(b));
+	}
 	c->hint[0] = 0;
 	c->hint[1] = 0;
 }

@@ -79,11 +79,21 @@ struct tsa_call_row {
 	u64 slot[TSA_ROW_SLOTS];	/* ns, split by state; SYS's first */
 };
 
+/*
+ * A table of @max rows. With @hist (the hist parameter, calls table
+ * only), each row and the other row have the calls' durations in log2
+ * buckets (as a state's stays, tsa_hist_bucket()) after the rows: a call
+ * is counted there once, with its whole duration, when it returns (or
+ * is handed over at exit, with its time until then). In a reader's copy
+ * (tsa_acct_table_snapshot()), cur_key is the key of the row that counts
+ * the call in progress, which is in no bucket yet.
+ */
 struct tsa_calls {
 	u16 cur_key;		/* the call in progress, or TSA_CALL_NONE */
 	u16 mask;		/* states with time in cur[] */
 	u8 rows;		/* rows in use */
-	u8 max;			/* rows the table has */
+	u8 max:7;		/* rows the table has */
+	u8 hist:1;		/* the buckets follow the rows */
 	u8 hint[2];		/* rows of the last two calls, latest first */
 	u64 cur[TSA_NR_STATES];	/* the call in progress, by state */
 	struct tsa_call_row other;	/* its split is other_ns[] */
@@ -91,9 +101,30 @@ struct tsa_calls {
 	struct tsa_call_row row[];
 };
 
-static inline size_t tsa_calls_size(unsigned int rows)
+static_assert(TSA_CALLS_MAX_ROWS < 128);	/* max's 7 bits */
+
+static inline size_t tsa_calls_size(unsigned int rows, bool hist)
 {
-	return sizeof(struct tsa_calls) + rows * sizeof(struct tsa_call_row);
+	return sizeof(struct tsa_calls) + rows * sizeof(struct tsa_call_row) +
+		(hist ? (rows + 1) * TSA_HIST_BUCKETS * sizeof(u64) : 0);
+}
+
+/* Row @r's buckets (@c->hist): the rows', then the other row's. */
+static inline u64 *tsa_calls_b(const struct tsa_calls *c,
+			       const struct tsa_call_row *r)
+{
+	unsigned int i = r == &c->other ? c->max : r - c->row;
+
+	return (u64 *)&c->row[c->max] + i * TSA_HIST_BUCKETS;
+}
+
+/* A call of row @r returned after @ns in all. */
+static __always_inline void tsa_calls_count_b(struct tsa_calls *c,
+					      const struct tsa_call_row *r,
+					      u64 ns)
+{
+	if (c->hist)
+		tsa_calls_b(c, r)[tsa_hist_bucket(ns)]++;
 }
 
 /* The slot of state @s, which row @r has. */
@@ -187,7 +218,8 @@ static inline u16 tsa_call_key(long nr, bool ia32)
 	return tsa_call_key_slow(nr, ia32);
 }
 
-void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool in_call);
+void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
+		     bool in_call);
 
 /*
  * The row of @key if it is one of the last two calls' (NULL if not):
@@ -218,6 +250,8 @@ static inline void tsa_calls_hint(struct tsa_calls *c, unsigned int i)
 	}
 }
 struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns);
+struct tsa_call_row *__tsa_calls_fold(struct tsa_calls *c, bool count,
+				      u64 *ns);
 
 /* The thread enters call @key (a call still open is closed first). */
 static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
@@ -232,7 +266,8 @@ static inline void tsa_calls_begin(struct tsa_calls *c, u16 key)
  * The call returns, with the time charged to it so far. @key is the
  * number the task returns from, which names a call entered before tsa saw
  * it. Returns the call's row (NULL if none) and its time in @ns, so that
- * a last stay charged after this can be added (tsa_calls_add_sys()).
+ * a last stay charged after this can be added (tsa_calls_add_sys()), and
+ * then its duration counted (tsa_calls_count_b()).
  */
 static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 						 u16 key, u64 *ns)
@@ -257,7 +292,8 @@ static inline struct tsa_call_row *tsa_calls_end(struct tsa_calls *c,
 	} else {
 		if (unlikely(c->cur_key == TSA_CALL_UNKNOWN))
 			c->cur_key = key;
-		r = tsa_calls_fold(c, true, ns);
+		/* Its bucket once its last stay is known (the caller's). */
+		r = __tsa_calls_fold(c, true, ns);
 	}
 	c->mask = 0;
 	c->cur_key = TSA_CALL_NONE;

@@ -13,26 +13,52 @@
 #define NR_B	2
 #define NR_C	3
 
-static struct tsa_calls *calls(struct kunit *test, unsigned int rows)
+static struct tsa_calls *calls_hist(struct kunit *test, unsigned int rows,
+				    bool hist)
 {
-	struct tsa_calls *c = kunit_kzalloc(test, tsa_calls_size(rows),
+	struct tsa_calls *c = kunit_kzalloc(test, tsa_calls_size(rows, hist),
 					    GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	tsa_calls_reset(c, rows, false);
+	tsa_calls_reset(c, rows, hist, false);
 	return c;
+}
+
+static struct tsa_calls *calls(struct kunit *test, unsigned int rows)
+{
+	return calls_hist(test, rows, false);
+}
+
+/* A user thread with a calls table of @rows (@hist: with buckets). */
+static struct tsa_acct *thread_hist(struct kunit *test, unsigned int rows,
+				    u64 now, enum tsa_state s, u8 flags,
+				    bool hist)
+{
+	struct tsa_acct *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->tab[TSA_T_CALLS] = calls_hist(test, rows, hist);
+	tsa_acct_init(a, now, s, flags);
+	return a;
 }
 
 /* A user thread with a calls table of @rows, started at @now. */
 static struct tsa_acct *thread(struct kunit *test, unsigned int rows,
 			       u64 now, enum tsa_state s, u8 flags)
 {
-	struct tsa_acct *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	return thread_hist(test, rows, now, s, flags, false);
+}
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	a->tab[TSA_T_CALLS] = calls(test, rows);
-	tsa_acct_init(a, now, s, flags);
-	return a;
+/* Row @r's calls in buckets. */
+static u64 row_bucketed(const struct tsa_calls *c, const struct tsa_call_row *r)
+{
+	const u64 *b = tsa_calls_b(c, r);
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < TSA_HIST_BUCKETS; i++)
+		n += b[i];
+	return n;
 }
 
 static const struct tsa_call_row *row_of(const struct tsa_calls *c, u16 key)
@@ -410,7 +436,7 @@ static void snapshot_counts_the_call_in_progress(struct kunit *test)
 
 	tsa_acct_sys_enter(a, 10, NR_A);
 	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_LCK);
-	memcpy(copy, a->tab[TSA_T_CALLS], tsa_calls_size(8));
+	memcpy(copy, a->tab[TSA_T_CALLS], tsa_calls_size(8, false));
 	tsa_acct_table_snapshot(a, 30, copy);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
 	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
@@ -437,6 +463,85 @@ static void exit_inside_a_call_counts_it_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, row_of(group, NR_C)->ns, 10ULL);
 	KUNIT_EXPECT_EQ(test, check_rows(test, group), 10ULL);
+}
+
+/*
+ * With the distributions, each call's whole duration goes to its row's
+ * bucket when it returns: on CPU throughout (b0, b3), or asleep for 2 ms
+ * of it (b11). A row taken over hands its buckets to the other row; a
+ * reader's copy has the call in progress counted but open (cur_key); a
+ * merge adds buckets; an exit's hand-over counts the call it exits in
+ * with its time until then.
+ */
+static void call_durations_in_buckets(struct kunit *test)
+{
+	struct tsa_acct *a = thread_hist(test, 2, 0, TSA_USR, 0, true);
+	struct tsa_calls *c = a->tab[TSA_T_CALLS], *copy, *group;
+	struct tsa_calls *tabs[TSA_NR_TABLES];
+	struct tsa_acct *sum = kunit_kzalloc(test, sizeof(*sum), GFP_KERNEL);
+	const struct tsa_call_row *r;
+
+	KUNIT_ASSERT_NOT_NULL(test, sum);
+	tsa_acct_sys_enter(a, 10, NR_A);
+	tsa_acct_sys_exit(a, 110, NR_A, false);			/* 100 ns */
+	tsa_acct_sys_enter(a, 200, NR_A);
+	tsa_acct_sys_exit(a, 5200, NR_A, false);		/* 5 us */
+	tsa_acct_sys_enter(a, 10000, NR_B);
+	tsa_acct_switch_out(a, 10100, TSA_SW_BLOCK, TSA_IDL);
+	tsa_acct_wakeup(a, 2010100);
+	tsa_acct_switch_in(a, 2010200, 1);
+	tsa_acct_sys_exit(a, 2010300, NR_B, false);		/* 2.0003 ms */
+	r = row_of(c, NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[3], 1ULL);
+	r = row_of(c, NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, row_bucketed(c, r), 1ULL);
+
+	/* A third call takes A's row (the least time): A's buckets move. */
+	tsa_acct_sys_enter(a, 3000000, NR_C);
+	tsa_acct_sys_exit(a, 3000050, NR_C, false);
+	KUNIT_EXPECT_NULL(test, row_of(c, NR_A));
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, &c->other)[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, &c->other)[3], 1ULL);
+	r = row_of(c, NR_C);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[3], 0ULL);
+
+	/* B again, asleep at a read: counted in the copy, in no bucket. */
+	tsa_acct_sys_enter(a, 4000000, NR_B);
+	tsa_acct_switch_out(a, 4000100, TSA_SW_BLOCK, TSA_IDL);
+	copy = calls_hist(test, 2, true);
+	memcpy(copy, c, tsa_calls_size(2, true));
+	tsa_acct_table_snapshot(a, 9000000, copy);
+	KUNIT_EXPECT_EQ(test, (unsigned int)copy->cur_key, (unsigned int)NR_B);
+	r = row_of(copy, NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, row_bucketed(copy, r), 1ULL);
+	/* Sorted, the rows keep their own buckets: B (most time) first. */
+	KUNIT_EXPECT_EQ(test, (unsigned int)copy->row[0].key, (unsigned int)NR_B);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(copy, &copy->row[0])[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(copy, &copy->row[1])[0], 1ULL);
+
+	/* exit_group inside B: its 1 ms until the hand-over, in b10. */
+	group = calls_hist(test, 2, true);
+	memset(tabs, 0, sizeof(tabs));
+	tabs[TSA_T_CALLS] = group;
+	tsa_acct_wakeup(a, 5000000);
+	tsa_acct_switch_in(a, 5000000, 1);
+	tsa_acct_exit_begin(a, 5000000, sum, tabs, NULL);
+	r = row_of(group, NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(group, r)[10], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(group, r)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, row_bucketed(group, &group->other), 2ULL);
+	tsa_acct_exit(a, 5000100);
+	KUNIT_EXPECT_EQ(test, row_bucketed(c, &c->other), 0ULL);
 }
 
 /*
@@ -545,7 +650,7 @@ static bool same_records(const struct tsa_acct *a, const struct tsa_acct *b,
 
 	return !memcmp(a, b, offsetof(struct tsa_acct, tab)) &&
 		!memcmp(a->tab[TSA_T_CALLS], b->tab[TSA_T_CALLS],
-			tsa_calls_size(rows));
+			tsa_calls_size(rows, a->tab[TSA_T_CALLS]->hist));
 }
 
 /*
@@ -557,8 +662,10 @@ static bool same_records(const struct tsa_acct *a, const struct tsa_acct *b,
  */
 static void fast_edges_leave_the_general_record(struct kunit *test)
 {
-	struct tsa_acct *g = thread(test, 4, 0, TSA_USR, 0);
-	struct tsa_acct *f = thread(test, 4, 0, TSA_USR, 0);
+	/* With buckets: both paths count each call in the same one. */
+	struct tsa_acct *g = thread_hist(test, 4, 0, TSA_USR, 0, true);
+	struct tsa_acct *f = thread_hist(test, 4, 0, TSA_USR, 0, true);
+	const struct tsa_calls *gc = g->tab[TSA_T_CALLS];
 	unsigned int i, fast_in = 0, fast_out = 0, slow_out = 0;
 	u64 t = 10;
 	bool clamped;
@@ -604,6 +711,11 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 	}
 	kunit_info(test, "fast entries %u, fast returns %u, general returns %u\n",
 		   fast_in, fast_out, slow_out);
+	/* Rows taken over moved their buckets to the other row. */
+	for (i = 0; i < gc->rows; i++)
+		KUNIT_EXPECT_EQ(test, row_bucketed(gc, &gc->row[i]),
+				gc->row[i].calls);
+	KUNIT_EXPECT_EQ(test, row_bucketed(gc, &gc->other), gc->other.calls);
 	KUNIT_EXPECT_EQ(test, fast_in, 200U);
 	KUNIT_EXPECT_GT(test, fast_out, 50U);
 	KUNIT_EXPECT_GT(test, slow_out, 50U);
@@ -624,6 +736,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(kernel_thread_is_in_no_call),
 	KUNIT_CASE(snapshot_counts_the_call_in_progress),
 	KUNIT_CASE(exit_inside_a_call_counts_it_once),
+	KUNIT_CASE(call_durations_in_buckets),
 	KUNIT_CASE(nested_traps_split_trp_by_source),
 	KUNIT_CASE(preempted_trap_leaves_and_resumes),
 	KUNIT_CASE(keys_tell_the_tables_apart),

@@ -93,6 +93,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 		tsa_call_row_add_ns(r, TSA_SYS, sys);
 		if (ns > r->longest)
 			r->longest = ns;
+		tsa_calls_count_b(c, r, ns);
 		c->mask = 0;
 		c->cur_key = TSA_CALL_NONE;
 	}

@@ -1040,18 +1040,55 @@ static const struct proc_ops tsa_calls_ops = {
 /* --- /proc/tsa/hist ---------------------------------------------------- */
 
 /*
+ * The lines "syscall:NAME" of a calls table with buckets: per row, its
+ * calls, time and longest (no time it ended: 0), whether the call in
+ * progress is its (open, in no bucket yet; its time so far is not
+ * given: 0), and the counts of its calls by duration.
+ */
+static void tsa_hist_show_calls(struct seq_file *m, const struct tsa_row *r,
+				const struct tsa_calls *c)
+{
+	const struct tsa_call_row *cr;
+	const u64 *bk;
+	unsigned int i;
+	int b;
+
+	for (i = 0; i <= c->rows; i++) {
+		cr = i < c->rows ? &c->row[i] : &c->other;
+		if (!cr->calls)
+			continue;
+		bk = tsa_calls_b(c, cr);
+		tsa_seq_row_who(m, r);
+		seq_puts(m, " syscall:");
+		tsa_seq_row_name(m, TSA_T_CALLS, cr->key);
+		seq_put_decimal_ull(m, " ", cr->calls);
+		seq_put_decimal_ull(m, " ", cr->ns);
+		seq_put_decimal_ull(m, " ", cr->longest);
+		seq_puts(m, " 0");
+		seq_put_decimal_ull(m, " ", c->cur_key == cr->key);
+		seq_puts(m, " 0");
+		for (b = 0; b < TSA_HIST_BUCKETS; b++)
+			seq_put_decimal_ull(m, " ", bk[b]);
+		seq_putc(m, '\n');
+	}
+}
+
+/*
  * One line per state each thread of the snapshot (and each process's
  * exited threads) has been in: its entries, time, longest stay and when
  * that ended, then for the states that have them whether a stay in it is
  * in progress (open, in no bucket yet) and how long so far, and the
- * counts of its ended stays by length (docs/proc-format.md).
+ * counts of its ended stays by length; then one per row of its calls
+ * table (docs/proc-format.md).
  */
 static int tsa_hist_show(struct seq_file *m, void *v)
 {
 	struct tsa_all *all = m->private;
 	const struct tsa_row *r = v;
 	const struct tsa_stays *st;
+	const struct tsa_calls *c;
 	const struct tsa_hist *h;
+	void *tables;
 	bool open;
 	int s, b;
 
@@ -1068,7 +1105,8 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		return 0;
 	}
-	h = tsa_table_hist(tsa_all_tables(all, r - all->rows));
+	tables = tsa_all_tables(all, r - all->rows);
+	h = tsa_table_hist(tables);
 	if (!h)
 		return 0;
 	for (s = 0; s < TSA_NR_STATES; s++) {
@@ -1093,6 +1131,9 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 		}
 		seq_putc(m, '\n');
 	}
+	c = tsa_table_in(tables, TSA_T_CALLS);
+	if (c && c->hist)
+		tsa_hist_show_calls(m, r, c);
 	return 0;
 }
 

@@ -45,10 +45,11 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 		h->since = now;
 	}
 	if (c)
-		tsa_calls_reset(c, c->max, (flags & TSA_F_IN_KERNEL) &&
-			       !(flags & TSA_F_KTHREAD));
+		tsa_calls_reset(c, c->max, c->hist,
+				(flags & TSA_F_IN_KERNEL) &&
+				!(flags & TSA_F_KTHREAD));
 	if (t)
-		tsa_calls_reset(t, t->max, false);
+		tsa_calls_reset(t, t->max, t->hist, false);
 	a->since = now;
 	a->stamp = now;
 	a->state = s;
@@ -242,7 +243,7 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
  */
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 {
-	struct tsa_call_row *row = NULL;
+	struct tsa_call_row *row = NULL, *counted = NULL;
 	u64 stamp, ns = 0;
 	bool clamped = false;
 
@@ -253,6 +254,7 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 	a->count[TSA_SIG] += sig;
 	if (a->tab[TSA_T_CALLS]) {
 		row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &ns);
+		counted = row;
 		/* No stay of the call to close: nothing more for its row. */
 		if (a->state != TSA_SYS ||
 		    (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)))
@@ -266,9 +268,13 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 	if (a->state == TSA_SYS || (a->flags & TSA_F_PROVISIONAL))
 		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
 					   TSA_SYS : TSA_USR);
-	if (row)
+	if (row) {
 		tsa_calls_add_sys(a->tab[TSA_T_CALLS], row, ns,
 				  a->stamp - stamp);
+		ns += a->stamp - stamp;
+	}
+	if (counted)
+		tsa_calls_count_b(a->tab[TSA_T_CALLS], counted, ns);
 	return clamped;
 }
 
@@ -501,14 +507,20 @@ u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 /*
  * A copy @c of one of @a's tables as seen at @now, @a being the copy of the
  * record taken with it: the call in progress counts, up to @now, as a
- * call of its own; rows sorted by time.
+ * call of its own, in no bucket (c->cur_key: its row's key); rows sorted
+ * by time.
  */
 void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
 			     struct tsa_calls *c)
 {
+	bool count = !(a->flags & TSA_F_EXITING);
+	struct tsa_call_row *r;
+
 	if (!(a->flags & TSA_F_DEAD) && tsa_calls_in_call(c))
 		tsa_calls_charge(c, a->state, max(now, a->stamp) - a->stamp);
-	tsa_calls_fold(c, !(a->flags & TSA_F_EXITING), NULL);
+	/* Counted, but in no bucket until it returns: the row's open call. */
+	r = __tsa_calls_fold(c, count, NULL);
+	c->cur_key = r && count ? r->key : TSA_CALL_NONE;
 	tsa_calls_sort(c);
 }
 

@@ -98,6 +98,18 @@ unsigned int tsa_table_rows(enum tsa_table k)
 	return tsa_rows[k];
 }
 
+/* With the distributions, the calls table has its calls' durations. */
+static bool tsa_table_has_hist(enum tsa_table k)
+{
+	return tsa_hist_on && k == TSA_T_CALLS;
+}
+
+static size_t tsa_table_bytes(enum tsa_table k)
+{
+	return tsa_rows[k] ? tsa_calls_size(tsa_rows[k], tsa_table_has_hist(k)) :
+		0;
+}
+
 /* The bytes of the calls tables of one record. */
 static size_t tsa_calls_tables_size(void)
 {
@@ -105,8 +117,7 @@ static size_t tsa_calls_tables_size(void)
 	int k;
 
 	for (k = 0; k < TSA_NR_TABLES; k++)
-		if (tsa_rows[k])
-			n += tsa_calls_size(tsa_rows[k]);
+		n += tsa_table_bytes(k);
 	return n;
 }
 
@@ -142,8 +153,7 @@ struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
 	if (!tsa_rows[k])
 		return NULL;
 	for (i = 0; i < k; i++)
-		if (tsa_rows[i])
-			p += tsa_calls_size(tsa_rows[i]);
+		p += tsa_table_bytes(i);
 	return (struct tsa_calls *)p;
 }
 
@@ -158,7 +168,7 @@ void tsa_tables_reset(void *tables)
 	for (k = 0; k < TSA_NR_TABLES; k++)
 		if (tsa_rows[k])
 			tsa_calls_reset(tsa_table_in(tables, k), tsa_rows[k],
-					false);
+					tsa_table_has_hist(k), false);
 }
 
 /* Add the tables @from into @to (both laid out as after a record). */
@@ -193,8 +203,10 @@ static void tsa_tables_attach(struct tsa_calls **tab, struct tsa_hist **hist,
 
 	for (k = 0; k < TSA_NR_TABLES; k++) {
 		tab[k] = tsa_table_in(end, k);
-		if (tab[k])
+		if (tab[k]) {
 			tab[k]->max = tsa_rows[k];
+			tab[k]->hist = tsa_table_has_hist(k);
+		}
 	}
 	*hist = tsa_table_hist(end);
 }
@@ -484,7 +496,8 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		tsa_tables_attach(g->tab, &g->hist, g + 1);
 		for (k = 0; k < TSA_NR_TABLES; k++)
 			if (g->tab[k])
-				tsa_calls_reset(g->tab[k], tsa_rows[k], false);
+				tsa_calls_reset(g->tab[k], tsa_rows[k],
+						tsa_table_has_hist(k), false);
 		if (g->hist)
 			memset(g->hist, 0, sizeof(*g->hist));
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));

@@ -148,6 +148,21 @@ static void part_key(struct hist_report *r, const struct options *o,
 	}
 }
 
+/* A call's line of a part, and the group it goes to. */
+struct hcall {
+	size_t group;
+	const struct tsa_hview *v;
+};
+
+static int cmp_hcall(const void *a, const void *b)
+{
+	const struct hcall *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return view_call_cmp(x->v, y->v);
+}
+
 static int cmp_member(const void *a, const void *b)
 {
 	const struct hmember *x = a, *y = b;
@@ -168,8 +183,9 @@ static void groups_fold(struct hist_report *r, const struct options *o,
 			int first, const struct tsa_hview *v, size_t n)
 {
 	struct tsa_hview *acc;
+	struct hcall *hc = NULL;
 	char key[4096];
-	size_t i, j, k, g, nm = 0;
+	size_t i, j, k, g, nm = 0, nc = 0, c = 0;
 	uint64_t who_ns, who_wait;
 	int s;
 
@@ -193,19 +209,25 @@ static void groups_fold(struct hist_report *r, const struct options *o,
 	qsort(r->m, nm, sizeof(*r->m), cmp_member);
 	acc = xmalloc(r->t.n * TSA_NSTATES * sizeof(*acc));
 	memset(acc, 0, r->t.n * TSA_NSTATES * sizeof(*acc));
+	hc = xmalloc((n ? n : 1) * sizeof(*hc));
 	for (i = 0; i < nm; i++) {
 		const struct hmember *m = &r->m[i];
 
 		if (!i || m->group != m[-1].group || m->pid != m[-1].pid)
 			r->t.g[m->group].nprocs++;
 		r->t.g[m->group].nlwps += m->tid != 0;
-		for (k = m->from; k < m->to; k++)
-			tsa_hist_fold(&acc[m->group * TSA_NSTATES + v[k].state],
-				      &v[k]);
+		for (k = m->from; k < m->to; k++) {
+			if (v[k].state == TSA_HIST_CALL)
+				hc[nc++] = (struct hcall){ m->group, &v[k] };
+			else
+				tsa_hist_fold(&acc[m->group * TSA_NSTATES +
+						   v[k].state], &v[k]);
+		}
 	}
+	qsort(hc, nc, sizeof(*hc), cmp_hcall);
 	r->n = 0;
-	if (r->t.n * TSA_NSTATES > r->cap) {
-		r->cap = r->t.n * TSA_NSTATES;
+	if (r->t.n * TSA_NSTATES + nc > r->cap) {
+		r->cap = r->t.n * TSA_NSTATES + nc;
 		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
 	}
 	for (g = 0; g < r->t.n; g++) {
@@ -225,12 +247,27 @@ static void groups_fold(struct hist_report *r, const struct options *o,
 				who_wait += x->ns;
 			r->v[r->n++] = *x;
 		}
+		/* Its calls: each name's lines folded into one. */
+		for (; c < nc && hc[c].group == g; c = i) {
+			struct tsa_hview *x = &r->v[r->n++];
+
+			memset(x, 0, sizeof(*x));
+			for (i = c; i < nc && hc[i].group == g &&
+			     !view_call_cmp(hc[c].v, hc[i].v); i++)
+				tsa_hist_fold(x, hc[i].v);
+			x->state = TSA_HIST_CALL;
+			x->call = hc[c].v->call;
+			x->call_len = hc[c].v->call_len;
+			x->group = g + 1;
+			x->first = first;
+		}
 		for (k = from; k < r->n; k++) {
 			r->v[k].who_ns = who_ns;
 			r->v[k].who_wait = who_wait;
 		}
 	}
 	free(acc);
+	free(hc);
 	tsa_hist_sort(r->v, r->n);
 }
 
@@ -300,6 +337,19 @@ static void bucket_range(char *out, size_t len, unsigned int shift, int b)
 #define DRAW_WIDTH	40
 
 /*
+ * What line @x is of: "LAT", or a call's name with "()": "read()"; the
+ * calls without a row of their own, "other".
+ */
+static const char *line_what(const struct tsa_hview *x, char *buf, size_t len)
+{
+	if (x->state != TSA_HIST_CALL)
+		return tsa_state_name[x->state];
+	snprintf(buf, len, "%.*s%s", x->call_len, x->call,
+		 x->call_len == 5 && !memcmp(x->call, "other", 5) ? "" : "()");
+	return buf;
+}
+
+/*
  * --draw: line @x's buckets from its first stay's to its last's, each
  * with a bar as long as its count against the fullest's (runqlat's
  * layout); a bucket with a stay gets at least one star.
@@ -307,7 +357,7 @@ static void bucket_range(char *out, size_t len, unsigned int shift, int b)
 static void draw_line(FILE *f, const struct tsa_hist_snap *cur,
 		      const struct tsa_hview *x, const char *name)
 {
-	char p50[24], p99[24], max[24], ns[24], range[64];
+	char p50[24], p99[24], max[24], ns[24], range[64], what[80];
 	char bar[DRAW_WIDTH + 1];
 	uint64_t top = 0;
 	int b, lo = -1, hi = -1, w;
@@ -325,9 +375,11 @@ static void draw_line(FILE *f, const struct tsa_hist_snap *cur,
 	format_dur(p99, tsa_hist_quantile(x, cur->shift, 0.99));
 	format_dur(max, x->max);
 	format_dur(ns, x->ns);
-	fprintf(f, "%s %s: %llu stays ended, %s; p50 %s p99 %s max %s%s\n",
-		name, tsa_state_name[x->state], (unsigned long long)x->count,
-		ns, p50, p99, x->max_exact ? "" : "<", max);
+	fprintf(f, "%s %s: %llu %s ended, %s; p50 %s p99 %s max %s%s\n",
+		name, line_what(x, what, sizeof(what)),
+		(unsigned long long)x->count,
+		x->state == TSA_HIST_CALL ? "calls" : "stays", ns, p50, p99,
+		x->max_exact ? "" : "<", max);
 	fprintf(f, "%18s : %-10s distribution\n", "range", "count");
 	for (b = lo; b >= 0 && b <= hi; b++) {
 		w = (int)((x->b[b] * DRAW_WIDTH + top - 1) / top);
@@ -345,7 +397,7 @@ void hist_print(FILE *f, const struct options *o,
 		const struct hist_report *r)
 {
 	char name[4200], p50[24], p90[24], p99[24], dur[24], max[26], ns[24];
-	char cnt[24], who[24];
+	char cnt[24], who[24], what[80];
 	const struct tsa_hview *v = r->v;
 	size_t i, j, whos = 0, shown = 0, n = r->n;
 	int grouped = o->group_by > GROUP_PID;
@@ -395,11 +447,17 @@ void hist_print(FILE *f, const struct options *o,
 					(unsigned long long)x->pid,
 					o->lwps ? who : "");
 			}
-			fprintf(f, "%-5s %7s %7s %7s %7s %7s %8s %4llu %s\n",
+			/* A call: SCL, its name after the name's. */
+			fprintf(f, "%-5s %7s %7s %7s %7s %7s %8s %4llu %s",
+				x->state == TSA_HIST_CALL ? "SCL" :
 				tsa_state_name[x->state], cnt, ns,
 				x->count ? p50 : "-", x->count ? p90 : "-",
 				x->count ? p99 : "-", x->max ? max : "-",
 				(unsigned long long)x->open, name);
+			if (x->state == TSA_HIST_CALL)
+				fprintf(f, " %s",
+					line_what(x, what, sizeof(what)));
+			fputc('\n', f);
 		}
 	}
 	if (o->draw)
@@ -459,11 +517,21 @@ void hist_print_json(FILE *f, const struct options *o,
 		for (size_t k = i; k < j; k++) {
 			const struct tsa_hview *x = &v[k];
 
-			fprintf(f, "%s{\"state\":\"%s\",\"count\":%llu,"
+			fputs(k > i ? ",{" : "{", f);
+			if (x->state == TSA_HIST_CALL) {
+				char call[80];
+
+				snprintf(call, sizeof(call), "%.*s",
+					 x->call_len, x->call);
+				fputs("\"call\":", f);
+				json_string(f, call);
+			} else
+				fprintf(f, "\"state\":\"%s\"",
+					tsa_state_name[x->state]);
+			fprintf(f, ",\"count\":%llu,"
 				"\"ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,"
 				"\"p99_ns\":%llu,\"max_ns\":%llu,"
 				"\"max_exact\":%s,\"open\":%llu,\"buckets\":[",
-				k > i ? "," : "", tsa_state_name[x->state],
 				(unsigned long long)x->count,
 				(unsigned long long)x->ns,
 				(unsigned long long)tsa_hist_quantile(x, cur->shift, 0.5),

@@ -159,7 +159,8 @@ void metrics_hist_compute(const struct tsa_snap *s,
 		const struct tsa_row *r = NULL;
 		int st = l->state;
 
-		if (!l->has_b || !p || !p->nlwp ||
+		/* States only: a call's line has no series of its own. */
+		if (!l->has_b || st < 0 || !p || !p->nlwp ||
 		    !tsa_pid_selected(pids, npids, l->pid))
 			continue;
 		if (l->tid) {

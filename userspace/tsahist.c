@@ -154,6 +154,12 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 
 				while (*t && *t != ' ')
 					t++;
+				if (t - w > 8 && !strncmp(w, "syscall:", 8)) {
+					l->state = TSA_HIST_CALL;
+					l->call = w + 8;
+					l->call_len = (int)(t - w - 8);
+					continue;
+				}
 				for (k = 0; k < TSA_NSTATES; k++)
 					if (strlen(tsa_state_name[k]) ==
 					    (size_t)(t - w) &&
@@ -187,7 +193,7 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 			snprintf(msg, msglen, "line %zu: malformed", lineno);
 			return TSA_EFORMAT;
 		}
-		if (l->state < 0)
+		if (l->state == -1)
 			continue;	/* a newer module's state */
 		s->n++;
 	}
@@ -261,28 +267,31 @@ static size_t run_end(const struct tsa_hist_snap *s, size_t i, int lwps)
 	return j;
 }
 
-/* The lines [@i, @j) summed by state. */
-static void run_sums(const struct tsa_hist_snap *s, size_t i, size_t j,
-		     struct hsum *h)
+/* Add line @l into @x. */
+static void hsum_add(struct hsum *x, const struct tsa_hline *l)
 {
 	int b;
 
-	memset(h, 0, TSA_NSTATES * sizeof(*h));
-	for (; i < j; i++) {
-		const struct tsa_hline *l = &s->l[i];
-		struct hsum *x = &h[l->state];
-
-		x->lines++;
-		x->n += l->n;
-		x->ns += l->ns;
-		x->open += l->open;
-		if (l->max > x->max) {
-			x->max = l->max;
-			x->max_at = l->max_at;
-		}
-		for (b = 0; b < TSA_HIST_NB; b++)
-			x->b[b] += l->b[b];
+	x->lines++;
+	x->n += l->n;
+	x->ns += l->ns;
+	x->open += l->open;
+	if (l->max > x->max) {
+		x->max = l->max;
+		x->max_at = l->max_at;
 	}
+	for (b = 0; b < TSA_HIST_NB; b++)
+		x->b[b] += l->b[b];
+}
+
+/* The lines [@i, @j) summed by state; the calls' are left to call_lines(). */
+static void run_sums(const struct tsa_hist_snap *s, size_t i, size_t j,
+		     struct hsum *h)
+{
+	memset(h, 0, TSA_NSTATES * sizeof(*h));
+	for (; i < j; i++)
+		if (s->l[i].state >= 0)
+			hsum_add(&h[s->l[i].state], &s->l[i]);
 }
 
 /* Where each run of the earlier snapshot starts, by tid or pid. */
@@ -322,17 +331,54 @@ static long index_find(const struct hindex *x, const struct tsa_hist_snap *s,
 	return -1;
 }
 
+/* Two call lines by name. */
+static int call_cmp(const struct tsa_hline *a, const struct tsa_hline *b)
+{
+	int n = a->call_len < b->call_len ? a->call_len : b->call_len;
+	int c = memcmp(a->call, b->call, (size_t)n);
+
+	return c ? c : a->call_len - b->call_len;
+}
+
+static int cmp_call_line(const void *a, const void *b)
+{
+	return call_cmp(*(const struct tsa_hline *const *)a,
+			*(const struct tsa_hline *const *)b);
+}
+
+/* The call lines of [@i, @j) of @s into @out (grown), sorted by name. */
+static size_t call_lines(const struct tsa_hist_snap *s, size_t i, size_t j,
+			 const struct tsa_hline ***out, size_t *cap)
+{
+	size_t n = 0;
+
+	for (; i < j; i++) {
+		if (s->l[i].state != TSA_HIST_CALL)
+			continue;
+		if (n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*out = xrealloc(*out, *cap * sizeof(**out));
+		}
+		(*out)[n++] = &s->l[i];
+	}
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_call_line);
+	return n;
+}
+
 /*
  * The longest stay of the interval: exact when it ended in it (after the
- * earlier snapshot), else under the edge of the highest bucket that
- * gained a stay (and never above the lifetime longest).
+ * earlier snapshot; for a call, which has no time it ended, when the
+ * longest grew), else under the edge of the highest bucket that gained a
+ * stay (and never above the lifetime longest).
  */
 static void interval_max(struct tsa_hview *v, const struct hsum *c,
-			 uint64_t prev_now, unsigned int shift, int first)
+			 uint64_t prev_now, unsigned int shift, int first,
+			 int grew)
 {
 	int b;
 
-	if (first || c->max_at > prev_now) {
+	if (first || grew || c->max_at > prev_now) {
 		v->max = c->max;
 		v->max_exact = 1;
 		return;
@@ -343,6 +389,14 @@ static void interval_max(struct tsa_hview *v, const struct hsum *c,
 	if (v->max > c->max)
 		v->max = c->max;
 	v->max_exact = 0;
+}
+
+int view_call_cmp(const struct tsa_hview *x, const struct tsa_hview *y)
+{
+	int n = x->call_len < y->call_len ? x->call_len : y->call_len;
+	int c = memcmp(x->call, y->call, (size_t)n);
+
+	return c ? c : x->call_len - y->call_len;
 }
 
 static int cmp_view(const void *a, const void *b)
@@ -359,9 +413,60 @@ static int cmp_view(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	/* A thread's (process's, group's) states first, then its calls. */
+	if ((x->state == TSA_HIST_CALL) != (y->state == TSA_HIST_CALL))
+		return x->state == TSA_HIST_CALL ? 1 : -1;
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
+	if (x->state == TSA_HIST_CALL)
+		return view_call_cmp(x, y);
 	return x->state - y->state;
+}
+
+/*
+ * The view line of a state (or call) whose sums are @c now and @p (NULL:
+ * none) before, into @v: 0 when no stay ended in the interval.
+ */
+static int view_make(struct tsa_hview *v, const struct hsum *c,
+		     const struct hsum *p0, uint64_t prev_now,
+		     unsigned int shift)
+{
+	static const struct hsum none;
+	const struct hsum *p = p0 ? p0 : &none;
+	int b, back;
+
+	/* Counts never go down for one thread or process: if they did,
+	 * the pid is another one's now. */
+	back = !p0 || p->n > c->n || p->ns > c->ns;
+	for (b = 0; b < TSA_HIST_NB && !back; b++)
+		back = p->b[b] > c->b[b];
+	if (back)
+		p = &none;
+	v->first = back;
+	v->ns = c->ns - p->ns;
+	v->open = c->open;
+	for (b = 0; b < TSA_HIST_NB; b++) {
+		v->b[b] = c->b[b] - p->b[b];
+		v->count += v->b[b];
+	}
+	/* A state is shown for the stays that ended in it. */
+	if (!v->count)
+		return 0;
+	interval_max(v, c, back ? 0 : prev_now, shift, back,
+		     v->state == TSA_HIST_CALL && c->max > p->max);
+	return 1;
+}
+
+/* A new line at the end of *@out (grown), zeroed. */
+static struct tsa_hview *view_new(struct tsa_hview **out, size_t *cap,
+				  size_t n)
+{
+	if (n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*out = xrealloc(*out, *cap * sizeof(**out));
+	}
+	memset(&(*out)[n], 0, sizeof(**out));
+	return &(*out)[n];
 }
 
 size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
@@ -369,11 +474,12 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			const uint64_t *pids, size_t npids,
 			struct tsa_hview **out, size_t *cap)
 {
-	struct hsum c[TSA_NSTATES], p[TSA_NSTATES];
+	struct hsum c[TSA_NSTATES], p[TSA_NSTATES], cc, pc;
+	const struct tsa_hline **cl = NULL, **pl = NULL;
 	struct hindex x = { NULL, 0 };
-	size_t i, j, k, n = 0, start;
+	size_t i, j, k, n = 0, start, ncl, npl, clcap = 0, plcap = 0, a, e, q;
 	uint64_t who_ns, who_wait;
-	int b, s, first, back;
+	int s;
 	long r;
 
 	if (prev)
@@ -397,40 +503,46 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 
 			if (!c[s].lines)
 				continue;
-			/* Counts never go down for one thread or process:
-			 * if they did, the pid is another one's now. */
-			back = r < 0 || p[s].n > c[s].n || p[s].ns > c[s].ns;
-			for (b = 0; b < TSA_HIST_NB && !back; b++)
-				back = p[s].b[b] > c[s].b[b];
-			first = back;
-			if (first)
-				memset(&p[s], 0, sizeof(p[s]));
-			if (n == *cap) {
-				*cap = *cap ? 2 * *cap : 256;
-				*out = xrealloc(*out, *cap * sizeof(**out));
-			}
-			v = &(*out)[n];
-			memset(v, 0, sizeof(*v));
+			v = view_new(out, cap, n);
 			v->pid = l->pid;
 			v->tid = lwps ? l->tid : 0;
 			v->uid = l->uid;
 			v->state = s;
-			v->first = first;
-			v->ns = c[s].ns - p[s].ns;
-			v->open = c[s].open;
-			for (b = 0; b < TSA_HIST_NB; b++) {
-				v->b[b] = c[s].b[b] - p[s].b[b];
-				v->count += v->b[b];
-			}
-			/* A state is shown for the stays that ended in it. */
-			if (!v->count)
+			if (!view_make(v, &c[s], r >= 0 ? &p[s] : NULL,
+				       prev ? prev->now : 0, cur->shift))
 				continue;
-			interval_max(v, &c[s], first ? 0 : prev->now,
-				     cur->shift, first);
 			who_ns += v->ns;
 			if (s != S_IDL && s != S_SLP && s != S_STP)
 				who_wait += v->ns;
 			n++;
+		}
+		/* Its calls, by name (a process's threads' summed). */
+		ncl = call_lines(cur, i, j, &cl, &clcap);
+		npl = r >= 0 ? call_lines(prev, (size_t)r,
+					  run_end(prev, (size_t)r, lwps),
+					  &pl, &plcap) : 0;
+		for (a = 0, q = 0; a < ncl; a = e) {
+			struct tsa_hview *v;
+			int found = 0;
+
+			memset(&cc, 0, sizeof(cc));
+			memset(&pc, 0, sizeof(pc));
+			for (e = a; e < ncl && !call_cmp(cl[a], cl[e]); e++)
+				hsum_add(&cc, cl[e]);
+			while (q < npl && call_cmp(pl[q], cl[a]) < 0)
+				q++;
+			for (; q < npl && !call_cmp(pl[q], cl[a]); q++, found = 1)
+				hsum_add(&pc, pl[q]);
+			v = view_new(out, cap, n);
+			v->pid = l->pid;
+			v->tid = lwps ? l->tid : 0;
+			v->uid = l->uid;
+			v->state = TSA_HIST_CALL;
+			v->call = cl[a]->call;
+			v->call_len = cl[a]->call_len;
+			if (view_make(v, &cc, found ? &pc : NULL,
+				      prev ? prev->now : 0, cur->shift))
+				n++;
 		}
 		for (k = start; k < n; k++) {
 			(*out)[k].who_ns = who_ns;
@@ -438,6 +550,8 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 		}
 	}
 	free(x.slot);
+	free(cl);
+	free(pl);
 	tsa_hist_sort(*out, n);
 	return n;
 }

@@ -22,9 +22,14 @@
 
 #define TSA_HIST_NB	28	/* buckets this reader knows */
 
+/* A line's state: a system call's ("syscall:NAME"), named by call. */
+#define TSA_HIST_CALL	(-2)
+
 struct tsa_hline {
 	uint64_t tid, pid, uid, flags, elapsed, at;
-	int state;
+	int state;		/* or TSA_HIST_CALL */
+	const char *call;	/* its name, call_len bytes in the buffer */
+	int call_len;
 	uint64_t n, ns, max, max_at;
 	int has_b;		/* an off-CPU state: open and buckets */
 	int open;		/* a stay in progress, in no bucket yet */
@@ -63,7 +68,9 @@ struct tsa_hview {
 	uint64_t pid, tid;		/* tid 0: a process */
 	uint64_t uid;			/* of its first line */
 	size_t group;			/* a group's index + 1; 0: none */
-	int state;
+	int state;			/* or TSA_HIST_CALL: */
+	const char *call;		/* its name (in the snapshot's buffer) */
+	int call_len;
 	int first;			/* no earlier sample: lifetime */
 	uint64_t count;			/* stays that ended */
 	uint64_t ns;			/* time in the state */
@@ -97,6 +104,9 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			const struct tsa_hist_snap *cur, int lwps,
 			const uint64_t *pids, size_t npids,
 			struct tsa_hview **out, size_t *cap);
+
+/* Order two calls' lines by name. */
+int view_call_cmp(const struct tsa_hview *x, const struct tsa_hview *y);
 
 /* Sort @n lines as tsa_hist_compute() does (groups by their index). */
 void tsa_hist_sort(struct tsa_hview *v, size_t n);

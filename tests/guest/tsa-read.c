@@ -392,7 +392,7 @@ int tsa_read_hist_file(const char *path, struct tsa_hists *h)
 {
 	size_t len, cap = 1024;
 	char *buf = slurp(path, &len), *line, *save = NULL;
-	char name[16];
+	char name[64];
 
 	memset(h, 0, sizeof(*h));
 	if (!buf)
@@ -426,7 +426,7 @@ int tsa_read_hist_file(const char *path, struct tsa_hists *h)
 		l = &h->l[h->n];
 		memset(l, 0, sizeof(*l));
 		/* tid pid uid flags elapsed at state n ns max max_at b0... */
-		if (sscanf(line, "%llu %llu %llu %llu %llu %llu %15s %llu %llu %llu %llu%n",
+		if (sscanf(line, "%llu %llu %llu %llu %llu %llu %63s %llu %llu %llu %llu%n",
 			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], name,
 			   &v[6], &v[7], &v[8], &v[9], &off) != 11)
 			goto bad;
@@ -436,11 +436,15 @@ int tsa_read_hist_file(const char *path, struct tsa_hists *h)
 		l->elapsed = v[4];
 		l->at = v[5];
 		l->state = tsa_state_index(name);
+		if (!strncmp(name, "syscall:", 8)) {
+			l->state = TSA_HIST_CALL;
+			snprintf(l->call, sizeof(l->call), "%s", name + 8);
+		}
 		l->n = v[6];
 		l->ns = v[7];
 		l->max = v[8];
 		l->max_at = v[9];
-		if (l->state < 0)
+		if (l->state == -1)
 			goto bad;
 		p = line + off;
 		if (*p) {	/* open open_ns b0 ... */
@@ -475,6 +479,18 @@ const struct tsa_histline *tsa_hist_find(const struct tsa_hists *h, pid_t tid,
 	for (size_t i = 0; i < h->n; i++)
 		if (h->l[i].tid == tid && h->l[i].pid == pid &&
 		    h->l[i].state == state)
+			return &h->l[i];
+	return NULL;
+}
+
+const struct tsa_histline *tsa_hist_find_call(const struct tsa_hists *h,
+					      pid_t tid, pid_t pid,
+					      const char *call)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->l[i].tid == tid && h->l[i].pid == pid &&
+		    h->l[i].state == TSA_HIST_CALL &&
+		    !strcmp(h->l[i].call, call))
 			return &h->l[i];
 	return NULL;
 }

@@ -85,10 +85,13 @@ const struct tsa_callrow *tsa_call_find(const struct tsa_calls *c,
 					const char *name);
 /* /proc/tsa/hist (hist=1): one line per state of a thread or totals row. */
 #define TSA_HIST_BUCKETS 28
+#define TSA_HIST_CALL	(-2)	/* a "syscall:NAME" line: its call */
+
 struct tsa_histline {
 	pid_t tid, pid;			/* tid 0: the process's exited threads */
 	uint32_t flags;
-	int state;
+	int state;			/* or TSA_HIST_CALL */
+	char call[64];			/* its name ("read", "other") */
 	uint64_t at, elapsed;		/* measured at; since at - elapsed */
 	uint64_t n, ns, max, max_at;
 	int open;			/* a stay in progress (in no bucket) */
@@ -111,6 +114,10 @@ void tsa_free_hist(struct tsa_hists *h);
 /* The line of @state for thread @tid (or totals: tid 0 of @pid), or NULL. */
 const struct tsa_histline *tsa_hist_find(const struct tsa_hists *h, pid_t tid,
 					 pid_t pid, int state);
+/* The line of system call @call of thread @tid (or totals), or NULL. */
+const struct tsa_histline *tsa_hist_find_call(const struct tsa_hists *h,
+					      pid_t tid, pid_t pid,
+					      const char *call);
 /* The bucket where the @q-th part (0..1) of a line's stays lies, or -1. */
 int tsa_hist_quantile(const struct tsa_histline *l, double q);
 int tsa_read_all(struct tsa_all *all);

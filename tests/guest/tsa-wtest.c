@@ -2159,28 +2159,35 @@ static void hist_check_sums(const char *what, const struct tsa_hists *h)
 
 	for (size_t i = 0; i < h->n; i++) {
 		const struct tsa_histline *l = &h->l[i];
+		const char *name = l->state == TSA_HIST_CALL ? l->call :
+				   tsa_state_name(l->state);
 
-		if (l->state >= TSA_TFL && l->nb != TSA_HIST_BUCKETS)
+		if ((l->state >= TSA_TFL || l->state == TSA_HIST_CALL) &&
+		    l->nb != TSA_HIST_BUCKETS)
 			bad++;
 		if (l->nb && hist_count(l, 0) + l->open != l->n && !bad++)
 			snprintf(first, sizeof(first), ": tid %d %s n %llu buckets %llu open %d",
-				 l->tid, tsa_state_name(l->state),
+				 l->tid, name,
 				 (unsigned long long)l->n,
 				 (unsigned long long)hist_count(l, 0), l->open);
 		if (l->open && (l->tid == 0 || l->open_ns > l->ns))
 			bad++;
-		/* A hand-over during the read holds numbers up to its clock. */
-		if (l->max && (l->max_at > (l->at > h->now ? l->at : h->now) ||
+		/*
+		 * A hand-over during the read holds numbers up to its clock.
+		 * A call's longest has no time (0).
+		 */
+		if (l->max && l->state != TSA_HIST_CALL &&
+		    (l->max_at > (l->at > h->now ? l->at : h->now) ||
 			       l->max_at < l->max) && !late++)
 			snprintf(firstl, sizeof(firstl), ": tid %d pid %d %s max %llu at %llu, line at %llu",
-				 l->tid, l->pid, tsa_state_name(l->state),
+				 l->tid, l->pid, name,
 				 (unsigned long long)l->max,
 				 (unsigned long long)l->max_at,
 				 (unsigned long long)l->at);
 		lines += l->nb > 0;
 	}
 	tap(h->n && !bad,
-	    "hist: %s: each state's buckets and its stay in progress add up to its entries (expected 0 of %zu lines with buckets off, saw %zu%s)",
+	    "hist: %s: each state's (and call's) buckets and its stay (call) in progress add up to its entries (calls) (expected 0 of %zu lines with buckets off, saw %zu%s)",
 	    what, lines, bad, first);
 	tap(h->n && !late,
 	    "hist: %s: each longest stay ended after it began and by the snapshot (expected 0 of %zu lines outside, saw %zu%s)",
@@ -2189,7 +2196,7 @@ static void hist_check_sums(const char *what, const struct tsa_hists *h)
 
 static void test_hist(void)
 {
-	const struct tsa_histline *slp, *lat, *sl[2], *tot;
+	const struct tsa_histline *slp, *lat, *sl[2], *tot, *cn, *rd;
 	struct tsa_thread t;
 	struct tsa_hists h, h2;
 	pthread_t th[3];
@@ -2261,6 +2268,30 @@ static void test_hist(void)
 	    slp ? (unsigned long long)slp->ns : 0ULL,
 	    slp ? (unsigned long long)slp->max : 0ULL,
 	    slp ? (unsigned long long)slp->max_at : 0ULL);
+	/*
+	 * Its calls: each clock_nanosleep() of 1 ms counted in a bucket of
+	 * about 1 ms when it returned (as its SLP stay, a little longer:
+	 * the call's time on CPU too); the read() it is parked in counted,
+	 * but open, in no bucket yet.
+	 */
+	cn = tsa_hist_find_call(&h, hist_sleeper, getpid(), "clock_nanosleep");
+	rd = tsa_hist_find_call(&h, hist_sleeper, getpid(), "read");
+	tap(cn && slp && cn->n >= HIST_SLEEPS && !cn->open &&
+	    hist_count(cn, 0) == cn->n &&
+	    hist_count(cn, HIST_MS_BUCKET) >= HIST_SLEEPS * 95 / 100 &&
+	    tsa_hist_quantile(cn, 0.5) >= HIST_MS_BUCKET &&
+	    tsa_hist_quantile(cn, 0.5) <= HIST_MS_BUCKET + 2 &&
+	    rd && rd->open == 1 && hist_count(rd, 0) + 1 == rd->n,
+	    "hist: the sleeper's %d calls of clock_nanosleep, each in a bucket of its duration (0.52 ms or more, the median under 4.2 ms), and the read() it waits in open (expected >= %d calls all in buckets, >= %d from bucket %d, median bucket %d-%d; read open 1 beside its buckets; saw %llu calls, %llu in buckets, %llu from bucket %d, median %d, open %d; read %llu calls, %llu in buckets, open %d)",
+	    HIST_SLEEPS, HIST_SLEEPS, HIST_SLEEPS * 95 / 100, HIST_MS_BUCKET,
+	    HIST_MS_BUCKET, HIST_MS_BUCKET + 2,
+	    cn ? (unsigned long long)cn->n : 0ULL,
+	    cn ? (unsigned long long)hist_count(cn, 0) : 0ULL,
+	    cn ? (unsigned long long)hist_count(cn, HIST_MS_BUCKET) : 0ULL,
+	    HIST_MS_BUCKET, cn ? tsa_hist_quantile(cn, 0.5) : -1,
+	    cn ? cn->open : -1, rd ? (unsigned long long)rd->n : 0ULL,
+	    rd ? (unsigned long long)hist_count(rd, 0) : 0ULL,
+	    rd ? rd->open : -1);
 	/*
 	 * A slice is a tick (4 ms) on CFS, about 1.5 ms on EEVDF (6.6 on)
 	 * with two CPUs: half a millisecond is below both.

@@ -285,6 +285,30 @@ if [ -n "$(want hist)" ]; then
 		fi
 		kill "$s1" "$s2"
 		wait "$s1" "$s2" 2>/dev/null
+		# A shell that runs sleep 0.05 in turn: each child it starts
+		# (vfork or another fork call) it then waits for in one long
+		# wait4() (33.5 ms, b16, or more), beside short ones that reap.
+		sh -c 'while :; do sleep 0.05; done' &
+		w=$!
+		sleep 0.3
+		"$prstat" -H -L -p "$w" 1 2 >/tmp/tsa-hist.calls 2>&1
+		"$prstat" -H -L --json -p "$w" 1 2 >/tmp/tsa-hist.json 2>&1
+		kill "$w"
+		wait "$w" 2>/dev/null
+		sed -n '/PROCESS\/LWPID/,$s/^/# /p' /tmp/tsa-hist.calls | tail -n 8
+		wlong=$(tail -n 1 /tmp/tsa-hist.json |
+			sed -n 's/.*{"call":"wait4",[^]]*"buckets":\[\([0-9,]*\)\].*/\1/p' |
+			awk -F, '{ for (i = 17; i <= NF; i++) s += $i } END { print s + 0 }')
+		forks=$(tail -n 1 /tmp/tsa-hist.json | grep -o '{"call":"\(v\|\)fork","count":[0-9]*\|{"call":"clone3\?","count":[0-9]*' |
+			sed 's/.*://' | awk '{ s += $1 } END { print s + 0 }')
+		n=$((n + 1))
+		if [ "$wlong" -ge 3 ] && [ $((wlong - forks)) -le 1 ] &&
+			[ $((forks - wlong)) -le 1 ]; then
+			echo "ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() of 33.5 ms or more (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() of 33.5 ms or more (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks; $(tail -c 400 /tmp/tsa-hist.json))"
+		fi
 		n=$((n + 1))
 		if [ "$prom" = 28 ] && { [ "$promok" = accepted ] || [ "$promok" = skipped ]; }; then
 			echo "ok $n - hist: tsa-prstat --prometheus: a spinner's LAT histogram, 28 buckets with +Inf (saw $prom; promtool $promok)"

@@ -5198,6 +5198,100 @@ static void test_hist_capture(void)
 }
 
 /*
+ * The durations of system calls (lines "syscall:NAME"), a second apart:
+ * thread 100's read gained 8 calls in b10 and 2 in b12 (its longest,
+ * 3 ms, from before); 101's read in progress at A (counted, open)
+ * returned after 0.5 ms, its longest; 101's futex did nothing.
+ */
+static void test_hist_calls(void)
+{
+	static char a[4096], b[4096];
+	char *out, *err, path[400], msg[256], *dir;
+	struct tsa_hist_snap sa, sb;
+	struct tsa_hview *v = NULL;
+	size_t cap = 0, n;
+	int rc;
+
+	snprintf(a, sizeof(a), HIST_HEAD
+		 "100 100 0 0 5000000000 10000000000 LAT 3 3000 2000 9000000000 0 0%s\n"
+		 "100 100 0 0 5000000000 10000000000 syscall:read 10 9000000 3000000 0 0 0%s\n"
+		 "101 100 0 0 5000000000 10000000000 syscall:read 1 100000 100000 0 1 0%s\n"
+		 "101 100 0 0 5000000000 10000000000 syscall:futex 5 90000000 20000000 0 0 0%s\n",
+		 10000000000ULL, hb(1, 3, -1, 0), hb(10, 8, 12, 2), hb(-1, 0, -1, 0),
+		 hb(14, 5, -1, 0));
+	snprintf(b, sizeof(b), HIST_HEAD
+		 "100 100 0 0 6000000000 11000000000 LAT 3 3000 2000 9000000000 0 0%s\n"
+		 "100 100 0 0 6000000000 11000000000 syscall:read 20 18000000 3000000 0 0 0%s\n"
+		 "101 100 0 0 6000000000 11000000000 syscall:read 1 500000 500000 0 0 0%s\n"
+		 "101 100 0 0 6000000000 11000000000 syscall:futex 5 90000000 20000000 0 0 0%s\n",
+		 11000000000ULL, hb(1, 3, -1, 0), hb(10, 16, 12, 4), hb(9, 1, -1, 0),
+		 hb(14, 5, -1, 0));
+	is_long(hist_parse_text(&sa, a, msg, sizeof(msg)), TSA_OK,
+		"hist calls: lines \"syscall:NAME\" parse (%s)", msg);
+	is_long(hist_parse_text(&sb, b, msg, sizeof(msg)), TSA_OK,
+		"hist calls: the next parses (%s)", msg);
+	ok(sa.n == 4 && sa.l[1].state == TSA_HIST_CALL &&
+	   sa.l[1].call_len == 4 && !strncmp(sa.l[1].call, "read", 4),
+	   "hist calls: a call's line is named by its call");
+	n = tsa_hist_compute(&sa, &sb, 0, NULL, 0, &v, &cap);
+	ok(n == 1 && v[0].state == TSA_HIST_CALL && v[0].count == 11 &&
+	   v[0].ns == 9400000 && v[0].b[10] == 8 && v[0].b[12] == 2 &&
+	   v[0].b[9] == 1 && v[0].max == 3000000 && !v[0].max_exact,
+	   "hist calls: a process's read over the interval: its threads' "
+	   "calls summed by name (10 + the one that was open), the longest "
+	   "from before only a bound; the futex with none returned: no line "
+	   "(saw %zu lines, count %llu ns %llu max %llu exact %d)", n,
+	   n ? (unsigned long long)v[0].count : 0ULL,
+	   n ? (unsigned long long)v[0].ns : 0ULL,
+	   n ? (unsigned long long)v[0].max : 0ULL, n ? v[0].max_exact : -1);
+	n = tsa_hist_compute(&sa, &sb, 1, NULL, 0, &v, &cap);
+	ok(n == 2 && v[1].tid == 101 && v[1].count == 1 &&
+	   v[1].max == 500000 && v[1].max_exact,
+	   "hist calls -L: 101's read that returned: its longest grew, so "
+	   "exact (saw %zu lines)", n);
+	n = tsa_hist_compute(NULL, &sa, 1, NULL, 0, &v, &cap);
+	ok(n == 3 && v[0].state == S_LAT && v[1].state == TSA_HIST_CALL &&
+	   v[1].count == 10 && v[2].tid == 101 && v[2].count == 5 &&
+	   v[2].call_len == 5,
+	   "hist calls: lifetime: a thread's states, then its calls; the "
+	   "read in progress (open) is in no bucket, so not shown (saw %zu)",
+	   n);
+	free(v);
+	tsa_hist_free(&sa);
+	tsa_hist_free(&sb);
+
+	dir = mkdir_in_tmp("histcalls");
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, b);
+	setenv("TSA_PROCFS", "/nonexistent", 1);
+	rc = run(dir, (const char *[]){ "-H", "-L", "1", "1", NULL }, &out,
+		 &err, 0);
+	ok(rc == 0 && strstr(out,
+	   "   100   100 LAT         3  3.00us  2.00us  2.00us  2.00us   2.00us    0 -/100\n"
+	   "   100   100 SCL        20  18.0ms  1.04ms  3.00ms  3.00ms   3.00ms    0 -/100 read()\n"
+	   "   100   101 SCL         5  90.0ms  16.7ms  16.7ms  16.7ms   20.0ms    0 -/101 futex()\n"
+	   "   100   101 SCL         1   500us   500us   500us   500us    500us    0 -/101 read()\n"),
+	   "-H -L: a thread's calls as SCL lines, the call after the name (%s%s)",
+	   out, err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "-L", "--json", "-p", "100", "1",
+		 "1", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "{\"call\":\"read\",\"count\":20,\"ns\":18000000,"),
+	   "-H --json: a call's object is named by \"call\" (%s)", out);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-H", "--group", "user", "--draw", "1",
+		 "1", NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "root read(): 21 calls ended, 18.5ms; p50 1.04ms p99 3.00ms max 3.00ms\n"),
+	   "-H --group --draw: a group's calls summed by name and drawn (%s)",
+	   out);
+	free(out);
+	free(err);
+	unsetenv("TSA_PROCFS");
+}
+
+/*
  * -H --group: two processes, of root (100: "server" and "worker-1",
  * its exited threads' LAT) and of uid 4000000, which has no name (200:
  * "worker-2", "worker-3"), all in their first report.
@@ -5359,6 +5453,7 @@ int main(void)
 	test_hist_binary();
 	test_hist_groups();
 	test_hist_capture();
+	test_hist_calls();
 	test_big();
 
 	if (!tap_failed) {
