@@ -28,6 +28,11 @@ reps=${TSA_BENCH_REPS:-5}
 configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
 [ -w /proc/sys/kernel/task_delayacct ] && configs+=("delayacct")
+# TSA_BENCH_CONFIGS: only these, in this order (e.g. "off floor on
+# hist=1"), for a quick look at one parameter's cost.
+if [ -n "${TSA_BENCH_CONFIGS:-}" ]; then
+	read -r -a configs <<<"$TSA_BENCH_CONFIGS"
+fi
 if [ "$profile" = profile ]; then
 	reps=1
 	configs=("off" "floor" "on" "syscalls=0")
