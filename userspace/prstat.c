@@ -1287,8 +1287,12 @@ int main(int argc, char **argv)
 	set_signals();
 	if (o.record)
 		return record_run(&o, path, cpath, &stop);
-	if (o.view == VIEW_HIST)
-		return hist_run(&o, &stop);
+	if (o.view == VIEW_HIST) {
+		int rc = hist_run(&o, &stop);
+
+		free(o.pids);
+		return rc;
+	}
 	tty = isatty(STDOUT_FILENO);
 	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
 	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */
