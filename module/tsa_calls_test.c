@@ -542,6 +542,25 @@ static void call_durations_in_buckets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row_bucketed(group, &group->other), 2ULL);
 	tsa_acct_exit(a, 5000100);
 	KUNIT_EXPECT_EQ(test, row_bucketed(c, &c->other), 0ULL);
+
+	/*
+	 * A thread found inside a call at load (a provisional record)
+	 * whose call returns before it is seeded: the record starts again
+	 * there, its table empty, buckets too.
+	 */
+	a = thread_hist(test, 2, 0, TSA_SYS,
+			TSA_F_IN_KERNEL | TSA_F_PROVISIONAL, true);
+	c = a->tab[TSA_T_CALLS];
+	tsa_acct_sys_exit(a, 100, NR_A, false);
+	KUNIT_EXPECT_FALSE(test, !!(a->flags & TSA_F_PROVISIONAL));
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 0U);
+	KUNIT_EXPECT_EQ(test, row_bucketed(c, &c->row[0]), 0ULL);
+	KUNIT_EXPECT_EQ(test, row_bucketed(c, &c->other), 0ULL);
+	tsa_acct_sys_enter(a, 200, NR_B);
+	tsa_acct_sys_exit(a, 300, NR_B, false);
+	r = row_of(c, NR_B);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, row_bucketed(c, r), r->calls);
 }
 
 /*

@@ -254,7 +254,9 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 	a->count[TSA_SIG] += sig;
 	if (a->tab[TSA_T_CALLS]) {
 		row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &ns);
-		counted = row;
+		/* A provisional record's tables start again when it settles. */
+		if (!(a->flags & TSA_F_PROVISIONAL))
+			counted = row;
 		/* No stay of the call to close: nothing more for its row. */
 		if (a->state != TSA_SYS ||
 		    (a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL)))
