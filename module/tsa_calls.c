@@ -291,32 +291,51 @@ static bool tsa_call_row_before(const struct tsa_call_row *x,
 	return x->key < y->key;
 }
 
+/* Row @k of @c is now row @from's (and its buckets). */
+static void tsa_calls_move(struct tsa_calls *c, unsigned int k,
+			   unsigned int from)
+{
+	c->row[k] = c->row[from];
+	if (c->hist)
+		memcpy(tsa_calls_b(c, &c->row[k]), tsa_calls_b(c, &c->row[from]),
+		       TSA_HIST_BUCKETS * sizeof(u64));
+}
+
 /*
- * Most time first (a reader's copy: it forgets the hints). An insertion
- * sort of at most TSA_CALLS_MAX_ROWS rows, whose buckets go with them.
+ * Most time first (a reader's copy: it forgets the hints). The order is
+ * found on indexes (an insertion sort of at most TSA_CALLS_MAX_ROWS), then
+ * each row and its buckets move once, cycle by cycle.
  */
 void tsa_calls_sort(struct tsa_calls *c)
 {
+	u8 idx[TSA_CALLS_MAX_ROWS];	/* row k takes row idx[k] */
 	u64 b[TSA_HIST_BUCKETS];
 	struct tsa_call_row r;
-	unsigned int i, j;
+	unsigned int i, j, k, n = c->rows;
+	u8 x;
 
-	for (i = 1; i < c->rows; i++) {
-		for (j = i; j > 0 && tsa_call_row_before(&c->row[i],
-							 &c->row[j - 1]); j--)
-			;
-		if (j == i)
+	for (i = 0; i < n; i++) {
+		x = i;
+		for (j = i; j > 0 && tsa_call_row_before(&c->row[x],
+							 &c->row[idx[j - 1]]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = x;
+	}
+	for (k = 0; k < n; k++) {
+		if (idx[k] == k)
 			continue;
-		r = c->row[i];
-		memmove(&c->row[j + 1], &c->row[j],
-			(i - j) * sizeof(c->row[0]));
+		r = c->row[k];
+		if (c->hist)
+			memcpy(b, tsa_calls_b(c, &c->row[k]), sizeof(b));
+		for (j = k; idx[j] != k; j = i) {
+			i = idx[j];
+			tsa_calls_move(c, j, i);
+			idx[j] = j;
+		}
 		c->row[j] = r;
-		if (!c->hist)
-			continue;
-		memcpy(b, tsa_calls_b(c, &c->row[i]), sizeof(b));
-		memmove(tsa_calls_b(c, &c->row[j + 1]), tsa_calls_b(c, &c->row[j]),
-			(i - j) * sizeof(b));
-		memcpy(tsa_calls_b(c, &c->row[j]), b, sizeof(b));
+		if (c->hist)
+			memcpy(tsa_calls_b(c, &c->row[j]), b, sizeof(b));
+		idx[j] = j;
 	}
 	c->hint[0] = 0;
 	c->hint[1] = 0;

@@ -563,6 +563,39 @@ static void call_durations_in_buckets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row_bucketed(c, r), r->calls);
 }
 
+/* A reader's sort: rows by time, most first, each with its own buckets. */
+static void sort_moves_buckets_with_rows(struct kunit *test)
+{
+	static const u64 ns[] = { 30, 70, 10, 70, 50, 20, 90, 40 };
+	struct tsa_calls *c = calls_hist(test, 8, true);
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		c->row[i].key = i;
+		c->row[i].ns = ns[i];
+		c->row[i].calls = i + 1;
+		tsa_calls_b(c, &c->row[i])[i] = 100 + i;	/* its mark */
+	}
+	c->rows = 8;
+	tsa_calls_b(c, &c->other)[3] = 7;
+	tsa_calls_sort(c);
+	for (i = 0; i < 8; i++) {
+		const struct tsa_call_row *r = &c->row[i];
+
+		if (i)
+			KUNIT_EXPECT_TRUE(test, r[-1].ns > r->ns ||
+					  (r[-1].ns == r->ns && r[-1].key < r->key));
+		KUNIT_EXPECT_EQ(test, r->ns, ns[r->key]);
+		KUNIT_EXPECT_EQ(test, r->calls, (u64)r->key + 1);
+		KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[r->key], 100ULL + r->key);
+		KUNIT_EXPECT_EQ(test, row_bucketed(c, r), 100ULL + r->key);
+	}
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->row[0].key, 6U);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->row[1].key, 1U);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->row[2].key, 3U);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, &c->other)[3], 7ULL);
+}
+
 /*
  * Traps: a hard interrupt inside a softirq inside a system call. The
  * thread's TRP is one stay; the sources split it, each counted once; the
@@ -756,6 +789,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(snapshot_counts_the_call_in_progress),
 	KUNIT_CASE(exit_inside_a_call_counts_it_once),
 	KUNIT_CASE(call_durations_in_buckets),
+	KUNIT_CASE(sort_moves_buckets_with_rows),
 	KUNIT_CASE(nested_traps_split_trp_by_source),
 	KUNIT_CASE(preempted_trap_leaves_and_resumes),
 	KUNIT_CASE(keys_tell_the_tables_apart),
