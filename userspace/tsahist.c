@@ -332,12 +332,17 @@ static long index_find(const struct hindex *x, const struct tsa_hist_snap *s,
 }
 
 /* Two call lines by name. */
+/* Two names of @alen and @blen bytes, as strcmp orders them. */
+static int name_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int c = memcmp(a, b, (size_t)(alen < blen ? alen : blen));
+
+	return c ? c : alen - blen;
+}
+
 static int call_cmp(const struct tsa_hline *a, const struct tsa_hline *b)
 {
-	int n = a->call_len < b->call_len ? a->call_len : b->call_len;
-	int c = memcmp(a->call, b->call, (size_t)n);
-
-	return c ? c : a->call_len - b->call_len;
+	return name_cmp(a->call, a->call_len, b->call, b->call_len);
 }
 
 static int cmp_call_line(const void *a, const void *b)
@@ -393,10 +398,7 @@ static void interval_max(struct tsa_hview *v, const struct hsum *c,
 
 int view_call_cmp(const struct tsa_hview *x, const struct tsa_hview *y)
 {
-	int n = x->call_len < y->call_len ? x->call_len : y->call_len;
-	int c = memcmp(x->call, y->call, (size_t)n);
-
-	return c ? c : x->call_len - y->call_len;
+	return name_cmp(x->call, x->call_len, y->call, y->call_len);
 }
 
 static int cmp_view(const void *a, const void *b)

@@ -5102,9 +5102,6 @@ static void test_hist_capture(void)
 	snprintf(ca, sizeof(ca), "%s/a.cap", tmp);
 	snprintf(cb, sizeof(cb), "%s/b.cap", tmp);
 	snprintf(c1, sizeof(c1), "%s/v1.cap", tmp);
-	rc = run(dir, (const char *[]){ "--save", c1, NULL }, &out, &err, 0);
-	free(out);
-	free(err);
 	all = snapshot(10000000000ULL, ra, 2);
 	snprintf(path, sizeof(path), "%s/all", dir);
 	put(path, all);
