@@ -564,7 +564,9 @@ pids+=("$HF_PID")
 read -r -t 10 ready <&"${HF[0]}"
 [ "$ready" = READY ]
 t $? "unload: a process holds /proc/tsa/all and its /proc/tsa/<tid> open (saw ${ready:-nothing})"
-rmmod tsa
+# Unloading patches text: with the vCPUs in parallel (prstat-mt), only
+# with the other CPUs offline (tests/guest/quiesce).
+"${TSA_QUIESCE:?run it through tests/guest-run}" rmmod tsa
 st=$?
 t $st "unload: rmmod tsa succeeds while files are open (exit $st)"
 echo go >&"${HF[1]}"
