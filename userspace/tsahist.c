@@ -331,7 +331,6 @@ static long index_find(const struct hindex *x, const struct tsa_hist_snap *s,
 	return -1;
 }
 
-/* Two call lines by name. */
 /* Two names of @alen and @blen bytes, as strcmp orders them. */
 static int name_cmp(const char *a, int alen, const char *b, int blen)
 {
@@ -340,6 +339,7 @@ static int name_cmp(const char *a, int alen, const char *b, int blen)
 	return c ? c : alen - blen;
 }
 
+/* Two call lines by name. */
 static int call_cmp(const struct tsa_hline *a, const struct tsa_hline *b)
 {
 	return name_cmp(a->call, a->call_len, b->call, b->call_len);
