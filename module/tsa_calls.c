@@ -151,11 +151,15 @@ static struct tsa_call_row *tsa_calls_room(struct tsa_calls *c,
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 		     bool in_call)
 {
+	unsigned int i;
+
 	memset(c, 0, tsa_calls_size(max, hist));
 	c->max = max;
 	c->hist = hist;
 	c->cur_key = in_call ? TSA_CALL_UNKNOWN : TSA_CALL_NONE;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
+	for (i = 0; i < max; i++)
+		c->row[i].key = TSA_CALL_FREE;
 }
 
 /*
@@ -253,7 +257,8 @@ struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns)
 /* After a hand-over: the rows start again; a call in progress goes on. */
 void tsa_calls_clear_rows(struct tsa_calls *c)
 {
-	c->rows = 0;
+	while (c->rows)
+		c->row[--c->rows].key = TSA_CALL_FREE;
 	c->hint[0] = 0;
 	c->hint[1] = 0;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);

@@ -44,6 +44,11 @@
 #define TSA_CALL_OTHER		0xfffd	/* the other row */
 #define TSA_CALL_UNKNOWN	0xfffe	/* in a call entered before tracking */
 #define TSA_CALL_NONE		0xffff	/* not in a call */
+/*
+ * The key of a row not in use: both ABI bits, which no call's key has
+ * (nor a trap's), so a lookup never matches it and needs no bound.
+ */
+#define TSA_CALL_FREE		(TSA_CALL_IA32 | TSA_CALL_X32)
 
 #define TSA_CALLS_MAX_ROWS	64
 
@@ -80,7 +85,8 @@ struct tsa_call_row {
 };
 
 /*
- * A table of @max rows. With @hist (the hist parameter, calls table
+ * A table of @max rows, the first @rows in use; the others are keyed
+ * TSA_CALL_FREE, and the hints are always below @max. With @hist (the hist parameter, calls table
  * only), each row and the other row have the calls' durations in log2
  * buckets (as a state's stays, tsa_hist_bucket()) after the rows: a call
  * is counted there once, with its whole duration, when it returns (or
@@ -224,16 +230,18 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 /*
  * The row of @key if it is one of the last two calls' (NULL if not):
  * calls repeat (a poll loop) or alternate (read, write: a pipe, a
- * socket), and then no row is searched.
+ * socket), and then no row is searched. @key is a call's (or a trap's),
+ * never TSA_CALL_FREE: a free row does not match, so the hints need no
+ * check against @rows.
  */
-static inline struct tsa_call_row *tsa_calls_hinted(struct tsa_calls *c,
-						    u16 key)
+static __always_inline struct tsa_call_row *tsa_calls_hinted(struct tsa_calls *c,
+							     u16 key)
 {
 	u8 h0 = c->hint[0], h1 = c->hint[1];
 
-	if (h0 < c->rows && c->row[h0].key == key)
+	if (likely(c->row[h0].key == key))
 		return &c->row[h0];
-	if (h1 < c->rows && c->row[h1].key == key) {
+	if (c->row[h1].key == key) {
 		c->hint[0] = h1;
 		c->hint[1] = h0;
 		return &c->row[h1];

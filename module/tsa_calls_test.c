@@ -314,6 +314,39 @@ static void alternating_calls_keep_their_rows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check_rows(test, c), 60ULL);
 }
 
+/*
+ * The hints are not checked against the rows in use: a row out of use
+ * must match no call. Key 0 (read) is what a zeroed row would hold, and
+ * rows cleared by a hand-over keep what their calls left.
+ */
+static void free_rows_match_no_call(struct kunit *test)
+{
+	struct tsa_calls *c = calls(test, 2);
+	struct tsa_call_row *r;
+	u64 ns;
+
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, 0));
+	tsa_calls_begin(c, 0);
+	r = tsa_calls_end(c, 0, &ns);
+	KUNIT_ASSERT_PTR_EQ(test, r, &c->row[0]);
+	KUNIT_EXPECT_PTR_EQ(test, tsa_calls_hinted(c, 0), &c->row[0]);
+	tsa_calls_begin(c, NR_B);
+	tsa_calls_end(c, NR_B, &ns);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 2U);
+	tsa_calls_clear_rows(c);
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, 0));
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, NR_B));
+	/* Nor do the keys of no call. */
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, TSA_CALL_NONE));
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, TSA_CALL_UNKNOWN));
+	/* Taken again, the row starts from nothing. */
+	tsa_calls_begin(c, NR_B);
+	r = tsa_calls_end(c, NR_B, &ns);
+	KUNIT_ASSERT_PTR_EQ(test, r, &c->row[0]);
+	KUNIT_EXPECT_EQ(test, r->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 1U);
+}
+
 /* A merge takes a row only for a call with more time than the least. */
 static void merge_keeps_the_biggest(struct kunit *test)
 {
@@ -749,12 +782,15 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 			tsa_acct_switch_in(f, in + 4, 1);
 		}
 		out = i % 13 == 6 ? g->stamp - 2 : g->stamp + 5 + i * 37 % 50;
+		/* The exit path's calibrated cost, as the probe gives it. */
 		tsa_acct_sys_exit(g, out, key, false);
+		tsa_acct_set_head(g, i % 4);
 		if (tsa_acct_sys_exit_plain(f) &&
-		    tsa_acct_sys_exit_fast(f, out, &clamped)) {
+		    tsa_acct_sys_exit_fast(f, out, i % 4, &clamped)) {
 			fast_out++;
 		} else {
 			tsa_acct_sys_exit(f, out, key, false);
+			tsa_acct_set_head(f, i % 4);
 			slow_out++;
 		}
 		KUNIT_ASSERT_TRUE_MSG(test, same_records(g, f, 4),
@@ -782,6 +818,7 @@ static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_entered_at_a_tracer_stop),
 	KUNIT_CASE(full_table_evicts_the_least_row),
 	KUNIT_CASE(alternating_calls_keep_their_rows),
+	KUNIT_CASE(free_rows_match_no_call),
 	KUNIT_CASE(merge_keeps_the_biggest),
 	KUNIT_CASE(row_out_of_slots_moves_to_other),
 	KUNIT_CASE(call_entered_before_tracking_is_named_at_exit),

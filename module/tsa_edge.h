@@ -42,10 +42,9 @@ static __always_inline bool tsa_acct_sys_enter_fast(struct tsa_acct *a,
 	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
-	if (c) {
+	/* Out of a call, nothing is charged to it: mask is 0 already. */
+	if (c)
 		c->cur_key = call;
-		c->mask = 0;
-	}
 	return clamped;
 }
 
@@ -56,47 +55,62 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 		(a->flags & TSA_F_NOT_PLAIN) == TSA_F_IN_KERNEL;
 }
 
-/*
- * tsa_acct_sys_exit() at @now, without a signal taken, of a call back on
- * CPU in SYS whose row is one of the hinted two: its time in each state
- * (a sleep, a wait for the CPU) and its last stay go to that row. False,
- * with nothing changed (but the hints' order), when it is not such a call
- * or the row has no room for its states.
- */
-static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
-						   u64 now, bool *clamped)
+/* The return to user mode of a plain call (and the head of that stay). */
+static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
+					       u16 head, bool *clamped)
 {
-	struct tsa_calls *c = a->tab[TSA_T_CALLS];
-	struct tsa_call_row *r = NULL;
-	unsigned int mask, s;
-	u64 sys, ns;
+	u64 sys = tsa_acct_close(a, TSA_SYS, now, clamped);
 
-	if (c) {
-		r = tsa_calls_hinted(c, c->cur_key);
-		if (!r || !tsa_call_row_take(r, c->mask))
-			return false;
-	}
-	sys = tsa_acct_close(a, TSA_SYS, now, clamped);
 	a->state = TSA_USR;
 	a->st[TSA_USR].entries++;
 	a->flags &= ~TSA_F_IN_KERNEL;
-	if (r) {
-		/* Most calls never left the CPU: no bit, or SYS's alone. */
-		ns = sys;
-		for (mask = c->mask; mask; mask &= mask - 1) {
-			s = __ffs(mask);
-			tsa_call_row_add_ns(r, s, c->cur[s]);
-			ns += c->cur[s];
-		}
-		r->calls++;
-		r->ns += ns;
-		tsa_call_row_add_ns(r, TSA_SYS, sys);
-		if (ns > r->longest)
-			r->longest = ns;
-		tsa_calls_count_b(c, r, ns);
-		c->mask = 0;
-		c->cur_key = TSA_CALL_NONE;
+	a->head = head;
+	return sys;
+}
+
+/*
+ * tsa_acct_sys_exit() at @now, without a signal taken, of a call back on
+ * CPU in SYS whose row is one of the hinted two: its time in each state
+ * (a sleep, a wait for the CPU) and its last stay go to that row; then
+ * tsa_acct_set_head(@head) of the stay in USR it begins. False, with
+ * nothing changed (but the hints' order), when it is not such a call or
+ * the row has no room for its states.
+ */
+static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
+						   u64 now, u16 head,
+						   bool *clamped)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	struct tsa_call_row *r;
+	unsigned int mask, s;
+	u64 sys, ns;
+
+	if (!c) {
+		tsa_acct_sys_return(a, now, head, clamped);
+		return true;
 	}
+	r = tsa_calls_hinted(c, c->cur_key);
+	if (!r)
+		return false;
+	/* Most calls never left the CPU: no bit, or SYS's alone. */
+	mask = c->mask;
+	if (mask && !tsa_call_row_take(r, mask))
+		return false;
+	sys = tsa_acct_sys_return(a, now, head, clamped);
+	ns = sys;
+	for (; mask; mask &= mask - 1) {
+		s = __ffs(mask);
+		tsa_call_row_add_ns(r, s, c->cur[s]);
+		ns += c->cur[s];
+	}
+	r->calls++;
+	r->ns += ns;
+	tsa_call_row_add_ns(r, TSA_SYS, sys);
+	if (ns > r->longest)
+		r->longest = ns;
+	tsa_calls_count_b(c, r, ns);
+	c->mask = 0;
+	c->cur_key = TSA_CALL_NONE;
 	return true;
 }
 

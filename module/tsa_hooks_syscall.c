@@ -149,6 +149,7 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 	long nr = syscall_get_nr(current, regs);
 	struct tsa_thread *th;
 	bool clamped;
+	u16 head;
 	u64 now;
 
 	tsa_syscall_preempt_disable();
@@ -158,10 +159,13 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 		   tsa_edge_return(nr))) {
 		raw_write_seqcount_begin(&th->seq);
 		now = tsa_stamp(false, &th->acct, tsa_clock());
+		head = this_cpu_read(tsa_cross.sys);
 		/* Not plain after all (a row to find): the key is nr. */
-		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, &clamped)))
+		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, head,
+						     &clamped))) {
 			clamped = tsa_acct_sys_exit(&th->acct, now, nr, false);
-		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.sys));
+			tsa_acct_set_head(&th->acct, head);
+		}
 		tsa_clamped(clamped);
 		raw_write_seqcount_end(&th->seq);
 	} else {
