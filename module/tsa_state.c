@@ -157,7 +157,7 @@ bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
 		a->count[TSA_ICX]++;
 	else
 		a->count[TSA_VCX]++;
-	return tsa_acct_enter(a, now, kind == TSA_SW_BLOCK ? sleep : TSA_LAT);
+	return __tsa_acct_enter(a, now, kind == TSA_SW_BLOCK ? sleep : TSA_LAT);
 }
 
 bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu)
@@ -165,7 +165,7 @@ bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu)
 	if (a->last_cpu != TSA_NO_CPU && a->last_cpu != cpu)
 		a->count[TSA_MIG]++;
 	a->last_cpu = cpu;
-	return tsa_acct_enter(a, now, tsa_acct_cpu_state(a));
+	return __tsa_acct_enter(a, now, tsa_acct_cpu_state(a));
 }
 
 /*
@@ -177,7 +177,7 @@ bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
 {
 	if (!tsa_acct_wakes(a->state, a->flags))
 		return false;
-	return tsa_acct_enter(a, now, TSA_LAT);
+	return __tsa_acct_enter(a, now, TSA_LAT);
 }
 
 /*
