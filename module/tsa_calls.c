@@ -191,8 +191,6 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 		tsa_call_row_clear(r, key);
 		return r;
 	}
-	if (!c->rows)
-		return &c->other;
 	least = &c->row[0];
 	for (i = 1; i < c->rows; i++)
 		if (c->row[i].ns < least->ns)

@@ -85,8 +85,9 @@ struct tsa_call_row {
 };
 
 /*
- * A table of @max rows, the first @rows in use; the others are keyed
- * TSA_CALL_FREE, and the hints are always below @max. With @hist (the hist parameter, calls table
+ * A table of @max rows (at least one: with none there is no table), the
+ * first @rows in use; the others are keyed TSA_CALL_FREE, and the hints
+ * are always below @max. With @hist (the hist parameter, calls table
  * only), each row and the other row have the calls' durations in log2
  * buckets (as a state's stays, tsa_hist_bucket()) after the rows: a call
  * is counted there once, with its whole duration, when it returns (or
@@ -234,8 +235,8 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
  * never TSA_CALL_FREE: a free row does not match, so the hints need no
  * check against @rows.
  */
-static __always_inline struct tsa_call_row *tsa_calls_hinted(struct tsa_calls *c,
-							     u16 key)
+static __always_inline struct tsa_call_row *
+tsa_calls_hinted(struct tsa_calls *c, u16 key)
 {
 	u8 h0 = c->hint[0], h1 = c->hint[1];
 

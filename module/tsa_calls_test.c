@@ -335,7 +335,10 @@ static void free_rows_match_no_call(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned int)c->rows, 2U);
 	tsa_calls_clear_rows(c);
 	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, 0));
+	/* Nor a hint left at either old row. */
+	c->hint[0] = 1;
 	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, NR_B));
+	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, 0));
 	/* Nor do the keys of no call. */
 	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, TSA_CALL_NONE));
 	KUNIT_EXPECT_NULL(test, tsa_calls_hinted(c, TSA_CALL_UNKNOWN));

@@ -3,11 +3,12 @@
  * The system call edges' fast paths: a user thread that enters a call
  * from user mode and returns from it with nothing in between but kernel
  * work (the common case by far) costs a few stores a side. They do what
- * tsa_acct_sys_enter() and tsa_acct_sys_exit() do in that case, and are
- * inlined into the probes (tsa_hooks_syscall.c); anything else (a row
- * the hints do not know, a tracer's stop, a provisional record, the
- * traced user/kernel boundary) takes those. Pure logic, like tsa_state.c: KUnit checks that both paths
- * leave the same record.
+ * tsa_acct_sys_enter() and tsa_acct_sys_exit() (then tsa_acct_set_head())
+ * do in that case, and are inlined into the probes (tsa_hooks_syscall.c);
+ * anything else (a row the hints do not know, a tracer's stop, a
+ * provisional record, the traced user/kernel boundary) takes those. Pure
+ * logic, like tsa_state.c: KUnit checks that both paths leave the same
+ * record.
  */
 #ifndef TSA_EDGE_H
 #define TSA_EDGE_H
