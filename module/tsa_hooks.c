@@ -69,12 +69,30 @@ MODULE_PARM_DESC(late_queue,
 static bool tsa_param_stamp_probes;
 module_param_named(stamp_probes, tsa_param_stamp_probes, bool, 0444);
 MODULE_PARM_DESC(stamp_probes,
-		 "Call tsa_stamp_sys_enter() and tsa_stamp_sys_exit() with the clock of each system call edge, for kprobes that check tsa's stamps (the replay referee; default 0).");
+		 "Call tsa_stamp_sys_enter(), _sys_exit(), _switch_out(), _switch_in() and _wakeup() with the clock of each such event, for kprobes that check tsa's stamps (the replay referee; default 0).");
 
 static char *tsa_param_skip_hooks;
 module_param_named(skip_hooks, tsa_param_skip_hooks, charp, 0444);
 MODULE_PARM_DESC(skip_hooks,
 		 "Hooks not to register, as if this kernel lacked them (comma-separated names, as in debugfs stats): to see and test what tsa degrades to.");
+
+DEFINE_STATIC_KEY_FALSE(tsa_stamp_probes);
+
+/*
+ * The arguments in their registers (%di, %si) at the kprobe: used, so
+ * that the compiler neither drops them nor calls a clone without them.
+ */
+#define TSA_STAMP_FN(name)						\
+	noinline void tsa_stamp_##name(struct tsa_acct *a, u64 now)	\
+	{								\
+		asm volatile("" : : "r" (a), "r" (now));		\
+	}
+
+TSA_STAMP_FN(sys_enter)
+TSA_STAMP_FN(sys_exit)
+TSA_STAMP_FN(switch_out)
+TSA_STAMP_FN(switch_in)
+TSA_STAMP_FN(wakeup)
 
 DEFINE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 bool tsa_syscalls_live;

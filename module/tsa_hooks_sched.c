@@ -12,6 +12,7 @@
 #include <linux/sched/signal.h>
 
 #include "tsa_calib.h"
+#include "tsa_edge.h"
 #include "tsa_probes.h"
 
 /* Switches the tracepoint's arguments alone would have miscounted. */
@@ -75,9 +76,10 @@ static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
 	return tsa_call_wait(p, syscall_get_nr(p, regs), a0, a1);
 }
 
-/* What a thread that left the CPU is waiting for. */
-enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
-			       u8 ctx, bool in_call)
+/* What a thread that left the CPU is waiting for; at every sleep: inline. */
+static __always_inline enum tsa_state
+__tsa_sleep_state(struct task_struct *p, unsigned int state, u8 ctx,
+		  bool in_call)
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
@@ -91,6 +93,12 @@ enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
 	};
 
 	return tsa_classify_sleep(bi);
+}
+
+enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
+			       u8 ctx, bool in_call)
+{
+	return __tsa_sleep_state(p, state, ctx, in_call);
 }
 
 /*
@@ -250,12 +258,15 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		 * the registers say.
 		 */
 		if (kind == TSA_SW_BLOCK)
-			sleep = tsa_sleep_state(prev, prev_state,
-						pth->acct.ctx,
-						!READ_ONCE(tsa_syscalls_live) ||
-						(pth->acct.flags &
-						 TSA_F_IN_KERNEL));
-		tsa_clamped(tsa_acct_switch_out(&pth->acct, now, kind, sleep));
+			sleep = __tsa_sleep_state(prev, prev_state,
+						  pth->acct.ctx,
+						  !READ_ONCE(tsa_syscalls_live) ||
+						  (pth->acct.flags &
+						   TSA_F_IN_KERNEL));
+		tsa_clamped(tsa_acct_switch_out(&pth->acct,
+						tsa_stamp(TSA_STAMP_SWITCH_OUT,
+							  &pth->acct, now),
+						kind, sleep));
 		if (tsa_trap_switch_out(pth, in_trap))
 			tsa_acct_trap_suspend(&pth->acct);
 		if (unlikely(prev_state & __TASK_TRACED) &&
@@ -269,7 +280,9 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
 		nth->nvcsw_in = (u8)READ_ONCE(next->nvcsw);
 		nth->nvcsw_known = true;
-		tsa_clamped(tsa_acct_switch_in(&nth->acct, now,
+		tsa_clamped(tsa_acct_switch_in(&nth->acct,
+					       tsa_stamp(TSA_STAMP_SWITCH_IN,
+							 &nth->acct, now),
 					       smp_processor_id()));
 		/* Preempted in user mode: it returns through the exit path. */
 		tsa_acct_set_head(&nth->acct, this_cpu_read(tsa_cross.sys));
@@ -301,7 +314,8 @@ TSA_CHECK_PROBE(sched_switch, TSA_SCHED_SWITCH_PROBE);
  * IRQs may be on here: try_to_wake_up() wakes current without its locks
  * (a timer in softirq waking the task it interrupted).
  */
-static void tsa_wake(struct task_struct *p, enum tsa_event ev)
+static __always_inline void tsa_wake(struct task_struct *p,
+				     enum tsa_event ev)
 {
 	struct tsa_thread *th;
 	unsigned long flags;
@@ -332,7 +346,9 @@ static void tsa_wake(struct task_struct *p, enum tsa_event ev)
 		return;
 	/* The clock is read with the record open: see tsa_sched_switch. */
 	locked = tsa_thread_own_begin(th, &flags);
-	tsa_clamped(tsa_acct_wakeup(&th->acct, tsa_clock()));
+	tsa_clamped(tsa_acct_wakeup(&th->acct,
+				    tsa_stamp(TSA_STAMP_WAKEUP, &th->acct,
+					      tsa_clock())));
 	tsa_thread_own_end(th, flags, locked);
 }
 

@@ -16,45 +16,6 @@
 #include "tsa_probes.h"
 
 /*
- * The clock each edge charges at, for the replay referee's kprobes
- * (tests/guest/replay-tests.sh): the fast paths are inlined, so there is
- * no accounting function to probe. Called only with stamp_probes=1; off,
- * an edge pays one no-op instruction (a static key set at load).
- */
-DEFINE_STATIC_KEY_FALSE(tsa_stamp_probes);
-
-/*
- * The arguments in their registers (%di, %si) at the kprobe: used, so
- * that the compiler neither drops them nor calls a clone without them.
- */
-static __always_inline void tsa_stamp_args(struct tsa_acct *a, u64 now)
-{
-	asm volatile("" : : "r" (a), "r" (now));
-}
-
-noinline void tsa_stamp_sys_enter(struct tsa_acct *a, u64 now)
-{
-	tsa_stamp_args(a, now);
-}
-
-noinline void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now)
-{
-	tsa_stamp_args(a, now);
-}
-
-static __always_inline u64 tsa_stamp(bool enter, struct tsa_acct *a,
-				     u64 now)
-{
-	if (static_branch_unlikely(&tsa_stamp_probes)) {
-		if (enter)
-			tsa_stamp_sys_enter(a, now);
-		else
-			tsa_stamp_sys_exit(a, now);
-	}
-	return now;
-}
-
-/*
  * The general path: any call tsa_edge.h's fast paths do not take. @nr:
  * the call's number, as the task passed it; @ret: its return value (at
  * sys_exit). As on the fast paths, the clock is read with the record
@@ -74,7 +35,8 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 		return;
 	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
 	locked = tsa_thread_own_begin(th, &flags);
-	now = tsa_stamp(ev == TSA_EV_SYS_ENTER, &th->acct, tsa_clock());
+	now = tsa_stamp(ev == TSA_EV_SYS_ENTER ? TSA_STAMP_SYS_ENTER :
+			TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 	if (ev == TSA_EV_SYS_ENTER) {
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	} else {
@@ -132,7 +94,8 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 		   tsa_edge_call(id))) {
 		raw_write_seqcount_begin(&th->seq);
 		tsa_clamped(tsa_acct_sys_enter_fast(&th->acct,
-						    tsa_stamp(true, &th->acct,
+						    tsa_stamp(TSA_STAMP_SYS_ENTER,
+							      &th->acct,
 							      tsa_clock()),
 						    id));
 		raw_write_seqcount_end(&th->seq);
@@ -158,7 +121,7 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 	if (likely(th && tsa_acct_sys_exit_plain(&th->acct) &&
 		   tsa_edge_return(nr))) {
 		raw_write_seqcount_begin(&th->seq);
-		now = tsa_stamp(false, &th->acct, tsa_clock());
+		now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 		head = this_cpu_read(tsa_cross.sys);
 		/* Not plain after all (a row to find): the key is nr. */
 		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, head,

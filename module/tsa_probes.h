@@ -111,10 +111,52 @@ void tsa_hooks_kernel_show(struct seq_file *m);
 void tsa_hooks_track_show(struct seq_file *m);
 void tsa_hooks_sched_show(struct seq_file *m);
 
-/* stamp_probes=1: the syscall edges call tsa_stamp_sys_*(). */
+/*
+ * The clock a system call's edge, a switch or a wakeup charges at, for
+ * the replay referee's kprobes (tests/guest/replay-tests.sh): their
+ * accounting is inlined into the probes, so there is no function of
+ * theirs to probe. With stamp_probes=1 each calls tsa_stamp_*() (in
+ * tsa_hooks.c) with its record and clock; off, it pays one no-op
+ * instruction (a static key set at load).
+ */
 DECLARE_STATIC_KEY_FALSE(tsa_stamp_probes);
+
+enum tsa_stamp_event {
+	TSA_STAMP_SYS_ENTER, TSA_STAMP_SYS_EXIT, TSA_STAMP_SWITCH_OUT,
+	TSA_STAMP_SWITCH_IN, TSA_STAMP_WAKEUP
+};
+
 void tsa_stamp_sys_enter(struct tsa_acct *a, u64 now);
 void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now);
+void tsa_stamp_switch_out(struct tsa_acct *a, u64 now);
+void tsa_stamp_switch_in(struct tsa_acct *a, u64 now);
+void tsa_stamp_wakeup(struct tsa_acct *a, u64 now);
+
+/* @now, the clock @a is charged at by @ev, after the stamp's call. */
+static __always_inline u64 tsa_stamp(enum tsa_stamp_event ev,
+				     struct tsa_acct *a, u64 now)
+{
+	if (!static_branch_unlikely(&tsa_stamp_probes))
+		return now;
+	switch (ev) {
+	case TSA_STAMP_SYS_ENTER:
+		tsa_stamp_sys_enter(a, now);
+		break;
+	case TSA_STAMP_SYS_EXIT:
+		tsa_stamp_sys_exit(a, now);
+		break;
+	case TSA_STAMP_SWITCH_OUT:
+		tsa_stamp_switch_out(a, now);
+		break;
+	case TSA_STAMP_SWITCH_IN:
+		tsa_stamp_switch_in(a, now);
+		break;
+	case TSA_STAMP_WAKEUP:
+		tsa_stamp_wakeup(a, now);
+		break;
+	}
+	return now;
+}
 
 /* The probes, for the registration table. */
 TSA_PROBE_SCHED_SWITCH(tsa_sched_switch);

@@ -13,6 +13,7 @@
 #include <asm/unistd.h>
 
 #include "tsa_calls.h"
+#include "tsa_edge.h"
 #include "tsa_state.h"
 
 static_assert(CONFIG_NR_CPUS <= S16_MAX);	/* struct tsa_acct.last_cpu */
@@ -59,29 +60,11 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 }
 
 /*
- * Close the current stay at @now; true when @now had to be clamped.
- * Every event passes here: inline.
- */
-static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
-{
-	bool clamped;
-	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
-
-	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
-		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
-	if (unlikely(a->tab[TSA_T_TRAPS]) &&
-	    tsa_calls_in_call(a->tab[TSA_T_TRAPS]))
-		tsa_calls_charge(a->tab[TSA_T_TRAPS], a->state, stay);
-	return clamped;
-}
-
-/*
  * A provisional record (seeded at load, racing with its thread) starts
  * counting at the first event that tells for sure what the thread is
  * doing. Counters and context seen meanwhile stay.
  */
-static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
-				     enum tsa_state s)
+noinline void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s)
 {
 	u64 count[TSA_NR_COUNTERS];
 	u8 keep = a->flags & ~TSA_F_PROVISIONAL, ctx = a->ctx;
@@ -98,86 +81,16 @@ static noinline void tsa_acct_settle(struct tsa_acct *a, u64 now,
  * A stay in @s ends at @t (the stamp it was charged up to): its bucket,
  * if @s has them, counts it, and the next stay begins.
  */
-static void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t)
+noinline void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t)
 {
 	if (s >= TSA_HIST_FIRST)
 		h->n[s - TSA_HIST_FIRST][tsa_hist_bucket(t - h->since)]++;
 	h->since = t;
 }
 
-/*
- * The one place a state changes (illumos new_mstate()); every event
- * passes here, so the common case is kept short. Returns true when the
- * clock had to be clamped.
- */
-static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
-					     enum tsa_state s)
-{
-	bool clamped;
-
-	if (unlikely(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))) {
-		if (!(a->flags & TSA_F_DEAD))
-			tsa_acct_settle(a, now, s);
-		return false;
-	}
-	clamped = tsa_acct_charge(a, now);
-	if (a->state != s) {
-		if (unlikely(a->hist))
-			tsa_hist_stay_end(a->hist, a->state, a->stamp);
-		a->state = s;
-		a->st[s].entries++;
-	}
-	return clamped;
-}
-
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 {
 	return __tsa_acct_enter(a, now, s);
-}
-
-/*
- * On CPU in a syscall, a kernel thread, a page fault, or anywhere in the
- * kernel on a CPU that traces the user/kernel boundary: SYS.
- */
-static enum tsa_state tsa_acct_cpu_state(const struct tsa_acct *a)
-{
-	return (a->flags & (TSA_F_IN_KERNEL | TSA_F_EDGE)) ||
-		(a->ctx & TSA_C_FAULT) ? TSA_SYS : TSA_USR;
-}
-
-/*
- * The thread stops running. Voluntary and involuntary follow the kernel's
- * nvcsw/nivcsw rule: a switch is voluntary when the thread asked to sleep,
- * even if a pending signal then kept it runnable.
- */
-bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
-			 enum tsa_switch_kind kind, enum tsa_state sleep)
-{
-	if (kind == TSA_SW_PREEMPT)
-		a->count[TSA_ICX]++;
-	else
-		a->count[TSA_VCX]++;
-	return __tsa_acct_enter(a, now, kind == TSA_SW_BLOCK ? sleep : TSA_LAT);
-}
-
-bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu)
-{
-	if (a->last_cpu != TSA_NO_CPU && a->last_cpu != cpu)
-		a->count[TSA_MIG]++;
-	a->last_cpu = cpu;
-	return __tsa_acct_enter(a, now, tsa_acct_cpu_state(a));
-}
-
-/*
- * A wakeup makes a sleeping or stopped thread runnable. Wakeups also hit
- * threads that are still on CPU (they had set their state but not yet
- * switched out) or already runnable: those change nothing.
- */
-bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
-{
-	if (!tsa_acct_wakes(a->state, a->flags))
-		return false;
-	return __tsa_acct_enter(a, now, TSA_LAT);
 }
 
 /*

@@ -183,11 +183,13 @@ static inline bool tsa_state_on_cpu(unsigned int s)
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s,
 		   u8 flags);
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s);
+void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s);
+void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t);
 
-/* Events, named for what happened to the thread. */
-bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
-			 enum tsa_switch_kind kind, enum tsa_state sleep);
-bool tsa_acct_switch_in(struct tsa_acct *a, u64 now, int cpu);
+/*
+ * Events, named for what happened to the thread. A switch's and a
+ * wakeup's are inlined into their probes: tsa_edge.h.
+ */
 
 /*
  * Before a switch-in: @edge, the CPU traces the user/kernel boundary, so
@@ -211,7 +213,6 @@ static inline bool tsa_acct_wakes(u8 state, u8 flags)
 	return (flags & TSA_F_PROVISIONAL) ||
 		!(tsa_state_on_cpu(state) || state == TSA_LAT);
 }
-bool tsa_acct_wakeup(struct tsa_acct *a, u64 now);
 
 /*
  * After a return to user mode (a system call's or a fault's): the stay in

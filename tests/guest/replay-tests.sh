@@ -84,15 +84,15 @@ trace_setup() {
 	echo >$T/trace
 }
 
-# After tsa.ko is loaded: kprobes on its accounting functions (and on the
-# functions stamp_probes=1 calls from the inlined syscall edges) record the
+# After tsa.ko is loaded: kprobes on the functions stamp_probes=1 calls
+# from its inlined accounting (syscall edges, switches, wakeups) record the
 # clock value tsa read for each event (their second argument), so that the
 # replay can also run on tsa's own stamps: then every difference left is
 # one of bookkeeping or classification, and the stamps' distance from
 # ftrace's is measured event by event.
 tsa_stamps() {
 	local f
-	for f in acct_switch_out acct_switch_in acct_wakeup stamp_sys_enter \
+	for f in stamp_switch_out stamp_switch_in stamp_wakeup stamp_sys_enter \
 		stamp_sys_exit; do
 		echo "p:tsa_${f#*_} tsa:tsa_$f now=%si:u64" >>$T/kprobe_events || return 1
 		echo 1 >"$T/events/kprobes/tsa_${f#*_}/enable" || return 1
@@ -103,8 +103,8 @@ tsa_stamps() {
 # the trace's), kprobes on its accounting: all of it patches text.
 arm() {
 	trace_setup || { echo "set up the trace events"; return 1; }
-	# The syscall edges' accounting is inlined: stamp_probes=1 calls a
-	# function with each edge's clock, for tsa_stamps(). hist=1: the
+	# The events' accounting is inlined: stamp_probes=1 calls a function
+	# with each one's clock, for tsa_stamps(). hist=1: the
 	# distributions of stays, which the referee rebuilds too.
 	if ! { rmmod tsa && insmod "$ko" stamp_probes=1 hist=1; } >"$work/err" 2>&1; then
 		echo "reload tsa.ko after the trace events: $(cat "$work/err")"
