@@ -191,6 +191,7 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 {
 	struct tsa_thread *pth, *nth;
 	bool plock = false, nlock = false;
+	int cpu = smp_processor_id();
 	u64 now;
 
 	tsa_event(TSA_EV_SWITCH);
@@ -199,7 +200,7 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_clamped(tsa_thread_exit(pth));
 		pth = NULL;
 	}
-	nth = tsa_thread_find(next);
+	nth = tsa_thread_find_near(next);
 	/*
 	 * One clock read for both threads, taken with both records open: a
 	 * read between two would be on nobody's CPU (a few microseconds a
@@ -276,6 +277,11 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 						  true);
 	}
 	if (nth) {
+		int last = nth->acct.last_cpu;
+
+		/* Only its last CPU's last_out may hold it (tsa_cpu). */
+		if (unlikely(last != cpu))
+			tsa_forget_out(nth, last);
 		/* Back in the kernel; user_enter will see it leave. */
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
 		nth->nvcsw_in = (u8)READ_ONCE(next->nvcsw);
@@ -283,7 +289,7 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_clamped(tsa_acct_switch_in(&nth->acct,
 					       tsa_stamp(TSA_STAMP_SWITCH_IN,
 							 &nth->acct, now),
-					       smp_processor_id()));
+					       cpu));
 		/* Preempted in user mode: it returns through the exit path. */
 		tsa_acct_set_head(&nth->acct, this_cpu_read(tsa_cross.sys));
 		if (tsa_trap_switch_in(nth))
@@ -293,8 +299,12 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	} else {
 		tsa_trap_switch_untracked();
 	}
-	if (pth)
+	if (pth) {
 		tsa_thread_own_end_irqs_off(pth, plock);
+		/* A thread seeded running has no last CPU yet (tsa_cpu). */
+		if (likely(pth->acct.last_cpu == cpu))
+			this_cpu_write(tsa_cpu.last_out, pth);
+	}
 	this_cpu_write(tsa_cpu.current_th, nth);
 }
 #ifdef TSA_SWITCH_NO_PREV_STATE
@@ -322,7 +332,7 @@ static __always_inline void tsa_wake(struct task_struct *p,
 	bool locked;
 
 	tsa_event(ev);
-	th = tsa_thread_find(p);
+	th = tsa_thread_find_near(p);
 	if (!th)
 		return;
 	/*

@@ -109,9 +109,19 @@ TSA_PROBE_EXIT(tsa_sched_process_exit)
 }
 TSA_CHECK_PROBE(sched_process_exit, tsa_sched_process_exit);
 
+/*
+ * After the task's last switch (the scheduler drops its last RCU user
+ * then): no CPU puts its record in last_out again, and a CPU that read
+ * it there before this is done with it before the grace period ends.
+ */
 TSA_PROBE_TASK(tsa_sched_process_free)
 {
+	struct tsa_thread *th;
+
 	tsa_event(TSA_EV_FREE);
+	th = tsa_thread_find(p);
+	if (th)
+		tsa_forget_out(th, READ_ONCE(th->acct.last_cpu));
 	tsa_thread_remove(p);
 }
 

@@ -42,11 +42,24 @@ enum tsa_event {
  * Each CPU's own: the record of the task it switched in last, i.e. of its
  * current task (saves a hash lookup on the hottest paths: syscalls,
  * faults, interrupts; only sched_switch writes it, for next, so it never
- * points at a record freed under a running task), and its event counts,
- * the hottest in the same cache line.
+ * points at a record freed under a running task); the record of the task
+ * it switched out last, which is often the next one a switch or wakeup
+ * looks up (two threads that hand work back and forth); and its event
+ * counts, the hottest in the same cache line.
+ *
+ * last_out may hold a record whose task is gone, so it must be cleared
+ * before the record is freed. A record is in no CPU's last_out but that
+ * of the CPU it last ran on (acct.last_cpu): a switch-out puts it in its
+ * own CPU's only if that is its last_cpu (not a thread seeded running);
+ * a switch-in on another CPU first takes it out of the old one's; and
+ * the free hook takes it out of that of its last_cpu before the record
+ * leaves the table (tsa_forget_out()). Those are plain stores of NULL
+ * when the slot still holds that record: at worst they drop another
+ * record put there meanwhile, which costs a lookup, not a wrong record.
  */
 struct tsa_cpu {
 	struct tsa_thread *current_th;
+	struct tsa_thread *last_out;
 	u64 events[TSA_NR_EVENTS];
 };
 
@@ -63,6 +76,30 @@ static __always_inline struct tsa_thread *tsa_thread_on_cpu(void)
 	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
 	return likely(th && th->key == current) ? th : NULL;
+}
+
+/*
+ * The record of @t, a task not current: the one this CPU switched out
+ * last if it is @t's, else the table's. Preemption off.
+ */
+static __always_inline struct tsa_thread *
+tsa_thread_find_near(const struct task_struct *t)
+{
+	struct tsa_thread *th = this_cpu_read(tsa_cpu.last_out);
+
+	return th && th->key == t ? th : tsa_thread_find(t);
+}
+
+/* Take @th, on no CPU, out of the last_out of @cpu (TSA_NO_CPU: none). */
+static __always_inline void tsa_forget_out(struct tsa_thread *th, int cpu)
+{
+	struct tsa_thread **slot;
+
+	if (cpu == TSA_NO_CPU)
+		return;
+	slot = per_cpu_ptr(&tsa_cpu.last_out, cpu);
+	if (READ_ONCE(*slot) == th)
+		WRITE_ONCE(*slot, NULL);
 }
 
 /* Caller runs with preemption off. */

@@ -154,7 +154,7 @@ struct tsa_acct {
 	u8 flags;
 	u8 ctx;			/* TSA_C_* */
 	u8 trp_from;		/* state interrupted by TRP */
-	s16 last_cpu;		/* CPU it last ran on, for MIG */
+	s16 last_cpu;		/* CPU it last ran on: MIG, and tsa_cpu */
 	u16 head;		/* of this USR stay, SYS's: tsa_calib.h */
 	u64 count[TSA_NR_COUNTERS];
 	struct tsa_stays st[TSA_NR_STATES];
