@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the system-call table (tsa_calls.c), driven through the
- * accounting events of tsa_state.c as the hooks drive them.
+ * accounting events of tsa_state.c and tsa_edge.h as the hooks drive them.
  */
 #include <kunit/test.h>
 #include <asm/unistd.h>

@@ -80,19 +80,21 @@ DEFINE_STATIC_KEY_FALSE(tsa_stamp_probes);
 
 /*
  * The arguments in their registers (%di, %si) at the kprobe: used, so
- * that the compiler neither drops them nor calls a clone without them.
+ * that the compiler neither drops them nor calls a clone without them;
+ * and a distinct constant each, so that no two are folded into one body
+ * (identical code folding), whose kprobe would see every event.
  */
-#define TSA_STAMP_FN(name)						\
+#define TSA_STAMP_FN(name, n)						\
 	noinline void tsa_stamp_##name(struct tsa_acct *a, u64 now)	\
 	{								\
-		asm volatile("" : : "r" (a), "r" (now));		\
+		asm volatile("" : : "r" (a), "r" (now), "i" (n));	\
 	}
 
-TSA_STAMP_FN(sys_enter)
-TSA_STAMP_FN(sys_exit)
-TSA_STAMP_FN(switch_out)
-TSA_STAMP_FN(switch_in)
-TSA_STAMP_FN(wakeup)
+TSA_STAMP_FN(sys_enter, TSA_STAMP_SYS_ENTER)
+TSA_STAMP_FN(sys_exit, TSA_STAMP_SYS_EXIT)
+TSA_STAMP_FN(switch_out, TSA_STAMP_SWITCH_OUT)
+TSA_STAMP_FN(switch_in, TSA_STAMP_SWITCH_IN)
+TSA_STAMP_FN(wakeup, TSA_STAMP_WAKEUP)
 
 DEFINE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 bool tsa_syscalls_live;

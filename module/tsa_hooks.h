@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The hooks: kernel events (tracepoints) turned into calls of the
- * accounting functions in tsa_state.c on the records of tsa_table.c.
+ * accounting functions of tsa_state.c and tsa_edge.h on the records of
+ * tsa_table.c.
  */
 #ifndef TSA_HOOKS_H
 #define TSA_HOOKS_H

@@ -110,9 +110,10 @@ TSA_PROBE_EXIT(tsa_sched_process_exit)
 TSA_CHECK_PROBE(sched_process_exit, tsa_sched_process_exit);
 
 /*
- * After the task's last switch (the scheduler drops its last RCU user
- * then): no CPU puts its record in last_out again, and a CPU that read
- * it there before this is done with it before the grace period ends.
+ * After the task's last switch (this runs once both its RCU users are
+ * gone, the final switch's and release_task()'s): no CPU puts its record
+ * in last_out again, and a CPU that read it there before this is done
+ * with it before the grace period ends.
  */
 TSA_PROBE_TASK(tsa_sched_process_free)
 {
@@ -215,13 +216,19 @@ static void tsa_seed_batch(struct task_struct **tasks, unsigned int n,
 	for (i = 0; i < n; i++) {
 		if (!tasks[i])
 			continue;
-		/* Ours: held by the task reference until it is freed. */
+		/*
+		 * Used under RCU: the task reference holds the task, not
+		 * its record, which the free hook may remove (and free
+		 * after a grace period) once the task has exited.
+		 */
 		rcu_read_lock();
 		th = tsa_thread_find(tasks[i]);
-		rcu_read_unlock();
 		if (th) {
 			tsa_seed_state(th, tasks[i]);
 			tsa_thread_seeded(th);
+		}
+		rcu_read_unlock();
+		if (th) {
 			tsa_proc_tid_changed(task_pid_nr(tasks[i]));
 			atomic64_inc(count);
 		}

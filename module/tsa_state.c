@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tsa microstate accounting: charging time to states. See tsa_state.h for
- * the model; this file is the whole of it.
+ * the model; this file and tsa_edge.h (the state change itself, switches,
+ * wakeups and the system call edges' fast paths, inlined into the probes)
+ * are the whole of it.
  */
 #include <linux/minmax.h>
 #include <linux/mm_types.h>

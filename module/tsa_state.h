@@ -5,7 +5,8 @@
  * Every tracked thread owns one struct tsa_acct. At any instant the thread
  * is in exactly one microstate (enum tsa_state); every event that changes
  * what the thread is doing calls one of the tsa_acct_*() functions below
- * with the event's own timestamp, and the time since the previous
+ * (or of tsa_edge.h, those inlined into the probes) with the event's own
+ * timestamp, and the time since the previous
  * transition is charged to the state being left (the rule of illumos
  * new_mstate()). Nothing else ever adds time, so for every thread
  *
@@ -19,8 +20,8 @@
  * timestamp older than the last one seen is clamped to it (and counted),
  * so time never runs backwards inside a record.
  *
- * This file and tsa_state.c know nothing of tracepoints, locks or task
- * structs: the hooks turn kernel events into plain values and call in
+ * This file, tsa_state.c and tsa_edge.h know nothing of tracepoints,
+ * locks or task structs: the hooks turn kernel events into plain values and call in
  * here, and KUnit drives the same functions directly. Callers serialise
  * access to one record (see tsa_table.h).
  */

@@ -52,8 +52,9 @@ enum { E_SWITCH, E_WAKEUP, E_WAKEUP_NEW, E_SYS_ENTER, E_SYS_EXIT,
        E_FAULT, E_FAULT_RET, E_LOCK_BEGIN, E_LOCK_END, E_TSA };
 
 /*
- * tsa's own stamps: kprobes "tsa_<fn>" on its accounting functions, whose
- * second argument is the clock value tsa read for the event. The events
+ * tsa's own stamps: kprobes "tsa_<fn>" on the functions its inlined
+ * accounting calls with stamp_probes=1 (tsa_stamp_<fn>), whose second
+ * argument is the clock value tsa read for the event. The events
  * each one belongs to, in the order of this table (E_TSA's x is the index).
  * Faults have none: tsa's fault hook is a kretprobe, and kprobes do not
  * nest, so a kprobe on what it calls never fires.
@@ -441,7 +442,7 @@ static uint64_t match_stamps(void)
 			f->b = -1;	/* used */
 			/*
 			 * ftrace's probe runs first and stamps the event;
-			 * tsa's reads its clock, then calls the accounting
+			 * tsa's reads its clock, then calls its stamp
 			 * function, whose kprobe ftrace stamps in turn.
 			 */
 			stamped++;
