@@ -6,9 +6,9 @@
  * is in exactly one microstate (enum tsa_state); every event that changes
  * what the thread is doing calls one of the tsa_acct_*() functions below
  * (or of tsa_edge.h, those inlined into the probes) with the event's own
- * timestamp, and the time since the previous
- * transition is charged to the state being left (the rule of illumos
- * new_mstate()). Nothing else ever adds time, so for every thread
+ * timestamp, and the time since the previous transition is charged to
+ * the state being left (the rule of illumos new_mstate()). Nothing else
+ * ever adds time, so for every thread
  *
  *	sum(ns[]) + (now - stamp) == now - since
  *
@@ -21,8 +21,8 @@
  * so time never runs backwards inside a record.
  *
  * This file, tsa_state.c and tsa_edge.h know nothing of tracepoints,
- * locks or task structs: the hooks turn kernel events into plain values and call in
- * here, and KUnit drives the same functions directly. Callers serialise
+ * locks or task structs: the hooks turn kernel events into plain values
+ * and call in here, and KUnit drives the same functions directly. Callers serialise
  * access to one record (see tsa_table.h).
  */
 #ifndef TSA_STATE_H
@@ -188,12 +188,9 @@ void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s);
 void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t);
 
 /*
- * Events, named for what happened to the thread. A switch's and a
- * wakeup's are inlined into their probes: tsa_edge.h.
- */
-
-/*
- * Before a switch-in: @edge, the CPU traces the user/kernel boundary, so
+ * Events, named for what happened to the thread (a switch's and a
+ * wakeup's, inlined into their probes, are in tsa_edge.h). Before a
+ * switch-in: @edge, the CPU traces the user/kernel boundary, so
  * the thread (back in the kernel) is seen when it returns to user mode.
  */
 static inline void tsa_acct_set_edge(struct tsa_acct *a, bool edge)
