@@ -249,7 +249,7 @@ if [ ${#faillog[@]} -gt 0 ]; then
 	echo "# --- failures (the lines before each, from its log)"
 	for l in "${faillog[@]}"; do
 		echo "# $l:"
-		grep -B4 '^not ok' "$l" | cut -c1-300 | head -60
+		grep -B8 '^not ok' "$l" | cut -c1-300 | head -80
 	done
 fi
 echo "$pass passed, $fail failed"

@@ -65,6 +65,12 @@ run_suite() {
 	relay "$ver" <"$log"
 	read -r p f < <(tsa_tap_count <"$log")
 	if [ "$p" -eq 0 ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		# A suite of several boots: the runner's own verdicts (a splat,
+		# a failed rmmod, a timeout) name the boot that broke; printed
+		# just before the failure, which check.sh's summary repeats
+		# with the lines before it.
+		grep -E '^(guest-run|run-[a-z]+-tests):' "$log" | grep -v ': kernel ' |
+			head -n 60 | sed 's/^/# /'
 		tap 1 "[$ver] $name: exited $rc after $p passed, $f failed (see $log)"
 		tail -n 20 "$log" | sed 's/^/# /'
 		f=$((f + 1))
