@@ -143,7 +143,9 @@ else
 		check "[ \$(echo '$kst - $sys > $tol && $kst - $sys > 2 * $g' | bc) = 1 ]" \
 			"$mode: the boundary hooks see most of the kernel time the others miss (gap without them $(echo "$kst - $sys" | bc) points, with them $g; expected over $tol and over twice as much)"
 	done
-	rmmod tsa && insmod "$ko"
+	# The runner unloads it at the end: back to the defaults, checked.
+	{ rmmod tsa && insmod "$ko"; } >"$work/err" 2>&1
+	check "[ $? -eq 0 ]" "reload tsa.ko with its defaults after the loops ($(tr '\n' ' ' <"$work/err"))"
 fi
 rm -rf "$work"
 echo "1..$n"
