@@ -31,7 +31,7 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
-#include "tsa_state.h"
+#include "tsa_model.h"
 
 /*
  * A call's key: its number, and which table the number is from (a 32-bit

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The hottest events' accounting, inlined into their probes: a state
- * change, a switch, a wakeup, and the system call edges' fast paths. A
- * user thread that enters a call from user mode and returns from it with
- * nothing in between but kernel work (the common case by far) costs a
- * few stores a side. The fast paths do what tsa_acct_sys_enter() and
- * tsa_acct_sys_exit() (then tsa_acct_set_head()) do in that case (the
- * probes are in tsa_hooks_syscall.c); anything else (a row the hints do
- * not know, a tracer's stop, a provisional record, the traced
- * user/kernel boundary) takes those. Pure logic, like tsa_state.c: KUnit
- * drives these directly and checks that both syscall paths leave the
- * same record.
+ * The hottest events' accounting, inlined into their probes: a switch, a
+ * wakeup, and the system call edges' fast paths, on the state change of
+ * tsa_state.h (__tsa_acct_enter()). A user thread that enters a call from
+ * user mode and returns from it with nothing in between but kernel work
+ * (the common case by far) costs a few stores a side. The fast paths do
+ * what tsa_acct_sys_enter() and tsa_acct_sys_exit() (then
+ * tsa_acct_set_head()) do in that case (the probes are in
+ * tsa_hooks_syscall.c); anything else (a row the hints do not know, a
+ * tracer's stop, a provisional record, the traced user/kernel boundary)
+ * takes those. Pure logic, like tsa_state.c: KUnit drives these directly
+ * and checks that both syscall paths leave the same record.
  */
 #ifndef TSA_EDGE_H
 #define TSA_EDGE_H
@@ -19,48 +19,6 @@
 
 #include "tsa_calls.h"
 #include "tsa_state.h"
-
-/*
- * Close the current stay at @now; true when @now had to be clamped.
- * Every event passes here: inline.
- */
-static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
-{
-	bool clamped;
-	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
-
-	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
-		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
-	if (unlikely(a->tab[TSA_T_TRAPS]) &&
-	    tsa_calls_in_call(a->tab[TSA_T_TRAPS]))
-		tsa_calls_charge(a->tab[TSA_T_TRAPS], a->state, stay);
-	return clamped;
-}
-
-/*
- * The one place a state changes (illumos new_mstate()); every event
- * passes here, so the common case is kept short. Returns true when the
- * clock had to be clamped.
- */
-static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
-					     enum tsa_state s)
-{
-	bool clamped;
-
-	if (unlikely(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))) {
-		if (!(a->flags & TSA_F_DEAD))
-			tsa_acct_settle(a, now, s);
-		return false;
-	}
-	clamped = tsa_acct_charge(a, now);
-	if (a->state != s) {
-		if (unlikely(a->hist))
-			tsa_hist_stay_end(a->hist, a->state, a->stamp);
-		a->state = s;
-		a->st[s].entries++;
-	}
-	return clamped;
-}
 
 /*
  * On CPU in a syscall, a kernel thread, a page fault, or anywhere in the

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tsa microstate accounting: charging time to states. See tsa_state.h for
- * the model; this file and tsa_edge.h (the state change itself, switches,
- * wakeups and the system call edges' fast paths, inlined into the probes)
- * are the whole of it.
+ * the model and the state change itself; this file and tsa_edge.h
+ * (switches, wakeups and the system call edges' fast paths, inlined into
+ * the probes) are the whole of it.
  */
 #include <linux/minmax.h>
 #include <linux/mm_types.h>
@@ -15,7 +15,6 @@
 #include <asm/unistd.h>
 
 #include "tsa_calls.h"
-#include "tsa_edge.h"
 #include "tsa_state.h"
 
 static_assert(CONFIG_NR_CPUS <= S16_MAX);	/* struct tsa_acct.last_cpu */

@@ -35,6 +35,9 @@
 #include <linux/types.h>
 #include <asm/unistd.h>
 
+#include "tsa_calls.h"
+#include "tsa_model.h"
+
 /*
  * Sleep states older kernels lack (see tsa_compat.h for the rest): before
  * 6.1 a frozen task sleeps uninterruptibly in the refrigerator, before
@@ -48,19 +51,6 @@
 #define TASK_RTLOCK_WAIT	0
 #endif
 
-/* TSA_USR, TSA_SYS, ...: the states of tsa_states.h, in its order. */
-enum tsa_state {
-#define TSA_STATE(name, what)	TSA_##name,
-#include "tsa_states.h"
-	TSA_NR_STATES
-};
-
-/* TSA_VCX, TSA_ICX, ... */
-enum tsa_counter {
-#define TSA_COUNTER(name, what)	TSA_##name,
-#include "tsa_states.h"
-	TSA_NR_COUNTERS
-};
 
 /* struct tsa_acct.flags */
 #define TSA_F_SINCE_LOAD	0x01	/* seeded at load, not seen born */
@@ -117,16 +107,12 @@ struct tsa_stays {
 /*
  * Distributions of stays (the hist parameter): for each state a thread
  * waits in off CPU (the sleeps, LAT and STP), how many of its stays
- * lasted how long, in log2 buckets of ns; and for every state, when its
- * longest stay ended. Bucket 0 holds stays under 2^TSA_HIST_SHIFT ns
- * (1.024 us), bucket b those in [2^(b+9), 2^(b+10)) ns, and the last
- * those of 2^36 ns (68.7 s) or more. A stay is counted when it ends, so
+ * lasted how long, in log2 buckets of ns (tsa_model.h); and for every
+ * state, when its longest stay ended. A stay is counted when it ends, so
  * that counts only grow (as a reader of deltas, or a Prometheus histogram,
  * needs): a state's buckets add up to its entries, but for the stay in
  * progress, which a reader sees as open (since @since).
  */
-#define TSA_HIST_BUCKETS	28
-#define TSA_HIST_SHIFT		10
 #define TSA_HIST_FIRST		TSA_TFL
 #define TSA_HIST_STATES		(TSA_NR_STATES - TSA_HIST_FIRST)
 
@@ -135,14 +121,6 @@ struct tsa_hist {
 	u64 longest_at[TSA_NR_STATES];	/* when st[].longest ended */
 	u64 n[TSA_HIST_STATES][TSA_HIST_BUCKETS];
 };
-
-static inline unsigned int tsa_hist_bucket(u64 ns)
-{
-	if (ns < (1ULL << TSA_HIST_SHIFT))
-		return 0;
-	return min_t(unsigned int, fls64(ns) - TSA_HIST_SHIFT,
-		     TSA_HIST_BUCKETS - 1);
-}
 
 /*
  * Laid out for the hottest transitions, a system call's edges: what they
@@ -299,6 +277,48 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 	}
 	a->stamp = now;
 	return stay;
+}
+
+/*
+ * Close the current stay at @now; true when @now had to be clamped.
+ * Every event passes here: inline.
+ */
+static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
+{
+	bool clamped;
+	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
+
+	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
+		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
+	if (unlikely(a->tab[TSA_T_TRAPS]) &&
+	    tsa_calls_in_call(a->tab[TSA_T_TRAPS]))
+		tsa_calls_charge(a->tab[TSA_T_TRAPS], a->state, stay);
+	return clamped;
+}
+
+/*
+ * The one place a state changes (illumos new_mstate()); every event
+ * passes here, so the common case is kept short. Returns true when the
+ * clock had to be clamped.
+ */
+static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
+					     enum tsa_state s)
+{
+	bool clamped;
+
+	if (unlikely(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL))) {
+		if (!(a->flags & TSA_F_DEAD))
+			tsa_acct_settle(a, now, s);
+		return false;
+	}
+	clamped = tsa_acct_charge(a, now);
+	if (a->state != s) {
+		if (unlikely(a->hist))
+			tsa_hist_stay_end(a->hist, a->state, a->stamp);
+		a->state = s;
+		a->st[s].entries++;
+	}
+	return clamped;
 }
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>

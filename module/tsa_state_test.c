@@ -9,6 +9,7 @@
 #include <linux/sched.h>
 
 #include "tsa_state.c"
+#include "tsa_edge.h"
 
 #define MS 1000000ULL
 
