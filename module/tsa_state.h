@@ -51,7 +51,6 @@
 #define TASK_RTLOCK_WAIT	0
 #endif
 
-
 /* struct tsa_acct.flags */
 #define TSA_F_SINCE_LOAD	0x01	/* seeded at load, not seen born */
 #define TSA_F_DEAD		0x02	/* switched out for the last time */
@@ -86,9 +85,6 @@
 #define TSA_C_KLOCK		0x10	/* contending a sleeping kernel lock */
 
 #define TSA_NO_CPU		(-1)
-
-struct tsa_calls;
-struct tsa_call_row;
 
 /* The tables a record may have (tsa_calls.h): in which call, which trap. */
 enum tsa_table {
@@ -320,6 +316,7 @@ static __always_inline bool __tsa_acct_enter(struct tsa_acct *a, u64 now,
 	}
 	return clamped;
 }
+
 #ifdef CONFIG_IA32_EMULATION
 #include <asm/unistd_32_ia32.h>
 #endif
