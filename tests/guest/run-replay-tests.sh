@@ -1,7 +1,10 @@
 #!/bin/bash
 # The referee: boot the stock kernel under QEMU with tsa.ko and compare tsa
 # with a replay of the raw event trace (tests/guest/replay-tests.sh, with
-# tests/guest/tsa-replay.c) on known and third-party workloads; then, in
+# tests/guest/tsa-replay.c) on known and third-party workloads: the guest
+# records, the host judges each workload's files after the boot
+# (tests/guest/replay-judge.sh, natively: under emulation the report and
+# the replay took two thirds of the suite's time); then, in
 # a second boot with nohz_full=1, tsa's USR/SYS split against the
 # kernel's own exact book there (tests/guest/usrsys-tests.sh); and in a
 # third, on ordinary CPUs, SYS once calibrated against loops timed from
@@ -44,17 +47,49 @@ rm -rf "$stage" "$out/disk.img"
 mkdir -p "$stage"
 mke2fs -q -F -t ext4 -b 4096 -d "$stage" "$out/disk.img" 128M
 rmdir "$stage"
+# The export disk: the guest writes each workload's files there, a tar
+# after the last (sparse: only what is written takes room).
+rm -f "$out/export.img"
+truncate -s 8G "$out/export.img"
+
+# judge_export GUEST_OUTPUT: the workloads the guest wrote to the export
+# disk, judged here, numbered after the guest's own tests; then the plan.
+judge_export() {
+	local line bytes=0 n=0 d rc=0 x=$out/export
+	line=$(grep '^# replay-export: ' "$1" | tail -n 1)
+	[ -z "$line" ] || read -r _ _ bytes n <<<"$line"
+	rm -rf "$x" && mkdir -p "$x"
+	if [ "$bytes" -gt 0 ] && ! head -c "$bytes" "$out/export.img" | tar -C "$x" -xif -; then
+		n=$((n + 1))
+		echo "not ok $n - replay: the guest's export disk reads back as tars ($bytes bytes)"
+		rc=1
+	fi
+	for d in "$x"/[0-9]*-*; do
+		[ -d "$d" ] || continue
+		bash "$here/replay-judge.sh" "$out/tsa-replay" $((n + 1)) "$d" >"$d.out" || rc=1
+		cat "$d.out"
+		n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$d.out")))
+		# Passed: the trace and its report are big; a failure keeps them.
+		grep -q '^not ok' "$d.out" || rm -f "$d/t.dat" "$d/report"
+	done
+	echo "1..$n"
+	echo "# replay: judged $(find "$x" -mindepth 1 -maxdepth 1 -type d | wc -l) workloads on the host"
+	return "$rc"
+}
 
 only=" $* "
 set +e
 rc=0
 if [ $# -eq 0 ] || tr ' ' '\n' <<<"$only" | grep -qvx -e '' -e usrsys -e sysref; then
 	# shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-	"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --timeout 1500 \
-		--disk "$out/disk.img" ${GUEST_RUN_ARGS:-} -- \
-		bash "$here/replay-tests.sh" "$TSA_KO" "$out" "$@"
-	rc=$?
+	TSA_REPLAY_EXPORT=/dev/vdb "$repo/tests/guest-run" --kernel "$TSA_KERNEL" \
+		--module "$TSA_KO" --timeout 1500 --disk "$out/disk.img" --disk "$out/export.img" \
+		${GUEST_RUN_ARGS:-} -- \
+		bash "$here/replay-tests.sh" "$TSA_KO" "$out" "$@" | tee "$out/guest.out"
+	rc=${PIPESTATUS[0]}
+	judge_export "$out/guest.out" || rc=1
 fi
+rm -f "$out/export.img"
 # Not under multi-threaded TCG: perf's events switch static keys while the
 # workload runs on the nohz_full CPU, which quiesce would take offline.
 # The kernel's configuration: /boot's, or beside an unpacked image's modules.
