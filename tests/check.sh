@@ -3,6 +3,7 @@
 # run every suite, and end with one line "N passed, N failed".
 #
 #   tests/check.sh [SUITE...]     all suites, or only the named ones
+#                                 ("matrix" names its three series)
 #   tests/check.sh --repeat N [SUITE...]
 #                                 run them N times over and end with each
 #                                 test's pass rate (a flake hunt: a test
@@ -11,9 +12,19 @@
 # Each suite prints TAP ("ok N - ..." / "not ok N - ...") and its full
 # output is kept in tests/out/<suite>.log. A suite that exits non-zero
 # without reporting a failure counts as one failure, so a crash never
-# passes silently. The kernel matrix runs beside the single-threaded
-# suites (two guests, each one host CPU); the multi-threaded suites,
-# which need both CPUs, run last, alone.
+# passes silently.
+#
+# Where the time goes: the host has two CPUs, and a guest under
+# single-threaded TCG keeps one busy. After the builds (`first`, in the
+# tree), two lanes take the single-threaded suites from one queue, each
+# suite in a copy of the built tree (tests/out/lanes/SUITE), so that two
+# guests run at once and a lane that finishes early takes the next suite
+# instead of waiting; builds in a lane use one job (JOBS=1), so that a
+# guest beside them keeps its CPU. The multi-threaded suites (`alone`: both
+# vCPUs truly in parallel, reader bounds measured against a second CPU)
+# run last, one at a time, with nothing beside them. The summary gives
+# each suite's lane, start and wall time, and the total against the
+# budget (TSA_CHECK_BUDGET, 3600 s: CI's 90 minutes with a third to spare).
 set -uo pipefail
 
 TSA_PROG=check
@@ -22,23 +33,31 @@ TSA_PROG=check
 cd "$TSA_REPO_DIR" || exit 1
 out=tests/out
 mkdir -p "$out"
+budget=${TSA_CHECK_BUDGET:-3600}
 
-# name, then command; in the order they run (cheap and basic first).
+# name, then command; the queue's order (each lane takes the next).
 suites=(
+	# first, in the tree: what every copy reuses (tsa.ko, tsa-prstat)
 	build		"tests/build.sh"
-	userspace	"make -s -C userspace WERROR=y test"
+	# the lanes, longest first (a short suite last fills the gap left
+	# when the other lane ends); kunit first: on a fresh machine it
+	# builds the debug kernel that debug and parallel boot, and the
+	# matrix's series wait for their build roots (prefetched below)
 	kunit		"tests/kunit.sh"
-	matrix		"tests/guest/run-matrix-tests.sh"
-	engine		"tests/guest/run-engine-tests.sh"
-	waits		"tests/guest/run-wait-tests.sh"
 	replay		"tests/guest/run-replay-tests.sh"
-	prstat		"tests/guest/run-prstat-tests.sh"
-	churn		"tests/guest/run-churn-test.sh"
-	rt		"tests/guest/run-rt-tests.sh"
-	debug		"tests/guest/run-debug-kernel.sh"
+	matrix-7	"tests/guest/run-matrix-tests.sh 7"
+	matrix-6.12	"tests/guest/run-matrix-tests.sh 6.12"
+	matrix-5.10	"tests/guest/run-matrix-tests.sh 5.10"
 	debug7		"tests/guest/run-debug-kernel.sh 7"
+	prstat		"tests/guest/run-prstat-tests.sh"
+	rt		"tests/guest/run-rt-tests.sh"
+	waits		"tests/guest/run-wait-tests.sh"
+	debug		"tests/guest/run-debug-kernel.sh"
+	engine		"tests/guest/run-engine-tests.sh"
+	churn		"tests/guest/run-churn-test.sh"
+	userspace	"make -s -C userspace WERROR=y test"
 	packaging	"tests/packaging.sh"
-	# The same again with the guest's two vCPUs truly in parallel
+	# alone, last: the guest's two vCPUs truly in parallel
 	# (multi-threaded TCG); parallel: readers against a syscall
 	# spinner, load/unload churn, fault injection (debug kernel).
 	parallel	"tests/guest/run-parallel-tests.sh"
@@ -47,14 +66,9 @@ suites=(
 	replay-mt	"TSA_TCG=multi tests/guest/run-replay-tests.sh"
 	prstat-mt	"TSA_TCG=multi tests/guest/run-prstat-tests.sh"
 )
-# A single-threaded TCG guest keeps one host CPU busy, so two such suites
-# can run at once on two CPUs: the suites of `beside` run in the
-# background, from a copy of the tree (tests/out/beside/SUITE: they build
-# in the tree too), while the suites after them run; a suite of `alone`
-# (multi-threaded TCG, both CPUs) waits for them first, as does the end
-# of a round.
-beside=" matrix "
+first=" build "
 alone=" parallel engine-mt waits-mt replay-mt prstat-mt "
+matrix_parts="matrix-5.10 matrix-6.12 matrix-7"
 
 repeat=0
 if [ "${1:-}" = --repeat ]; then
@@ -64,10 +78,16 @@ if [ "${1:-}" = --repeat ]; then
 fi
 names=" "
 for ((i = 0; i < ${#suites[@]}; i += 2)); do names+="${suites[i]} "; done
+want=()
 for w in "$@"; do
-	[[ $names == *" $w "* ]] || { echo "check.sh: unknown suite '$w' (suites:$names)" >&2; exit 2; }
+	if [ "$w" = matrix ]; then
+		read -ra parts <<<"$matrix_parts"
+		want+=("${parts[@]}")
+		continue
+	fi
+	[[ $names == *" $w "* ]] || { echo "check.sh: unknown suite '$w' (suites:$names matrix)" >&2; exit 2; }
+	want+=("$w")
 done
-want=("$@")
 wanted() {
 	[ ${#want[@]} -eq 0 ] && return 0
 	local w
@@ -81,6 +101,7 @@ if ! bash tests/deps.sh; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+t_deps=$(($(date +%s) - start))
 
 tsa_pin_kernels
 
@@ -88,19 +109,13 @@ tsa_pin_kernels
 # cold): fetch them beside the first suites; the suites that need them
 # wait on the same lock (tests/kernels.sh) and find them ready.
 prefetch=()
-wanted matrix && prefetch+=(5.10 6.12 7)
-! wanted debug7 || [ ${#prefetch[@]} -gt 0 ] || prefetch+=(7)
+for s in 7 6.12 5.10; do
+	wanted "matrix-$s" && prefetch+=("$s")
+done
+! wanted debug7 || [[ " ${prefetch[*]} " == *" 7 "* ]] || prefetch+=(7)
 for s in "${prefetch[@]}"; do
 	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &
 done
-
-# run_suite NAME CMD LOG: run one suite into LOG (its output shown as it
-# comes), then count it (counted).
-run_suite() {
-	echo "# --- $1: $2"
-	bash -c "$2" 2>&1 | tee "$3"
-	counted "$1" "${PIPESTATUS[0]}" "$3"
-}
 
 # counted NAME RC LOG: set p and f from LOG. A suite that breaks without a
 # failing TAP line, or runs nothing, is one failure (a "not ok - NAME: ..."
@@ -122,68 +137,132 @@ pass=0
 fail=0
 summary=()
 declare -A sp=() sf=()	# the last round's passes and failures per suite
-# tally NAME LABEL T0: add the suite's p and f to the totals.
+# tally NAME LABEL LANE T0 T1: add the suite's p and f to the totals.
 tally() {
 	pass=$((pass + p))
 	fail=$((fail + f))
 	sp[$1]=$p sf[$1]=$f
-	summary+=("$(printf '%-14s %4d passed %3d failed %5ds' "$2" "$p" "$f" $(($(date +%s) - $3)))")
+	summary+=("$(printf '%-14s %4d passed %3d failed %5ds  %-6s from %5ds' \
+		"$2" "$p" "$f" $(($5 - $4)) "$3" $(($4 - start)))")
 }
 
-# start_beside NAME CMD LOG LABEL: run the suite in the background from a
-# fresh copy of the tree, its output to LOG only; join_beside waits for
-# every such suite, shows its output and counts it.
-bg=()
-start_beside() {
-	local copy=$out/beside/$1
-	rm -rf "$copy" && mkdir -p "$copy" &&
-		tar -C . --exclude=./tests/out --exclude=./.git -cf - . | tar -C "$copy" -xf -
-	echo "# --- $1: $2 (beside the suites below, in $copy)"
-	(cd "$copy" && bash -c "$2" >"$TSA_REPO_DIR/$3" 2>&1; echo $? >"$TSA_REPO_DIR/$3.rc") &
-	bg+=("$! $1 $3 $(date +%s) $4")
+# run_first NAME CMD LOG LABEL: one suite in the tree, its output shown
+# as it comes.
+run_first() {
+	local t0
+	t0=$(date +%s)
+	echo "# --- $1: $2"
+	bash -c "$2" 2>&1 | tee "$3"
+	counted "$1" "${PIPESTATUS[0]}" "$3"
+	tally "$1" "$4" first "$t0" "$(date +%s)"
 }
-join_beside() {
-	local job pid name log t0 label
-	for job in "${bg[@]}"; do
-		read -r pid name log t0 label <<<"$job"
-		wait "$pid"
-		echo "# --- $name: done (its output, from $log)"
-		cat "$log"
-		counted "$name" "$(cat "$log.rc" 2>/dev/null || echo 1)" "$log"
-		rm -f "$log.rc"
-		# What it wrote in its copy's tests/out, where the suite
-		# alone would have written it.
-		[ ! -d "$out/beside/$name/tests/out/$name" ] ||
-			{ rm -rf "${out:?}/$name" && cp -a "$out/beside/$name/tests/out/$name" "$out/"; }
-		tally "$name" "$label" "$t0"
+
+# The lanes. The built tree (tests/out excepted) is packed once; each
+# suite unpacks it into tests/out/lanes/NAME and runs there, so suites
+# that build in the tree (tsa.ko, tsa-gtest) never meet. A lane takes the
+# queue's next line under a lock; each suite's end is a line in done:
+# "NAME LANE T0 T1 RC LOG LABEL".
+lanes=$out/lanes
+lane_run() { # LANE
+	local lane=$1 job name cmd log label t0 rc copy
+	while :; do
+		job=$(flock "$lanes/queue.lock" sh -c 'head -n 1 "$0" && sed -i 1d "$0"' "$lanes/queue")
+		[ -n "$job" ] || return 0
+		IFS=$'\t' read -r name log label cmd <<<"$job"
+		copy=$lanes/$name
+		rm -rf "$copy" && mkdir -p "$copy" && tar -C "$copy" -xf "$lanes/tree.tar"
+		t0=$(date +%s)
+		(cd "$copy" && JOBS=1 bash -c "$cmd" >"$TSA_REPO_DIR/$log" 2>&1)
+		rc=$?
+		# What the suite wrote in its copy's tests/out, where it would
+		# have written it in the tree.
+		cp -a "$copy/tests/out/." "$out/" 2>/dev/null
+		echo "$name $lane $t0 $(date +%s) $rc $log $label" >>"$lanes/done"
 	done
-	bg=()
+}
+# run_lanes: the queue (NAME LOG LABEL CMD lines, tab-separated) through
+# two lanes; each suite's output is shown, and counted, as it ends.
+run_lanes() {
+	local shown=0 n name lane t0 t1 rc log label pids=() pid alive
+	n=$(wc -l <"$lanes/queue")
+	[ "$n" -gt 0 ] || return 0
+	: >"$lanes/done"
+	tar -C . --exclude=./tests/out --exclude=./.git -cf "$lanes/tree.tar.tmp" . &&
+		mv "$lanes/tree.tar.tmp" "$lanes/tree.tar"
+	lane_run 1 &
+	pids+=($!)
+	lane_run 2 &
+	pids+=($!)
+	while [ "$shown" -lt "$n" ]; do
+		if [ "$(wc -l <"$lanes/done")" -le "$shown" ]; then
+			# Both lanes gone with suites left: one broke.
+			alive=0
+			for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+			[ "$alive" = 1 ] || [ "$(wc -l <"$lanes/done")" -gt "$shown" ] || break
+			sleep 2
+			continue
+		fi
+		shown=$((shown + 1))
+		read -r name lane t0 t1 rc log label < <(sed -n "${shown}p" "$lanes/done")
+		echo "# --- $name: done in lane $lane, $((t1 - t0)) s (its output, from $log)"
+		cat "$log"
+		counted "$name" "$rc" "$log"
+		tally "$name" "$label" "lane $lane" "$t0" "$t1"
+	done
+	wait "${pids[@]}"
+	[ "$shown" -eq "$n" ] || { echo "not ok - check.sh: the lanes ended with $((n - shown)) suites not run"; fail=$((fail + 1)); }
+	rm -f "$lanes/tree.tar"
 }
 
 rounds=$((repeat > 0 ? repeat : 1))
 [ "$repeat" -eq 0 ] || { rm -rf "$out/repeat"; mkdir -p "$out/repeat"; }
+rm -rf "$lanes"
+mkdir -p "$lanes"
 for ((r = 1; r <= rounds; r++)); do
+	[ "$repeat" -eq 0 ] || echo "# === round $r of $repeat"
+	: >"$lanes/queue"
 	for ((i = 0; i < ${#suites[@]}; i += 2)); do
 		name=${suites[i]}
 		wanted "$name" || continue
 		log=$out/$name.log
-		[ "$repeat" -eq 0 ] || { log=$out/repeat/$name.$r.log; echo "# === round $r of $repeat"; }
+		[ "$repeat" -eq 0 ] || log=$out/repeat/$name.$r.log
 		label=$name
-		[ "$repeat" -eq 0 ] || label="$name #$r"
-		if [[ $beside == *" $name "* ]]; then
-			start_beside "$name" "${suites[i + 1]}" "$log" "$label"
-			continue
+		[ "$repeat" -eq 0 ] || label="$name#$r"
+		if [[ $first == *" $name "* ]]; then
+			run_first "$name" "${suites[i + 1]}" "$log" "$label"
+		elif [[ $alone == *" $name "* ]]; then
+			run_lanes
+			: >"$lanes/queue"
+			t0=$(date +%s)
+			echo "# --- $name: ${suites[i + 1]} (alone)"
+			bash -c "${suites[i + 1]}" 2>&1 | tee "$log"
+			counted "$name" "${PIPESTATUS[0]}" "$log"
+			tally "$name" "$label" alone "$t0" "$(date +%s)"
+		else
+			printf '%s\t%s\t%s\t%s\n' "$name" "$log" "$label" "${suites[i + 1]}" >>"$lanes/queue"
 		fi
-		[[ $alone != *" $name "* ]] || join_beside
-		t0=$(date +%s)
-		run_suite "$name" "${suites[i + 1]}" "$log"
-		tally "$name" "$label" "$t0"
 	done
-	join_beside
+	run_lanes
 done
+# The series' support tables, as one (docs/kernels.md comes from it).
+if compgen -G "$out/matrix-*/table.md" >/dev/null; then
+	mkdir -p "$out/matrix"
+	{
+		head -n 2 "$(compgen -G "$out/matrix-*/table.md" | head -n 1)"
+		for s in $matrix_parts; do
+			[ ! -f "$out/$s/table.md" ] || tail -n +3 "$out/$s/table.md"
+		done
+	} >"$out/matrix/table.md"
+fi
 
-echo "# --- summary ($(($(date +%s) - start)) s)"
-printf '# %s\n' "${summary[@]}"
+total=$(($(date +%s) - start))
+echo "# --- summary ($total s): suite, tests, wall time, lane, start (s after make check began)"
+printf '# %s\n' "deps           $(printf '%5ds' "$t_deps")  (tests/deps.sh)" "${summary[@]}"
+if [ "$total" -le "$budget" ]; then
+	echo "# budget: $total s of $budget s ($((budget - total)) s to spare; CI stops a run at 5400 s)"
+else
+	echo "# budget: $total s of $budget s: OVER by $((total - budget)) s (CI stops a run at 5400 s)"
+fi
 # One line per kernel: Debian 12's own from the suites that boot them,
 # then the kernel matrix's (its last round).
 kline() { # KERNEL FLAVOUR SUITE...
@@ -201,9 +280,12 @@ kline "$TSA_KERNEL" "amd64, vCPUs in parallel" parallel engine-mt waits-mt repla
 kline "${TSA_RT_KERNEL:-none}" rt rt
 kline "debug $TSA_KERNEL_SERIES" "KASAN+lockdep" kunit debug
 kline "debug 7.x" "KASAN+lockdep" debug7
-mlog=$out/matrix.log
-[ "$repeat" -eq 0 ] || mlog=$out/repeat/matrix.$repeat.log
-! wanted matrix || grep -h '^# matrix: ' "$mlog" 2>/dev/null
+for m in $matrix_parts; do
+	wanted "$m" || continue
+	mlog=$out/$m.log
+	[ "$repeat" -eq 0 ] || mlog=$out/repeat/$m.$repeat.log
+	grep -h '^# matrix: ' "$mlog" 2>/dev/null
+done
 if [ "$repeat" -gt 0 ]; then
 	# One line per test: passes/runs, suite, number, its description
 	# with numbers masked (they vary from run to run); not-ok lines

@@ -5,7 +5,8 @@
 # threads exit, access as nobody, error paths, signals, module unloaded).
 # TAP on stdout; exit status non-zero if any test failed or the run broke.
 #
-#   tests/guest/run-prstat-tests.sh
+#   tests/guest/run-prstat-tests.sh [SECTION...]   (as in prstat-tests.sh;
+#                                   default all)
 #
 # Builds tsa.ko and tsa-prstat (make module userspace WERROR=y) and
 # tsa-ptest into tests/out/prstat/. One boot, ~1.5 min on TCG, 2 vCPUs.
@@ -37,7 +38,7 @@ set +e
 # shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
 "$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --allow-oom --no-unload --smp 2 --timeout 300 \
 	${GUEST_RUN_ARGS:-} -- \
-	bash "$here/prstat-tests.sh" "$repo/userspace/tsa-prstat" "$out/tsa-ptest"
+	bash "$here/prstat-tests.sh" "$repo/userspace/tsa-prstat" "$out/tsa-ptest" "$@"
 rc=$?
 set -e
 log "exit $rc after $(($(date +%s) - start)) s"
