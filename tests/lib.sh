@@ -93,19 +93,21 @@ tsa_tap_count() {
 	awk '/^ok /{p++} /^not ok /{f++} END{printf "%d %d\n", p, f}'
 }
 
-# tsa_in_root ROOT COMMAND...: run COMMAND chrooted in ROOT (a Debian build
-# root of tests/kernels.sh) with /proc mounted there (objtool reads it),
-# unmounted after. Calls on one root take turns (a lock beside it): one
-# call's unmount must not pull /proc from under another's build.
+# tsa_in_root ROOT [--shared] COMMAND...: run COMMAND chrooted in ROOT (a
+# Debian build root of tests/kernels.sh) with a /proc of its own there
+# (objtool reads it), in a mount namespace of its own, so that it goes
+# with the command and no call can pull it from under another. Calls
+# that change the root (apt, dpkg, dkms) take turns on a lock beside it;
+# --shared ones (builds, which only read the root) run side by side, so
+# that a debug kernel's half-hour build in the 7.x root (debug7) does
+# not hold up the matrix's module builds there.
 tsa_in_root() {
-	local root=$1
+	local root=$1 mode=-x
 	shift
+	[ "${1:-}" != --shared ] || { mode=-s; shift; }
 	(
-		flock 8
-		mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" || exit 1
-		chroot "$root" "$@"
-		rc=$?
-		umount "$root/proc" 2>/dev/null || true
-		exit $rc
+		flock "$mode" 8
+		# shellcheck disable=SC2016 # expanded by that sh
+		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 	) 8>"$root.lock"
 }
