@@ -20,7 +20,8 @@
 # suite in a copy of the built tree (tests/out/lanes/SUITE), so that two
 # guests run at once and a lane that finishes early takes the next suite
 # instead of waiting; builds in a lane use one job (JOBS=1), so that a
-# guest beside them keeps its CPU. The multi-threaded suites (`alone`: both
+# guest beside them keeps its CPU, and the debug kernels build beside the
+# lanes at the lowest priority. The multi-threaded suites (`alone`: both
 # vCPUs truly in parallel, reader bounds measured against a second CPU)
 # run last, one at a time, with nothing beside them. The summary gives
 # each suite's lane, start and wall time, and the total against the
@@ -40,23 +41,22 @@ suites=(
 	# first, in the tree: what every copy reuses (tsa.ko, tsa-prstat)
 	build		"tests/build.sh"
 	# the lanes, longest first (a short suite last fills the gap left
-	# when the other lane ends); kunit first: on a fresh machine it
-	# builds the debug kernel that debug and parallel boot, and the
-	# matrix's series wait for their build roots (prefetched below)
-	kunit		"tests/kunit.sh"
+	# when the other lane ends), but the debug kernels' suites last: on
+	# a fresh machine those kernels are still being built (below)
 	replay		"tests/guest/run-replay-tests.sh"
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	matrix-6.12	"tests/guest/run-matrix-tests.sh 6.12"
 	matrix-5.10	"tests/guest/run-matrix-tests.sh 5.10"
-	debug7		"tests/guest/run-debug-kernel.sh 7"
 	prstat		"tests/guest/run-prstat-tests.sh"
+	userspace	"make -s -C userspace WERROR=y test"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
-	debug		"tests/guest/run-debug-kernel.sh"
 	engine		"tests/guest/run-engine-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"
-	userspace	"make -s -C userspace WERROR=y test"
 	packaging	"tests/packaging.sh"
+	kunit		"tests/kunit.sh"
+	debug7		"tests/guest/run-debug-kernel.sh 7"
+	debug		"tests/guest/run-debug-kernel.sh"
 	# alone, last: the guest's two vCPUs truly in parallel
 	# (multi-threaded TCG); parallel: readers against a syscall
 	# spinner, load/unload churn, fault injection (debug kernel).
@@ -115,6 +115,20 @@ done
 ! wanted debug7 || [[ " ${prefetch[*]} " == *" 7 "* ]] || prefetch+=(7)
 for s in "${prefetch[@]}"; do
 	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &
+done
+# The debug kernels (tests/kunit.sh, cached by source, configuration and
+# compiler): on a fresh machine each is a long build. They start now, at
+# the lowest priority, and take the CPU time the guests leave idle (a
+# guest waiting on its workload's sleeps halts its vCPU) without taking
+# a guest's CPU from it; the suites that boot them come last and wait on
+# the build's lock.
+prebuild=()
+if wanted kunit || wanted debug || wanted parallel; then prebuild+=(6.1); fi
+if wanted debug7; then prebuild+=(7); fi
+for s in "${prebuild[@]}"; do
+	series=()
+	[ "$s" = 6.1 ] || series=(--series "$s")
+	nice -n 19 bash tests/kunit.sh "${series[@]}" --build-only >"$out/prebuild-$s.log" 2>&1 &
 done
 
 # counted NAME RC LOG: set p and f from LOG. A suite that breaks without a
@@ -255,6 +269,9 @@ if compgen -G "$out/matrix-*/table.md" >/dev/null; then
 	} >"$out/matrix/table.md"
 fi
 
+# The prefetches and prebuilds are done by now (the suites waited for
+# them); none is left behind.
+wait
 total=$(($(date +%s) - start))
 echo "# --- summary ($total s): suite, tests, wall time, lane, start (s after make check began)"
 printf '# %s\n' "deps           $(printf '%5ds' "$t_deps")  (tests/deps.sh)" "${summary[@]}"
