@@ -4604,6 +4604,19 @@ static void test_keys(void)
 			    count_str(s, step[i].has[0]) != step[i].count)
 				good = 0;
 			ok(good, "keys: %s", step[i].what);
+			if (!good) {
+				/* What the pane showed instead. */
+				char *l = s, *e;
+
+				printf("# expected '%s' on the screen after "
+				       "keys '%s'; saw:\n", step[i].wait,
+				       step[i].keys ? step[i].keys : "");
+				for (; l && *l; l = e ? e + 1 : NULL) {
+					e = strchr(l, '\n');
+					printf("#   %.*s\n",
+					       e ? (int)(e - l) : (int)strlen(l), l);
+				}
+			}
 			free(s);
 		}
 	}
