@@ -2,6 +2,9 @@
 #
 # make            build tsa.ko and tsa-prstat
 # make check      install test dependencies, build, run every test suite
+# make soak       longer: the matrix with every tsa-prstat section on every
+#                 kernel, then the parallel suites three times over (a
+#                 flake hunt, with each test's pass rate; ROUNDS=N)
 # make demo       boot a kernel in QEMU with tsa loaded and show it at work
 # make bench      overhead benchmarks (ratios, one guest run)
 # make bench-profile  where tsa's instructions go, by kernel function
@@ -16,7 +19,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Warnings are errors in CI and in `make check`.
 WERROR ?= $(if $(CI),y,)
 
-.PHONY: all module userspace check demo bench bench-profile deps clean kunit print-kdir
+.PHONY: all module userspace check soak demo bench bench-profile deps clean kunit print-kdir
 
 all: module userspace
 
@@ -32,6 +35,10 @@ deps:
 
 check:
 	bash tests/check.sh
+
+soak:
+	TSA_MATRIX_FULL=1 bash tests/check.sh build matrix
+	bash tests/check.sh --repeat $(or $(ROUNDS),3) parallel engine-mt waits-mt replay-mt prstat-mt
 
 demo:
 	bash tests/demo.sh

@@ -10,7 +10,8 @@
 #           DKMS builds tsa.ko for the kernel (vermagic checked)
 #   generic engine, wait-state and tsa-prstat suites (access rule included;
 #           tsa-prstat's kernel-independent views, signals, groups and
-#           the recorder, on 6.12 only), and the event-trace replay on
+#           the recorder, on 6.12 only, or on all with TSA_MATRIX_FULL=1,
+#           as make soak runs them), and the event-trace replay on
 #           nine of its workloads and USR/SYS against the kernel's vtime
 #           (usrsys)
 #   rt      engine suite (interrupts=1) and the load/unload churn
@@ -154,7 +155,7 @@ for series in "${series_list[@]}"; do
 			# metrics export, the flight recorder) are the same
 			# user-space code on any kernel: 6.12 runs them here, 6.1
 			# in the prstat suites.
-			if [ "$series" = 6.12 ]; then
+			if [ "$series" = 6.12 ] || [ -n "${TSA_MATRIX_FULL:-}" ]; then
 				run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
 			else
 				run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh \
