@@ -41,7 +41,7 @@ n=0 failed=0
 export_dev=${TSA_REPLAY_EXPORT:-}
 exported=0 seq=0
 
-say() { echo "# $*"; }
+say() { echo "# [${SECONDS}s] $*"; }
 # Multi-threaded TCG: whatever patches kernel text (trace events, kprobes,
 # a module, cpu.max's bandwidth key) does it with the other CPUs offline
 # (tests/guest/quiesce, which guest-run names).
@@ -158,6 +158,7 @@ replay() {
 	rc=$?
 	quiesce --on
 	[ "$rc" = 0 ] || { not_ok "replay $name: $arm"; return; }
+	say "$name: trace events on, tsa.ko reloaded after them, kprobes on its stamps"
 	echo 1 >$T/tracing_on
 	# The session's first process puts itself in set_event_pid (and in
 	# $cg if set), then execs the workload: every thread of it is traced
