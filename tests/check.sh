@@ -44,9 +44,11 @@ suites=(
 	# when the other lane ends), but the debug kernels' suites last: on
 	# a fresh machine those kernels are still being built (below)
 	replay		"tests/guest/run-replay-tests.sh"
-	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	matrix-6.12	"tests/guest/run-matrix-tests.sh 6.12"
 	matrix-5.10	"tests/guest/run-matrix-tests.sh 5.10"
+	# after the others: the 7.x debug kernel's build installs its source
+	# in the same root first, under the series' lock
+	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	prstat		"tests/guest/run-prstat-tests.sh"
 	userspace	"make -s -C userspace WERROR=y test"
 	rt		"tests/guest/run-rt-tests.sh"
