@@ -1094,8 +1094,21 @@ struct shown {
 	const struct tsa_calls_snap *cprev, *ccur;
 	double la[3];
 	int paused;
-	char note[96];		/* once, on the status line */
+	char note[96];		/* on the status line, NOTE_SECS at least */
+	double note_until;	/* CLOCK_MONOTONIC s; 0: not shown yet */
 };
+
+/* A note stays this long, so that one is read at any interval (at -m 0.2
+ * it was gone with the next report, 200 ms on). */
+#define NOTE_SECS 2.0
+
+static double mono_secs(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
 
 static int screen_cols(void)
 {
@@ -1122,10 +1135,16 @@ static void status_line(const struct options *o, struct shown *sh)
 	if (o->npids == 1)
 		n += snprintf(b + n, sizeof(b) - n, " | pid %llu",
 			      (unsigned long long)o->pids[0]);
-	if (sh->note[0])
+	if (sh->note[0] && sh->note_until && mono_secs() >= sh->note_until)
+		sh->note[0] = '\0';
+	if (sh->note[0]) {
+		if (!sh->note_until)
+			sh->note_until = mono_secs() + NOTE_SECS;
 		n += snprintf(b + n, sizeof(b) - n, " | %s", sh->note);
+	} else {
+		sh->note_until = 0;
+	}
 	snprintf(b + n, sizeof(b) - n, " | h: keys");
-	sh->note[0] = '\0';
 	printf("%.*s", screen_cols() - 1, b);
 	fflush(stdout);
 }
@@ -1214,6 +1233,7 @@ static int on_key(int k, struct options *o, struct reporter *rp,
 		snprintf(sh->note, sizeof(sh->note), "by %s",
 			 group_by_name[o->group_by < 0 ? GROUP_PID :
 				       o->group_by]);
+		sh->note_until = 0;
 		break;
 	case 'p':
 		if (!keys_prompt("pid (empty: every process): ", buf,
@@ -1226,6 +1246,7 @@ static int on_key(int k, struct options *o, struct reporter *rp,
 		} else if (errno || end == buf || *end || !one) {
 			snprintf(sh->note, sizeof(sh->note), "not a pid: %.40s",
 				 buf);
+			sh->note_until = 0;
 		} else {
 			free(o->pids);
 			o->pids = xmalloc(sizeof(*o->pids));
