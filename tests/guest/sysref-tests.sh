@@ -23,7 +23,7 @@ tol=${TSA_SYSREF_TOL:-3}
 cal=/proc/tsa/calibration
 n=0 failed=0
 
-say() { echo "# $*"; }
+say() { echo "# [${SECONDS}s] $*"; }
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $*"; }
 check() {	# check COND DESCRIPTION

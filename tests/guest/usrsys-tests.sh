@@ -24,7 +24,7 @@ work=$(mktemp -d /tmp/tsa-usrsys.XXXXXX)
 n=0 failed=0
 declare -A gap
 
-say() { echo "# $*"; }
+say() { echo "# [${SECONDS}s] $*"; }
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $*"; }
 check() {	# check COND DESCRIPTION
