@@ -167,7 +167,7 @@ build() {
 	rm -rf "$src" && mkdir -p "$src" "$out"
 	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$src/"
 	find "$src" -name '*.o' -delete
-	if tsa_in_root "$root" --shared make -s -j"${JOBS:-$(nproc)}" -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
+	if tsa_in_root "$root" --build make -s -j"${JOBS:-$(nproc)}" -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
 		TSA_WERROR=y modules >"$out/build.log" 2>&1 &&
 		! grep -v -e 'Skipping BTF generation' "$out/build.log" | grep -q .; then
 		cp "$src/tsa.ko" "$out/tsa.ko"
@@ -186,7 +186,7 @@ race() {
 	src=$root/build/tsa-race-$$
 	rm -rf "$src" && mkdir -p "$src" "$out"
 	cp "$TSA_REPO_DIR/tests/guest/race/Kbuild" "$TSA_REPO_DIR/tests/guest/race/tsa_race.c" "$src/"
-	if tsa_in_root "$root" --shared make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-race-$$" \
+	if tsa_in_root "$root" --build make -s -C "/usr/src/linux-headers-$ver" M="/build/tsa-race-$$" \
 		modules >"$out/build.log" 2>&1; then
 		cp "$src/tsa_race.ko" "$out/tsa_race.ko"
 		rm -rf "$src"

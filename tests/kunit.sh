@@ -62,9 +62,9 @@ tarball=$root$tarball_in
 src_name=$(basename "$tarball_in" .tar.xz)
 [ -r "$tarball" ] || tsa_die "$tarball missing: run tests/deps.sh"
 # in_build COMMAND...: run where the kernel builds (host or build root;
-# there beside other builds: it installs nothing).
+# there beside anything else: it installs nothing).
 in_build() {
-	if [ -n "$root" ]; then tsa_in_root "$root" --shared "$@"; else "$@"; fi
+	if [ -n "$root" ]; then tsa_in_root "$root" --build "$@"; else "$@"; fi
 }
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 src_version=$(in_build dpkg-query -W -f='${Version}' "$src_name")

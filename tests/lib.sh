@@ -93,20 +93,26 @@ tsa_tap_count() {
 	awk '/^ok /{p++} /^not ok /{f++} END{printf "%d %d\n", p, f}'
 }
 
-# tsa_in_root ROOT [--shared] COMMAND...: run COMMAND chrooted in ROOT (a
+# tsa_in_root ROOT [--build] COMMAND...: run COMMAND chrooted in ROOT (a
 # Debian build root of tests/kernels.sh) with a /proc of its own there
 # (objtool reads it), in a mount namespace of its own, so that it goes
-# with the command and no call can pull it from under another. Calls
-# that change the root (apt, dpkg, dkms) take turns on a lock beside it;
-# --shared ones (builds, which only read the root) run side by side, so
-# that a debug kernel's half-hour build in the 7.x root (debug7) does
-# not hold up the matrix's module builds there.
+# with the command and no call can pull it from under another. Calls that
+# change the root's packages (apt, dpkg, dkms) take turns on a lock beside
+# it; a --build call (a compiler run, which only reads the root) takes no
+# lock and runs beside them: the 7.x debug kernel's build in the 7 root
+# (debug7, half an hour at low priority on a fresh machine) held a lock
+# the matrix's dpkg -i of tsa-dkms there waited 26 minutes for.
 tsa_in_root() {
-	local root=$1 mode=-x
+	local root=$1
 	shift
-	[ "${1:-}" != --shared ] || { mode=-s; shift; }
+	if [ "${1:-}" = --build ]; then
+		shift
+		# shellcheck disable=SC2016 # expanded by that sh
+		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+		return
+	fi
 	(
-		flock "$mode" 8
+		flock 8
 		# shellcheck disable=SC2016 # expanded by that sh
 		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 	) 8>"$root.lock"
