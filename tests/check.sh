@@ -162,15 +162,15 @@ tally() {
 		"$2" "$p" "$f" $(($5 - $4)) "$3" $(($4 - start)))")
 }
 
-# run_first NAME CMD LOG LABEL: one suite in the tree, its output shown
-# as it comes.
-run_first() {
+# run_here NAME CMD LOG LABEL LANE: one suite in the tree, nothing beside
+# it (first, alone), its output shown as it comes.
+run_here() {
 	local t0
 	t0=$(date +%s)
-	echo "# --- $1: $2"
+	echo "# --- $1: $2 ($5)"
 	bash -c "$2" 2>&1 | tee "$3"
 	counted "$1" "${PIPESTATUS[0]}" "$3"
-	tally "$1" "$4" first "$t0" "$(date +%s)"
+	tally "$1" "$4" "$5" "$t0" "$(date +%s)"
 }
 
 # The lanes. The built tree (tests/out excepted) is packed once; each
@@ -245,15 +245,11 @@ for ((r = 1; r <= rounds; r++)); do
 		label=$name
 		[ "$repeat" -eq 0 ] || label="$name#$r"
 		if [[ $first == *" $name "* ]]; then
-			run_first "$name" "${suites[i + 1]}" "$log" "$label"
+			run_here "$name" "${suites[i + 1]}" "$log" "$label" first
 		elif [[ $alone == *" $name "* ]]; then
 			run_lanes
 			: >"$lanes/queue"
-			t0=$(date +%s)
-			echo "# --- $name: ${suites[i + 1]} (alone)"
-			bash -c "${suites[i + 1]}" 2>&1 | tee "$log"
-			counted "$name" "${PIPESTATUS[0]}" "$log"
-			tally "$name" "$label" alone "$t0" "$(date +%s)"
+			run_here "$name" "${suites[i + 1]}" "$log" "$label" alone
 		else
 			printf '%s\t%s\t%s\t%s\n' "$name" "$log" "$label" "${suites[i + 1]}" >>"$lanes/queue"
 		fi

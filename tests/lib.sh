@@ -103,16 +103,11 @@ tsa_tap_count() {
 # (debug7, half an hour at low priority on a fresh machine) held a lock
 # the matrix's dpkg -i of tsa-dkms there waited 26 minutes for.
 tsa_in_root() {
-	local root=$1
+	local root=$1 lock=1
 	shift
-	if [ "${1:-}" = --build ]; then
-		shift
-		# shellcheck disable=SC2016 # expanded by that sh
-		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
-		return
-	fi
+	[ "${1:-}" != --build ] || { lock=0; shift; }
 	(
-		flock 8
+		[ "$lock" = 0 ] || flock 8
 		# shellcheck disable=SC2016 # expanded by that sh
 		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 	) 8>"$root.lock"

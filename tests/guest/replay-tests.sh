@@ -221,13 +221,13 @@ replay() {
 			return
 		fi
 		exported=$((exported + $(stat -c %s "$work/x.tar")))
-		say "$name: extract $(echo "$(date +%s.%N) - $t0" | bc) s; judged on the host"
+		say "$name: extract and export $(echo "$(date +%s.%N) - $t0" | bc) s; judged on the host"
 		echo "# replay-export: $exported $n"
 	else
 		bash "$(dirname "$0")/replay-judge.sh" "$out/tsa-replay" $((n + 1)) "$d" | tee "$work/tap"
 		n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$work/tap")))
 		failed=$((failed + $(grep -cE '^not ok [0-9]+' "$work/tap")))
-		say "$name: extract $(echo "$(date +%s.%N) - $t0" | bc) s, judged here"
+		say "$name: extract and judging $(echo "$(date +%s.%N) - $t0" | bc) s, here"
 	fi
 	rm -rf "$work/x" "$work/x.tar"
 	# Kprobe hits and misses (a kprobe inside another's handler).

@@ -155,12 +155,10 @@ for series in "${series_list[@]}"; do
 			# metrics export, the flight recorder) are the same
 			# user-space code on any kernel: 6.12 runs them here, 6.1
 			# in the prstat suites.
-			if [ "$series" = 6.12 ] || [ -n "${TSA_MATRIX_FULL:-}" ]; then
-				run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh
-			else
-				run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh \
-					workloads exits access errors calls unload
-			fi
+			sections=()
+			[ "$series" = 6.12 ] || [ -n "${TSA_MATRIX_FULL:-}" ] ||
+				sections=(workloads exits access errors calls unload)
+			run_suite "$ver" prstat bash tests/guest/run-prstat-tests.sh "${sections[@]}"
 			# The event-trace referee on every generic kernel (the
 			# known workloads and three of the stressors: about 3
 			# minutes a kernel), USR/SYS against the kernel's vtime
