@@ -213,8 +213,8 @@ set -e
 # KTAP from debugfs: "    # Subtest: suite" then per case "    ok N name"
 # (4-space indent; deeper lines are parameterised sub-cases, counted through
 # their parent case). "# SKIP" cases count as passed and are listed.
-# A suite's own result line (column 0) catches a failed case whose line
-# was lost: the kernel keeps a small log per case (512 bytes in 6.1), and
+# A suite's own result line (column 0), and its "pass:N fail:N" count,
+# catch a failed case whose line was lost: the kernel keeps a small log per case (512 bytes in 6.1), and
 # a case with many failed expectations can push its own "not ok" out.
 # The cases that ran are also counted against the KUNIT_CASE()s in the
 # sources.
@@ -230,6 +230,15 @@ awk -v want="$want" '
 		n++
 		printf "%sok %d - %s.%s%s\n", bad ? "not " : "", n, suite, name, skip
 		if (bad) { f++; sbad++ } else p++
+		next
+	}
+	# The count at the end of a suite: failed cases without a line.
+	/^# [a-z0-9_]+: pass:[0-9]+ fail:[0-9]+/ {
+		k = $4; sub(/^fail:/, "", k)
+		if (k + 0 > sbad) {
+			printf "not ok %d - %s: %d failed cases, %d with a line (see the raw KTAP)\n", ++n, suite, k, sbad
+			f += k - sbad; sbad = k
+		}
 		next
 	}
 	/^not ok [0-9]+ / && !sbad {
