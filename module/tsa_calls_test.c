@@ -813,8 +813,106 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 	KUNIT_EXPECT_GT(test, g->clamps, 0ULL);
 }
 
+/* A fault's return as its probe's general path makes it. */
+static void fault_exit_general(struct tsa_acct *a, u64 now, u8 saved,
+			       unsigned int ff, unsigned int ret, u16 head)
+{
+	bool was_sys = a->state == TSA_SYS;
+
+	tsa_acct_fault_exit(a, now, saved, ff, ret);
+	if (was_sys)
+		tsa_acct_set_head(a, head);
+}
+
+/*
+ * The fault probe takes tsa_edge.h's fast edges for a plain user fault:
+ * the record must come out as if every fault had gone the general way.
+ * Data and text faults, retried, failed and major ones, kernel-mode
+ * faults inside a call, faults that are preempted or sleep, and clocks
+ * that go backwards on either edge.
+ */
+static void fast_fault_edges_leave_the_general_record(struct kunit *test)
+{
+	struct tsa_acct *g = thread_hist(test, 4, 0, TSA_USR, 0, true);
+	struct tsa_acct *f = thread_hist(test, 4, 0, TSA_USR, 0, true);
+	unsigned int i, fast_in = 0, fast_out = 0, slow_in = 0, slow_out = 0;
+	u64 t = 10;
+	u8 gs, fs;
+
+	for (i = 0; i < 300; i++) {
+		bool in_call = i % 10 == 5;
+		unsigned int ff = in_call ? 0 : i % 7 == 3 ?
+			FAULT_FLAG_USER | FAULT_FLAG_INSTRUCTION :
+			FAULT_FLAG_USER;
+		unsigned int ret = i % 8 == 1 ? VM_FAULT_RETRY :
+			i % 9 == 2 ? VM_FAULT_MAJOR :
+			i % 17 == 3 ? VM_FAULT_SIGSEGV : 0;
+		u8 kind = tsa_fault_kind(ff);
+		u64 in = i % 11 == 4 ? g->stamp - 3 : t, out;
+		struct tsa_block_info bi = { .task_state = TASK_UNINTERRUPTIBLE };
+
+		if (in_call) {
+			tsa_acct_sys_enter(g, in, 0);
+			tsa_acct_sys_enter(f, in, 0);
+			in += 1;
+		}
+		tsa_acct_fault_enter(g, in, kind, &gs);
+		if (tsa_acct_fault_enter_plain(f)) {
+			fs = 0;
+			tsa_acct_fault_enter_fast(f, in, kind);
+			fast_in++;
+		} else {
+			tsa_acct_fault_enter(f, in, kind, &fs);
+			slow_in++;
+		}
+		if (i % 5 == 2) {		/* preempted in the fault */
+			tsa_acct_switch_out(g, in + 1, TSA_SW_PREEMPT, 0);
+			tsa_acct_switch_out(f, in + 1, TSA_SW_PREEMPT, 0);
+			tsa_acct_switch_in(g, in + 2, 0);
+			tsa_acct_switch_in(f, in + 2, 0);
+		} else if (i % 6 == 1) {	/* asleep in it (reading a page) */
+			bi.ctx = g->ctx;
+			tsa_acct_switch_out(g, in + 1, TSA_SW_BLOCK,
+					    tsa_classify_sleep(bi));
+			tsa_acct_switch_out(f, in + 1, TSA_SW_BLOCK,
+					    tsa_classify_sleep(bi));
+			tsa_acct_wakeup(g, in + 3);
+			tsa_acct_wakeup(f, in + 3);
+			tsa_acct_switch_in(g, in + 4, 1);
+			tsa_acct_switch_in(f, in + 4, 1);
+		}
+		out = i % 13 == 6 ? g->stamp - 2 : g->stamp + 5 + i * 37 % 50;
+		fault_exit_general(g, out, gs, ff, ret, i % 4);
+		if (tsa_acct_fault_exit_plain(f, fs, ret)) {
+			tsa_acct_fault_exit_fast(f, out, ff, ret, i % 4);
+			fast_out++;
+		} else {
+			fault_exit_general(f, out, fs, ff, ret, i % 4);
+			slow_out++;
+		}
+		if (in_call) {
+			tsa_acct_sys_exit(g, out + 1, 0, false);
+			tsa_acct_sys_exit(f, out + 1, 0, false);
+		}
+		KUNIT_ASSERT_TRUE_MSG(test, same_records(g, f, 4),
+				      "records differ after fault %u", i);
+		t = g->stamp + 7;
+	}
+	kunit_info(test, "fast entries %u, general %u; fast returns %u, general %u\n",
+		   fast_in, slow_in, fast_out, slow_out);
+	KUNIT_EXPECT_GT(test, fast_in, 150U);
+	KUNIT_EXPECT_GT(test, slow_in, 30U);
+	KUNIT_EXPECT_GT(test, fast_out, 150U);
+	KUNIT_EXPECT_GT(test, slow_out, 30U);
+	KUNIT_EXPECT_GT(test, g->count[TSA_MINF], 100ULL);
+	KUNIT_EXPECT_GT(test, g->count[TSA_MAJF], 10ULL);
+	KUNIT_EXPECT_GT(test, g->st[TSA_DFL].entries, 10ULL);
+	KUNIT_EXPECT_GT(test, g->clamps, 0ULL);
+}
+
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(fast_edges_leave_the_general_record),
+	KUNIT_CASE(fast_fault_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),
 	KUNIT_CASE(a_return_charges_the_call_up_to_its_clock),
 	KUNIT_CASE(call_refused_before_sys_enter_counts_at_return),

@@ -165,4 +165,58 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	return true;
 }
 
+/*
+ * A fault from user mode, the other common way into the kernel: a
+ * plain one (a thread in USR, in no fault or call) goes USR -> SYS and
+ * back with the stores tsa_acct_fault_enter() and tsa_acct_fault_exit()
+ * (then tsa_acct_set_head()) do in that case.
+ */
+static __always_inline bool tsa_acct_fault_enter_plain(const struct tsa_acct *a)
+{
+	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) && !a->ctx;
+}
+
+static __always_inline bool tsa_acct_fault_enter_fast(struct tsa_acct *a,
+						      u64 now, u8 kind)
+{
+	bool clamped;
+
+	tsa_acct_close(a, TSA_USR, now, &clamped);
+	a->state = TSA_SYS;
+	a->st[TSA_SYS].entries++;
+	a->ctx = kind;
+	return clamped;
+}
+
+/*
+ * May the return of a fault entered with outer context @saved, returning
+ * @ret, go the fast way? Back on CPU in SYS, from user mode, done.
+ */
+static __always_inline bool tsa_acct_fault_exit_plain(const struct tsa_acct *a,
+						      u8 saved,
+						      unsigned int ret)
+{
+	return a->state == TSA_SYS && !(a->flags & TSA_F_NOT_PLAIN) &&
+		!saved && !(a->ctx & ~(TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA |
+				       TSA_C_SWAP)) &&
+		(a->ctx & (TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA)) &&
+		!(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
+}
+
+static __always_inline bool tsa_acct_fault_exit_fast(struct tsa_acct *a,
+						     u64 now,
+						     unsigned int fault_flags,
+						     unsigned int ret, u16 head)
+{
+	bool clamped;
+
+	a->ctx = 0;
+	if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
+		a->count[TSA_MAJF]++;
+	else
+		a->count[TSA_MINF]++;
+	tsa_acct_sys_return(a, now, head, &clamped);
+	return clamped;
+}
+
 #endif /* TSA_EDGE_H */

@@ -32,10 +32,38 @@ module_param_named(calls, tsa_param_calls, uint, 0444);
 MODULE_PARM_DESC(calls,
 		 "Rows of each thread's table of the system calls it spent most time in (default 8, at most 64; 0: no table). Needs syscalls=1.");
 
-static bool tsa_param_hist;
-module_param_named(hist, tsa_param_hist, bool, 0444);
+/* hist=0, lat or all; 1 (and y, on) is all, as before lat was the default. */
+static int tsa_param_hist = TSA_HIST_LAT;
+static const char *const tsa_hist_names[] = {
+	[TSA_HIST_NONE] = "0", [TSA_HIST_LAT] = "lat", [TSA_HIST_ALL] = "all",
+};
+
+static int tsa_hist_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(tsa_hist_names, val);
+	bool on;
+
+	if (i < 0) {
+		if (kstrtobool(val, &on))
+			return -EINVAL;
+		i = on ? TSA_HIST_ALL : TSA_HIST_NONE;
+	}
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int tsa_hist_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", tsa_hist_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops tsa_hist_ops = {
+	.set = tsa_hist_set,
+	.get = tsa_hist_get,
+};
+module_param_cb(hist, &tsa_hist_ops, &tsa_param_hist, 0444);
 MODULE_PARM_DESC(hist,
-		 "Keep each thread's distribution of stays in LAT and each sleep state (log2 buckets, /proc/tsa/hist) and when each state's longest stay ended (default 0: 2,584 bytes a thread more).");
+		 "Distributions of stays (log2 buckets, /proc/tsa/hist) and when each state's longest stay ended: lat (the default) keeps LAT's, the run-queue latency (344 bytes a thread); all (or 1) every off-CPU state's and each system call row's durations (2,584 bytes a thread, and 232 a row); 0 none.");
 
 static bool tsa_param_faults = true;
 module_param_named(faults, tsa_param_faults, bool, 0444);
@@ -398,7 +426,8 @@ unsigned int tsa_hooks_trap_rows(void)
 	return tsa_param_interrupts ? TSA_TRAP_ROWS : 0;
 }
 
-bool tsa_hooks_hist(void)
+/* An enum tsa_hist_mode. */
+unsigned int tsa_hooks_hist(void)
 {
 	return tsa_param_hist;
 }

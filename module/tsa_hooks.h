@@ -15,6 +15,6 @@ void tsa_hooks_exit(void);
 void tsa_hooks_show(struct seq_file *m);
 int tsa_hooks_calls_rows(void);
 unsigned int tsa_hooks_trap_rows(void);
-bool tsa_hooks_hist(void);
+unsigned int tsa_hooks_hist(void);
 
 #endif /* TSA_HOOKS_H */

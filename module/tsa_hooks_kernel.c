@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 
 #include "tsa_calib.h"
+#include "tsa_edge.h"
 #include "tsa_probes.h"
 
 DEFINE_PER_CPU(int, tsa_trap_depth);
@@ -69,54 +70,112 @@ static __always_inline void tsa_probe_write_end(struct tsa_thread *th,
 /*
  * Page faults: a kretprobe on handle_mm_fault(), whose entry and return
  * are the exact boundaries of the fault. The instance data carries the
- * context of an outer fault back to the return.
+ * fault's flags and the context of an outer fault to the return. A
+ * plain user fault takes tsa_edge.h's fast edges, as a system call does:
+ * the record opened, then the clock read, with no lock and IRQs on.
  */
 struct tsa_fault_data {
 	unsigned int flags;
 	u8 saved;
 };
 
-static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* The fast edges' record: not in NMI (an int3 kprobe), no IRQ writers. */
+static __always_inline struct tsa_thread *tsa_fault_thread(void)
 {
-	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
-	u64 t = tsa_clock();	/* first: see tsa_thread_early_stamp() */
+	if (unlikely(in_nmi() || READ_ONCE(tsa_irq_writers)))
+		return NULL;
+	return tsa_edge_thread();
+}
+
+/*
+ * Fault bits that should not be there: a return handler that could not
+ * write (in NMI, behind a seeder's lock) left them. The accounting drops
+ * them; say so once.
+ */
+static void tsa_fault_stale_seen(void)
+{
+	WARN_ONCE(1, "tsa: a fault's return was not accounted; its context is dropped\n");
+}
+NOKPROBE_SYMBOL(tsa_fault_stale_seen);
+
+static noinline int tsa_fault_entry_slow(struct tsa_fault_data *d)
+{
+	u8 kind = tsa_fault_kind(d->flags);
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked;
 
-	tsa_event(TSA_EV_FAULT);
 	th = tsa_thread_current();
 	if (!th)
 		return 1;	/* no return probe for untracked tasks */
-	d->flags = regs_get_kernel_argument(regs, 2);
 	if (!tsa_probe_write_begin(th, &flags, &locked))
 		return 1;	/* not followed: no half a fault */
-	tsa_clamped(tsa_acct_fault_enter(&th->acct,
-					 tsa_thread_early_stamp(th, t),
-					 tsa_fault_kind(d->flags), &d->saved));
+	if (unlikely(tsa_acct_fault_stale(&th->acct, kind)))
+		tsa_fault_stale_seen();
+	tsa_clamped(tsa_acct_fault_enter(&th->acct, tsa_clock(), kind,
+					 &d->saved));
 	tsa_probe_write_end(th, flags, locked);
 	return 0;
 }
-NOKPROBE_SYMBOL(tsa_fault_entry);
+NOKPROBE_SYMBOL(tsa_fault_entry_slow);
 
-static int tsa_fault_return(struct kretprobe_instance *ri,
-			    struct pt_regs *regs)
+static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	struct tsa_thread *th;
+
+	tsa_event(TSA_EV_FAULT);
+	d->flags = regs_get_kernel_argument(regs, 2);
+	d->saved = 0;
+	th = tsa_fault_thread();
+	if (likely(th && tsa_acct_fault_enter_plain(&th->acct))) {
+		raw_write_seqcount_begin(&th->seq);
+		tsa_clamped(tsa_acct_fault_enter_fast(&th->acct, tsa_clock(),
+						      tsa_fault_kind(d->flags)));
+		raw_write_seqcount_end(&th->seq);
+		return 0;
+	}
+	return tsa_fault_entry_slow(d);
+}
+NOKPROBE_SYMBOL(tsa_fault_entry);
+
+static noinline void tsa_fault_return_slow(const struct tsa_fault_data *d,
+					   unsigned int ret)
+{
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked, was_sys;
 
 	th = tsa_thread_current();
 	if (!th || !tsa_probe_write_begin(th, &flags, &locked))
-		return 0;
+		return;
 	was_sys = th->acct.state == TSA_SYS;
 	tsa_clamped(tsa_acct_fault_exit(&th->acct, tsa_clock(), d->saved,
-					d->flags, regs_return_value(regs)));
+					d->flags, ret));
 	/* Back to user mode: the exception's exit path is unseen. */
 	if (was_sys)
 		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.fault));
 	tsa_probe_write_end(th, flags, locked);
+}
+NOKPROBE_SYMBOL(tsa_fault_return_slow);
+
+static int tsa_fault_return(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct tsa_fault_data *d = (struct tsa_fault_data *)ri->data;
+	unsigned int ret = regs_return_value(regs);
+	struct tsa_thread *th;
+
+	th = tsa_fault_thread();
+	if (likely(th && tsa_acct_fault_exit_plain(&th->acct, d->saved, ret))) {
+		raw_write_seqcount_begin(&th->seq);
+		tsa_clamped(tsa_acct_fault_exit_fast(&th->acct, tsa_clock(),
+						     d->flags, ret,
+						     this_cpu_read(tsa_cross.fault)));
+		raw_write_seqcount_end(&th->seq);
+		return 0;
+	}
+	tsa_fault_return_slow(d, ret);
 	return 0;
 }
 NOKPROBE_SYMBOL(tsa_fault_return);
@@ -272,6 +331,9 @@ TSA_PROBE_SIGNAL_DELIVER(tsa_signal_deliver)
 		return;
 	locked = tsa_thread_own_begin(th, &flags);
 	th->acct.count[TSA_SIG]++;
+	/* Out of a fault that was to be retried, to a handler. */
+	if (unlikely(th->acct.ctx & TSA_C_RETRY))
+		tsa_clamped(tsa_acct_fault_abandon(&th->acct, tsa_clock()));
 	tsa_thread_own_end(th, flags, locked);
 }
 TSA_CHECK_PROBE(signal_deliver, tsa_signal_deliver);

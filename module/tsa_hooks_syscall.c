@@ -38,6 +38,9 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 	now = tsa_stamp(ev == TSA_EV_SYS_ENTER ? TSA_STAMP_SYS_ENTER :
 			TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 	if (ev == TSA_EV_SYS_ENTER) {
+		/* A fault's return that was never written: see tsa_state.c. */
+		WARN_ONCE(tsa_acct_fault_stale(&th->acct, TSA_C_FAULT_DATA),
+			  "tsa: a fault's return was not accounted; its context is dropped\n");
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	} else {
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, now, call,
@@ -46,21 +49,6 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 		tsa_acct_set_head(&th->acct, this_cpu_read(tsa_cross.sys));
 	}
 	tsa_thread_own_end(th, flags, locked);
-}
-
-/*
- * The current thread's record, if its own event may write it now with no
- * lock and IRQs on: no seeder nor holding reader. The interrupt writers
- * (the trap hooks) register the general probes instead (tsa_hooks_init()).
- */
-static __always_inline struct tsa_thread *tsa_edge_thread(void)
-{
-	struct tsa_thread *th = tsa_thread_on_cpu();
-
-	if (unlikely(!th))
-		return NULL;
-	/* Pairs with the release in tsa_thread_seeded(). */
-	return likely(!smp_load_acquire(&th->seeding)) ? th : NULL;
 }
 
 /* A 64-bit call by a 64-bit task: its number is its calls-table key. */

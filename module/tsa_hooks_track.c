@@ -86,10 +86,24 @@ TSA_PROBE_NEWTASK(tsa_task_newtask)
 }
 TSA_CHECK_PROBE(task_newtask, tsa_task_newtask);
 
-/* A non-leader thread that execs takes over the leader's tid. */
+/*
+ * A non-leader thread that execs takes over the leader's tid. A usermode
+ * helper (forked from a kernel thread before 5.19) is a user thread now.
+ */
 TSA_PROBE_EXEC(tsa_sched_process_exec)
 {
+	struct tsa_thread *th;
+	unsigned long flags;
+	bool locked;
+
 	tsa_event(TSA_EV_EXEC);
+	th = tsa_thread_current();
+	if (th && unlikely(READ_ONCE(th->acct.flags) & TSA_F_KTHREAD) &&
+	    !(tsa_kernel_flag(p, false) & TSA_F_KTHREAD)) {
+		locked = tsa_thread_own_begin(th, &flags);
+		tsa_acct_exec(&th->acct, false);
+		tsa_thread_own_end(th, flags, locked);
+	}
 	if (old_pid != task_pid_nr(p)) {
 		tsa_proc_tid_changed(old_pid);
 		tsa_proc_tid_changed(task_pid_nr(p));

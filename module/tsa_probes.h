@@ -110,6 +110,23 @@ static __always_inline struct tsa_thread *tsa_thread_current(void)
 	return likely(th) ? th : tsa_thread_find(current);
 }
 
+/*
+ * The current thread's record, if its own event may write it now with no
+ * lock and IRQs on: no seeder nor holding reader. The interrupt writers
+ * (the trap hooks) register the general syscall probes instead
+ * (tsa_hooks_init()); the fault probe, the same in both modes, asks
+ * tsa_irq_writers itself.
+ */
+static __always_inline struct tsa_thread *tsa_edge_thread(void)
+{
+	struct tsa_thread *th = tsa_thread_on_cpu();
+
+	if (unlikely(!th))
+		return NULL;
+	/* Pairs with the release in tsa_thread_seeded(). */
+	return likely(!smp_load_acquire(&th->seeding)) ? th : NULL;
+}
+
 /* Both syscall hooks are registered: they will see threads leave. */
 extern bool tsa_syscalls_live;
 /* Both boundary hooks are registered (user_enter and user_exit). */

@@ -1088,14 +1088,19 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 	const struct tsa_stays *st;
 	const struct tsa_calls *c;
 	const struct tsa_hist *h;
+	struct tsa_hist layout;
 	void *tables;
+	const u64 *n;
 	bool open;
 	int s, b;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_printf(m, TSA_HIST_FORMAT "\nnow %llu\nbuckets %u %u\nstates",
 			   all->now, TSA_HIST_BUCKETS, TSA_HIST_SHIFT);
-		for (s = TSA_HIST_FIRST; s < TSA_NR_STATES; s++) {
+		tsa_hist_layout(&layout, tsa_table_hist_mode());
+		for (s = 0; s < TSA_NR_STATES; s++) {
+			if (!tsa_hist_n(&layout, s))
+				continue;
 			seq_putc(m, ' ');
 			seq_puts(m, tsa_state_names[s]);
 		}
@@ -1120,14 +1125,14 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 		seq_put_decimal_ull(m, " ", st->ns);
 		seq_put_decimal_ull(m, " ", st->longest);
 		seq_put_decimal_ull(m, " ", st->longest ? h->longest_at[s] : 0);
-		if (s >= TSA_HIST_FIRST) {
+		n = tsa_hist_n(h, s);
+		if (n) {
 			open = s == r->a.state && !(r->a.flags & TSA_F_DEAD);
 			seq_put_decimal_ull(m, " ", open);
 			seq_put_decimal_ull(m, " ",
 					    open ? r->a.stamp - h->since : 0);
 			for (b = 0; b < TSA_HIST_BUCKETS; b++)
-				seq_put_decimal_ull(m, " ",
-						    h->n[s - TSA_HIST_FIRST][b]);
+				seq_put_decimal_ull(m, " ", n[b]);
 		}
 		seq_putc(m, '\n');
 	}
@@ -1211,7 +1216,7 @@ int tsa_proc_init(void)
 	    !proc_create("calibration", 0644, tsa_dir, &tsa_calib_ops) ||
 	    ((tsa_table_rows(TSA_T_CALLS) || tsa_table_rows(TSA_T_TRAPS)) &&
 	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops)) ||
-	    (tsa_table_hist_on() &&
+	    (tsa_table_hist_mode() != TSA_HIST_NONE &&
 	     !proc_create("hist", 0444, tsa_dir, &tsa_hist_ops))) {
 		proc_remove(tsa_dir);
 		return -ENOMEM;

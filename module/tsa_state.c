@@ -43,7 +43,7 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->tab[TSA_T_TRAPS] = t;
 	a->hist = h;
 	if (h) {
-		memset(h, 0, sizeof(*h));
+		tsa_hist_clear(h);
 		h->since = now;
 	}
 	if (c)
@@ -84,8 +84,10 @@ noinline void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s)
  */
 noinline void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t)
 {
-	if (s >= TSA_HIST_FIRST)
-		h->n[s - TSA_HIST_FIRST][tsa_hist_bucket(t - h->since)]++;
+	u64 *n = tsa_hist_n(h, s);
+
+	if (n)
+		n[tsa_hist_bucket(t - h->since)]++;
 	h->since = t;
 }
 
@@ -135,6 +137,10 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 
 	if (unlikely(a->flags & TSA_F_CALL_EARLY))
 		return tsa_acct_sys_enter_late(a, now, call);
+	/* No system call is made from inside a fault. */
+	if (unlikely(a->ctx & (TSA_C_FAULT | TSA_C_RETRY)) &&
+	    !(a->flags & TSA_F_IN_KERNEL))
+		a->ctx &= ~(TSA_C_FAULT | TSA_C_SWAP | TSA_C_RETRY);
 	a->count[TSA_SCL]++;
 	/*
 	 * The hottest path of all: the state change inlined. In SYS since
@@ -215,8 +221,10 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 	if (a->hist) {
 		if (sum_hist)
 			tsa_hist_merge(sum_hist, sum->st, a->hist, a->st);
-		memset(a->hist->n, 0, sizeof(a->hist->n));
-		memset(a->hist->longest_at, 0, sizeof(a->hist->longest_at));
+		u64 since = a->hist->since;
+
+		tsa_hist_clear(a->hist);
+		a->hist->since = since;
 	}
 	tsa_acct_add(sum, a);
 	/* The call it exits in (exit_group) counts here; its tail later. */
@@ -261,19 +269,16 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now)
  * the fault only names the sleeps inside it (TFL, DFL, KFL, APG). @saved
  * keeps the context of an interrupted outer fault for the matching exit.
  */
-u8 tsa_fault_kind(unsigned int fault_flags)
-{
-	if (fault_flags & FAULT_FLAG_INSTRUCTION)
-		return TSA_C_FAULT_TEXT;
-	if (fault_flags & FAULT_FLAG_USER)
-		return TSA_C_FAULT_DATA;
-	return TSA_C_FAULT_KERN;
-}
-
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved)
 {
-	*saved = a->ctx & (TSA_C_FAULT | TSA_C_SWAP);
-	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP)) | kind;
+	/*
+	 * Only a fault taken in kernel mode can be inside another; a
+	 * retry's entry is the same fault's. Fault bits left by a return
+	 * never written (tsa_acct_fault_stale()) are dropped here.
+	 */
+	*saved = kind == TSA_C_FAULT_KERN && !(a->ctx & TSA_C_RETRY) ?
+		a->ctx & (TSA_C_FAULT | TSA_C_SWAP) : 0;
+	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP | TSA_C_RETRY)) | kind;
 	if (a->state != TSA_USR && !(a->flags & TSA_F_PROVISIONAL))
 		return false;
 	return tsa_acct_enter(a, now, TSA_SYS);
@@ -282,13 +287,20 @@ bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved)
 /*
  * Faults are counted as the kernel counts them (mm_account_fault()): not
  * when they fail or will be retried; major when they did I/O or were
- * retried before. A retried fault stays in the kernel, so stays SYS. A
- * failed user fault returns to user mode too (into a SIGSEGV or SIGBUS
+ * retried before. A retried fault stays in the kernel, so stays SYS, and
+ * a user fault stays in its context (TSA_C_RETRY) until the retry: a
+ * sleep for mmap_lock on the way is the fault's, and a switch back in is
+ * SYS. A failed user fault returns to user mode (into a SIGSEGV or SIGBUS
  * handler, or to fault again after an OOM kill elsewhere): USR.
  */
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 			 unsigned int fault_flags, unsigned int ret)
 {
+	if ((ret & VM_FAULT_RETRY) && (a->ctx & TSA_C_FAULT) &&
+	    (a->ctx & TSA_C_FAULT) != TSA_C_FAULT_KERN) {
+		a->ctx = (a->ctx & ~TSA_C_SWAP) | TSA_C_RETRY;
+		return false;
+	}
 	a->ctx = (a->ctx & ~(TSA_C_FAULT | TSA_C_SWAP)) | saved;
 	if (ret & VM_FAULT_RETRY)
 		return false;
@@ -303,6 +315,33 @@ bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 	    (saved & TSA_C_FAULT))
 		return false;
 	return tsa_acct_enter(a, now, TSA_USR);
+}
+
+/*
+ * A user fault that returned to be retried goes back to user mode
+ * instead (a signal to deliver first, a fatal one, or a system call seen
+ * next): it has left the fault.
+ */
+bool tsa_acct_fault_abandon(struct tsa_acct *a, u64 now)
+{
+	if (!(a->ctx & TSA_C_RETRY))
+		return false;
+	a->ctx &= ~(TSA_C_FAULT | TSA_C_SWAP | TSA_C_RETRY);
+	if (a->state != TSA_SYS ||
+	    (a->flags & (TSA_F_IN_KERNEL | TSA_F_EDGE | TSA_F_PROVISIONAL)))
+		return false;
+	return tsa_acct_enter(a, now, TSA_USR);
+}
+
+/*
+ * A thread execs. A usermode helper (before 5.19, forked from a kernel
+ * thread) stops being a kernel thread here: from now on its system calls
+ * are a user thread's, those refused before sys_enter included.
+ */
+void tsa_acct_exec(struct tsa_acct *a, bool kthread)
+{
+	if (!kthread)
+		a->flags &= ~TSA_F_KTHREAD;
 }
 
 /*
@@ -325,6 +364,8 @@ bool tsa_acct_user_exit(struct tsa_acct *a, u64 now)
 bool tsa_acct_user_enter(struct tsa_acct *a, u64 now)
 {
 	a->flags &= ~TSA_F_EDGE;
+	if (unlikely(a->ctx & TSA_C_RETRY))
+		a->ctx &= ~(TSA_C_FAULT | TSA_C_SWAP | TSA_C_RETRY);
 	if ((a->state != TSA_SYS || (a->flags & TSA_F_IN_KERNEL) ||
 	     (a->ctx & TSA_C_FAULT)) && !(a->flags & TSA_F_PROVISIONAL))
 		return false;
@@ -470,7 +511,8 @@ void tsa_hist_merge(struct tsa_hist *to, const struct tsa_stays *to_st,
 	for (s = 0; s < TSA_NR_STATES; s++)
 		if (from_st[s].longest > to_st[s].longest)
 			to->longest_at[s] = from->longest_at[s];
-	for (s = 0; s < TSA_HIST_STATES; s++)
+	/* Both are laid out alike (tsa_table.c). */
+	for (s = 0; s < min(to->states, from->states); s++)
 		for (b = 0; b < TSA_HIST_BUCKETS; b++)
 			to->n[s][b] += from->n[s][b];
 }

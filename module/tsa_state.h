@@ -31,7 +31,9 @@
 #include <linux/bitops.h>
 #include <linux/compiler.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <asm/unistd.h>
 
@@ -83,6 +85,13 @@
 #define TSA_C_FAULT		0x07
 #define TSA_C_SWAP		0x08	/* the fault is reading from swap */
 #define TSA_C_KLOCK		0x10	/* contending a sleeping kernel lock */
+/*
+ * A user fault returned VM_FAULT_RETRY: it is still in the fault, which
+ * the kernel retries (retaking mmap_lock first, which may sleep), and
+ * keeps its kind. Cleared by the retry's entry, or where the thread is
+ * seen back at the boundary without it (a signal, a system call).
+ */
+#define TSA_C_RETRY		0x20
 
 #define TSA_NO_CPU		(-1)
 
@@ -101,22 +110,67 @@ struct tsa_stays {
 };
 
 /*
- * Distributions of stays (the hist parameter): for each state a thread
- * waits in off CPU (the sleeps, LAT and STP), how many of its stays
- * lasted how long, in log2 buckets of ns (tsa_model.h); and for every
- * state, when its longest stay ended. A stay is counted when it ends, so
- * that counts only grow (as a reader of deltas, or a Prometheus histogram,
- * needs): a state's buckets add up to its entries, but for the stay in
- * progress, which a reader sees as open (since @since).
+ * Distributions of stays (the hist parameter): for LAT (hist=lat, the
+ * default) or each state a thread waits in off CPU (hist=all: the sleeps,
+ * LAT and STP), how many of its stays lasted how long, in log2 buckets of
+ * ns (tsa_model.h); and for every state, when its longest stay ended. A
+ * stay is counted when it ends, so that counts only grow (as a reader of
+ * deltas, or a Prometheus histogram, needs): a state's buckets add up to
+ * its entries, but for the stay in progress, which a reader sees as open
+ * (since @since).
  */
 #define TSA_HIST_FIRST		TSA_TFL
 #define TSA_HIST_STATES		(TSA_NR_STATES - TSA_HIST_FIRST)
 
+enum tsa_hist_mode {
+	TSA_HIST_NONE,
+	TSA_HIST_LAT,		/* LAT's buckets: the run-queue latency */
+	TSA_HIST_ALL,		/* every off-CPU state's, and the calls' */
+};
+
 struct tsa_hist {
 	u64 since;			/* when the stay in progress began */
+	u8 first;			/* the first state with buckets */
+	u8 states;			/* how many have them, in order */
 	u64 longest_at[TSA_NR_STATES];	/* when st[].longest ended */
-	u64 n[TSA_HIST_STATES][TSA_HIST_BUCKETS];
+	u64 n[][TSA_HIST_BUCKETS];	/* @states rows */
 };
+
+static inline unsigned int tsa_hist_rows(enum tsa_hist_mode m)
+{
+	return m == TSA_HIST_ALL ? TSA_HIST_STATES : 1;
+}
+
+/* The bytes of a struct tsa_hist in mode @m (0: none). */
+static inline size_t tsa_hist_size(enum tsa_hist_mode m)
+{
+	return m == TSA_HIST_NONE ? 0 :
+		sizeof(struct tsa_hist) +
+		tsa_hist_rows(m) * sizeof(u64[TSA_HIST_BUCKETS]);
+}
+
+/* Lay out @h, zeroed, for mode @m. */
+static inline void tsa_hist_layout(struct tsa_hist *h, enum tsa_hist_mode m)
+{
+	h->first = m == TSA_HIST_ALL ? TSA_HIST_FIRST : TSA_LAT;
+	h->states = tsa_hist_rows(m);
+}
+
+/* The buckets of state @s in @h, or NULL if it has none. */
+static inline u64 *tsa_hist_n(const struct tsa_hist *h, unsigned int s)
+{
+	unsigned int i = s - h->first;	/* below first: wraps, too big */
+
+	return i < h->states ? (u64 *)h->n[i] : NULL;
+}
+
+/* Zero @h's counts, keeping its layout. */
+static inline void tsa_hist_clear(struct tsa_hist *h)
+{
+	h->since = 0;
+	memset(h->longest_at, 0, sizeof(h->longest_at));
+	memset(h->n, 0, h->states * sizeof(h->n[0]));
+}
 
 /*
  * Laid out for the hottest transitions, a system call's edges: what they
@@ -209,7 +263,30 @@ bool tsa_acct_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_fault_enter(struct tsa_acct *a, u64 now, u8 kind, u8 *saved);
 bool tsa_acct_fault_exit(struct tsa_acct *a, u64 now, u8 saved,
 			 unsigned int fault_flags, unsigned int ret);
-u8 tsa_fault_kind(unsigned int fault_flags);
+bool tsa_acct_fault_abandon(struct tsa_acct *a, u64 now);
+void tsa_acct_exec(struct tsa_acct *a, bool kthread);
+
+/* The context a fault with @fault_flags (handle_mm_fault()'s) runs in. */
+static inline u8 tsa_fault_kind(unsigned int fault_flags)
+{
+	if (fault_flags & FAULT_FLAG_INSTRUCTION)
+		return TSA_C_FAULT_TEXT;
+	if (fault_flags & FAULT_FLAG_USER)
+		return TSA_C_FAULT_DATA;
+	return TSA_C_FAULT_KERN;
+}
+
+/*
+ * Is @a in a fault it can no longer be in? A fault from user mode is
+ * never inside another, and a thread entering a system call is in none:
+ * fault bits seen there (without a retry's) are a fault return that
+ * was never written (a return handler that could not take the record).
+ */
+static inline bool tsa_acct_fault_stale(const struct tsa_acct *a, u8 kind)
+{
+	return (a->ctx & TSA_C_FAULT) && !(a->ctx & TSA_C_RETRY) &&
+		kind != TSA_C_FAULT_KERN;
+}
 bool tsa_acct_trap_enter(struct tsa_acct *a, u64 now, u16 source);
 bool tsa_acct_trap_exit(struct tsa_acct *a, u64 now);
 bool tsa_acct_trap_nest(struct tsa_acct *a, u64 now, u16 source, bool count);

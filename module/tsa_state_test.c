@@ -352,14 +352,64 @@ static void hist_buckets_are_log2_from_a_microsecond(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(U64_MAX), 27U);
 }
 
-/* A record with its distributions, as the table lays one out. */
+/* Distributions laid out for mode @m, as the table does. */
+static struct tsa_hist *hist_of(struct kunit *test, enum tsa_hist_mode m)
+{
+	struct tsa_hist *h = kunit_kzalloc(test, tsa_hist_size(m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	tsa_hist_layout(h, m);
+	return h;
+}
+
+/* A record with its distributions (hist=all), as the table lays one out. */
 static struct tsa_acct *acct_hist(struct kunit *test)
 {
 	struct tsa_acct *a = acct(test);
 
-	a->hist = kunit_kzalloc(test, sizeof(*a->hist), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a->hist);
+	a->hist = hist_of(test, TSA_HIST_ALL);
 	return a;
+}
+
+/*
+ * hist=lat, the default: LAT's buckets alone (the run-queue latency), in
+ * a seventh of the memory; every state's longest still has its time.
+ */
+static void hist_lat_keeps_the_run_queue_latency(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test), *b = acct(test);
+	struct tsa_hist *sum = hist_of(test, TSA_HIST_LAT);
+	struct tsa_stays none[TSA_NR_STATES] = {};
+	unsigned int s;
+
+	KUNIT_EXPECT_LE(test, tsa_hist_size(TSA_HIST_LAT), 352UL);
+	a->hist = hist_of(test, TSA_HIST_LAT);
+	b->hist = hist_of(test, TSA_HIST_LAT);
+	for (s = 0; s < TSA_NR_STATES; s++)
+		KUNIT_EXPECT_EQ(test, !!tsa_hist_n(a->hist, s), s == TSA_LAT);
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_switch_out(a, MS, TSA_SW_BLOCK, TSA_SLP);
+	tsa_acct_wakeup(a, 3 * MS);				/* SLP 2 ms */
+	tsa_acct_switch_in(a, 3 * MS + 3000, 0);		/* LAT 3 us */
+	tsa_acct_switch_out(a, 4 * MS, TSA_SW_PREEMPT, 0);
+	tsa_acct_switch_in(a, 5 * MS, 0);			/* LAT 1 ms */
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[2], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[10], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->hist->longest_at[TSA_SLP], 3ULL * MS);
+	KUNIT_EXPECT_EQ(test, a->hist->longest_at[TSA_LAT], 5ULL * MS);
+	tsa_acct_init(b, 0, TSA_USR, 0);
+	tsa_acct_switch_out(b, 1, TSA_SW_PREEMPT, 0);
+	tsa_acct_switch_in(b, 2 * MS, 0);			/* LAT 2 ms */
+	tsa_hist_merge(sum, none, a->hist, a->st);
+	tsa_hist_merge(sum, a->st, b->hist, b->st);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(sum, TSA_LAT)[10], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(sum, TSA_LAT)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, sum->longest_at[TSA_LAT], 2ULL * MS);
+	/* A new life keeps the layout. */
+	tsa_acct_init(a, 10 * MS, TSA_USR, 0);
+	KUNIT_EXPECT_EQ(test, a->hist->first, (u8)TSA_LAT);
+	KUNIT_EXPECT_EQ(test, a->hist->states, (u8)1);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[10], 0ULL);
 }
 
 /*
@@ -393,8 +443,7 @@ static void hist_counts_each_stay_when_it_ends(struct kunit *test)
 	struct tsa_hist *h = a->hist, *hs;
 	u64 t = 0;
 
-	hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, hs);
+	hs = hist_of(test, TSA_HIST_ALL);
 	tsa_acct_init(a, t, TSA_USR, 0);
 	/* Sleep 1 ms, wait 3 us for a CPU, run 10 us; then 5 ms asleep. */
 	tsa_acct_switch_out(a, t += 10000, TSA_SW_BLOCK, TSA_SLP);
@@ -411,14 +460,14 @@ static void hist_counts_each_stay_when_it_ends(struct kunit *test)
 	tsa_acct_snapshot(a, t + 9 * MS, snap);
 	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_LAT], t - 5 * MS - 10000);
 	/* In LAT for 2 us so far: open, in no bucket, since the wakeup. */
-	*hs = *h;
+	memcpy(hs, h, tsa_hist_size(TSA_HIST_ALL));
 	tsa_acct_snapshot(a, t + 2000, snap);
 	tsa_acct_hist_snapshot(a, snap, hs);
 	KUNIT_EXPECT_EQ(test, hs->n[TSA_LAT - TSA_HIST_FIRST][1], 0ULL);
 	KUNIT_EXPECT_EQ(test, hs->since, t);
 	expect_hist_sums(test, snap, hs);
 	/* 9 ms of LAT by the read: its longest, ending at the read. */
-	*hs = *h;
+	memcpy(hs, h, tsa_hist_size(TSA_HIST_ALL));
 	tsa_acct_snapshot(a, t + 9 * MS, snap);
 	tsa_acct_hist_snapshot(a, snap, hs);
 	KUNIT_EXPECT_EQ(test, hs->longest_at[TSA_LAT], t + 9 * MS);
@@ -440,8 +489,7 @@ static void hist_exit_moves_to_the_totals(struct kunit *test)
 	struct tsa_acct *b = acct_hist(test);
 	struct tsa_hist *sh;
 
-	sh = kunit_kzalloc(test, sizeof(*sh), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sh);
+	sh = hist_of(test, TSA_HIST_ALL);
 	sum->flags = TSA_F_DEAD;
 	tsa_acct_init(a, 0, TSA_USR, 0);
 	tsa_acct_switch_out(a, MS, TSA_SW_BLOCK, TSA_IDL);
@@ -722,6 +770,143 @@ static void boundary_events_bracket_kernel_time(struct kunit *test)
 	expect_sums(test, a, 80);
 }
 
+/* The sleep a switch-out classifies for @a, as the switch probe would. */
+static enum tsa_state sleep_of(const struct tsa_acct *a, unsigned int state)
+{
+	struct tsa_block_info bi = { .task_state = state, .ctx = a->ctx };
+
+	return tsa_classify_sleep(bi);
+}
+
+/*
+ * A user fault that returns VM_FAULT_RETRY is still in the fault: the
+ * kernel retakes mmap_lock (which may sleep) and retries it (on 6.4+
+ * after a per-VMA lock's attempt, so often). The sleep is the fault's,
+ * a switch back in is SYS, and the retry is no new SYS stay.
+ */
+static void retried_fault_stays_in_the_fault(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+	u8 saved;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_fault_enter(a, 10, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 20, saved, FAULT_FLAG_USER, VM_FAULT_RETRY);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	KUNIT_EXPECT_EQ(test, a->ctx & TSA_C_FAULT, TSA_C_FAULT_DATA);
+	/* Asleep on mmap_lock before the retry. */
+	KUNIT_EXPECT_EQ(test, sleep_of(a, TASK_UNINTERRUPTIBLE), TSA_DFL);
+	tsa_acct_switch_out(a, 25, TSA_SW_BLOCK,
+			    sleep_of(a, TASK_UNINTERRUPTIBLE));
+	tsa_acct_wakeup(a, 35);
+	tsa_acct_switch_in(a, 40, 0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+	tsa_acct_fault_enter(a, 45, TSA_C_FAULT_DATA, &saved);
+	KUNIT_EXPECT_EQ(test, saved, 0);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].entries, 2ULL);
+	tsa_acct_fault_exit(a, 50, saved, FAULT_FLAG_USER | FAULT_FLAG_TRIED,
+			    0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_MAJF], 1ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 15ULL + 10);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_DFL].ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_USR].ns, 10ULL);
+
+	/* Preempted before the retry: back in SYS too. */
+	tsa_acct_fault_enter(a, 60, TSA_C_FAULT_TEXT, &saved);
+	tsa_acct_fault_exit(a, 61, saved, FAULT_FLAG_INSTRUCTION,
+			    VM_FAULT_RETRY);
+	tsa_acct_switch_out(a, 62, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(a, 64, 1);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SYS);
+
+	/* A signal to deliver instead of the retry: out to its handler. */
+	tsa_acct_fault_abandon(a, 66);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	KUNIT_EXPECT_EQ(test, a->st[TSA_SYS].ns, 25ULL + 1 + 1 + 2);
+	/* ...and nothing to abandon when no retry is pending. */
+	KUNIT_EXPECT_FALSE(test, tsa_acct_fault_abandon(a, 67));
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+
+	/* A system call seen next: the retry was left too. */
+	tsa_acct_fault_enter(a, 70, TSA_C_FAULT_DATA, &saved);
+	tsa_acct_fault_exit(a, 71, saved, FAULT_FLAG_USER, VM_FAULT_RETRY);
+	tsa_acct_sys_enter(a, 75, 0);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	tsa_acct_sys_exit(a, 76, 0, false);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+
+	/* A kernel-mode fault retried inside a call keeps the old rule. */
+	tsa_acct_sys_enter(a, 80, 0);
+	tsa_acct_fault_enter(a, 81, TSA_C_FAULT_KERN, &saved);
+	tsa_acct_fault_exit(a, 82, saved, 0, VM_FAULT_RETRY);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	tsa_acct_sys_exit(a, 83, 0, false);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	expect_sums(test, a, 90);
+}
+
+/*
+ * A fault return that was never written (its handler could not take the
+ * record) leaves the fault's context behind. The next user fault or
+ * system call repairs it, or every later sleep would be the fault's and
+ * every switch-in SYS for good.
+ */
+static void lost_fault_return_is_repaired(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+	u8 saved;
+
+	tsa_acct_init(a, 0, TSA_USR, 0);
+	tsa_acct_fault_enter(a, 10, TSA_C_FAULT_DATA, &saved);
+	/* The return is lost: the thread is back in user mode, unseen. */
+	KUNIT_EXPECT_TRUE(test, tsa_acct_fault_stale(a, TSA_C_FAULT_DATA));
+	KUNIT_EXPECT_FALSE(test, tsa_acct_fault_stale(a, TSA_C_FAULT_KERN));
+	tsa_acct_fault_enter(a, 20, TSA_C_FAULT_DATA, &saved);
+	KUNIT_EXPECT_EQ(test, saved, 0);
+	tsa_acct_fault_exit(a, 30, saved, FAULT_FLAG_USER, 0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+
+	tsa_acct_fault_enter(a, 40, TSA_C_FAULT_TEXT, &saved);
+	tsa_acct_sys_enter(a, 50, 0);
+	KUNIT_EXPECT_EQ(test, a->ctx, 0);
+	tsa_acct_switch_out(a, 55, TSA_SW_BLOCK,
+			    sleep_of(a, TASK_INTERRUPTIBLE));
+	KUNIT_EXPECT_EQ(test, a->state, TSA_SLP);
+	tsa_acct_wakeup(a, 60);
+	tsa_acct_switch_in(a, 61, 0);
+	tsa_acct_sys_exit(a, 62, 0, false);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	tsa_acct_switch_out(a, 63, TSA_SW_PREEMPT, TSA_SLP);
+	tsa_acct_switch_in(a, 64, 0);
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	expect_sums(test, a, 70);
+}
+
+/*
+ * A usermode helper is forked from a kernel thread (before 5.19 it
+ * carries PF_KTHREAD until exec): after exec its calls are a user
+ * thread's, one refused before sys_enter included.
+ */
+static void exec_makes_a_helper_a_user_thread(struct kunit *test)
+{
+	struct tsa_acct *a = acct(test);
+
+	tsa_acct_init(a, 0, TSA_SYS, TSA_F_IN_KERNEL | TSA_F_KTHREAD);
+	tsa_acct_exec(a, true);
+	KUNIT_EXPECT_TRUE(test, a->flags & TSA_F_KTHREAD);
+	tsa_acct_exec(a, false);
+	KUNIT_EXPECT_FALSE(test, a->flags & TSA_F_KTHREAD);
+	tsa_acct_sys_exit(a, 10, 0, false);	/* out of kernel_execve() */
+	KUNIT_EXPECT_EQ(test, a->state, TSA_USR);
+	/* Seccomp refuses a call before its sys_enter: still counted. */
+	tsa_acct_sys_exit(a, 20, 0, false);
+	KUNIT_EXPECT_EQ(test, a->count[TSA_SCL], 1ULL);
+}
+
 static void swap_mark_is_cleared_at_fault_return(struct kunit *test)
 {
 	struct tsa_acct *a = acct(test);
@@ -845,12 +1030,16 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(fault_time_is_sys_and_counted),
 	KUNIT_CASE(boundary_events_bracket_kernel_time),
 	KUNIT_CASE(swap_mark_is_cleared_at_fault_return),
+	KUNIT_CASE(retried_fault_stays_in_the_fault),
+	KUNIT_CASE(lost_fault_return_is_repaired),
+	KUNIT_CASE(exec_makes_a_helper_a_user_thread),
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	KUNIT_CASE(sigtimedwait_counts_a_signal),
 	KUNIT_CASE(calibrated_head_is_sys_and_bounded),
 	KUNIT_CASE(hist_buckets_are_log2_from_a_microsecond),
 	KUNIT_CASE(hist_counts_each_stay_when_it_ends),
 	KUNIT_CASE(hist_exit_moves_to_the_totals),
+	KUNIT_CASE(hist_lat_keeps_the_run_queue_latency),
 	{}
 };
 

@@ -37,7 +37,7 @@ static struct kmem_cache *tsa_group_cache;
  * each group, in its slab object, one after the other.
  */
 static unsigned int tsa_rows[TSA_NR_TABLES];
-static bool tsa_hist_on;	/* a struct tsa_hist after the tables */
+static enum tsa_hist_mode tsa_hist_mode;	/* a tsa_hist after the tables */
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
@@ -98,10 +98,10 @@ unsigned int tsa_table_rows(enum tsa_table k)
 	return tsa_rows[k];
 }
 
-/* With the distributions, the calls table has its calls' durations. */
+/* With every distribution, the calls table has its calls' durations. */
 static bool tsa_table_has_hist(enum tsa_table k)
 {
-	return tsa_hist_on && k == TSA_T_CALLS;
+	return tsa_hist_mode == TSA_HIST_ALL && k == TSA_T_CALLS;
 }
 
 static size_t tsa_table_bytes(enum tsa_table k)
@@ -127,19 +127,18 @@ static size_t tsa_calls_tables_size(void)
  */
 size_t tsa_table_size(void)
 {
-	return tsa_calls_tables_size() +
-		(tsa_hist_on ? sizeof(struct tsa_hist) : 0);
+	return tsa_calls_tables_size() + tsa_hist_size(tsa_hist_mode);
 }
 
-bool tsa_table_hist_on(void)
+enum tsa_hist_mode tsa_table_hist_mode(void)
 {
-	return tsa_hist_on;
+	return tsa_hist_mode;
 }
 
 /* The distributions in a block of tables laid out as after each record. */
 struct tsa_hist *tsa_table_hist(void *tables)
 {
-	if (!tsa_hist_on || !tables)
+	if (tsa_hist_mode == TSA_HIST_NONE || !tables)
 		return NULL;
 	return (struct tsa_hist *)((char *)tables + tsa_calls_tables_size());
 }
@@ -209,17 +208,19 @@ static void tsa_tables_attach(struct tsa_calls **tab, struct tsa_hist **hist,
 		}
 	}
 	*hist = tsa_table_hist(end);
+	if (*hist)
+		tsa_hist_layout(*hist, tsa_hist_mode);
 }
 
 int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
-		   bool hist)
+		   enum tsa_hist_mode hist)
 {
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
 	size_t extra;
 
 	tsa_rows[TSA_T_CALLS] = min_t(unsigned int, calls_rows, TSA_CALLS_MAX_ROWS);
 	tsa_rows[TSA_T_TRAPS] = min_t(unsigned int, trap_rows, TSA_CALLS_MAX_ROWS);
-	tsa_hist_on = hist;
+	tsa_hist_mode = hist;
 	extra = tsa_table_size();
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
@@ -499,7 +500,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 				tsa_calls_reset(g->tab[k], tsa_rows[k],
 						tsa_table_has_hist(k), false);
 		if (g->hist)
-			memset(g->hist, 0, sizeof(*g->hist));
+			tsa_hist_clear(g->hist);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		atomic64_inc(&tsa_nr_groups);
 	}

@@ -144,7 +144,7 @@ struct tsa_table_stats {
 };
 
 int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
-		   bool hist);
+		   enum tsa_hist_mode hist);
 unsigned int tsa_table_rows(enum tsa_table k);
 size_t tsa_table_size(void);
 void tsa_table_exit(void);
@@ -165,7 +165,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		    void *tables);
 struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k);
 struct tsa_hist *tsa_table_hist(void *tables);
-bool tsa_table_hist_on(void);
+enum tsa_hist_mode tsa_table_hist_mode(void);
 void tsa_tables_reset(void *tables);
 void tsa_tables_merge(void *to, void *from);
 void tsa_tables_sort(void *tables);
