@@ -2152,6 +2152,40 @@ static uint64_t hist_count(const struct tsa_histline *l, int from)
  * Every line: buckets add up to entries, but for the stay in progress
  * (open); the longest ended by now.
  */
+/*
+ * hist=lat (the module's default) keeps LAT's buckets alone and no calls'
+ * lines; hist=all every off-CPU state's and the calls'.
+ */
+static int hist_lat_only;
+
+static int hist_has_buckets(int state)
+{
+	if (state == TSA_HIST_CALL)
+		return !hist_lat_only;
+	return hist_lat_only ? state == TSA_LAT : state >= TSA_TFL;
+}
+
+/* The module's hist parameter: 0, 1 (lat) or 2 (all); -1 unknown. */
+static int hist_mode(void)
+{
+	char v[16] = "";
+	FILE *f = fopen("/sys/module/tsa/parameters/hist", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = 0;
+	fclose(f);
+	v[strcspn(v, "\n")] = 0;
+	if (!strcmp(v, "lat"))
+		return 1;
+	if (!strcmp(v, "all") || !strcmp(v, "Y") || !strcmp(v, "1"))
+		return 2;
+	if (!strcmp(v, "0") || !strcmp(v, "N"))
+		return 0;
+	return -1;
+}
+
 static void hist_check_sums(const char *what, const struct tsa_hists *h)
 {
 	size_t bad = 0, late = 0, lines = 0;
@@ -2162,8 +2196,7 @@ static void hist_check_sums(const char *what, const struct tsa_hists *h)
 		const char *name = l->state == TSA_HIST_CALL ? l->call :
 				   tsa_state_name(l->state);
 
-		if ((l->state >= TSA_TFL || l->state == TSA_HIST_CALL) &&
-		    l->nb != TSA_HIST_BUCKETS)
+		if (l->nb != (hist_has_buckets(l->state) ? TSA_HIST_BUCKETS : 0))
 			bad++;
 		if (l->nb && hist_count(l, 0) + l->open != l->n && !bad++)
 			snprintf(first, sizeof(first), ": tid %d %s n %llu buckets %llu open %d",
@@ -2202,13 +2235,17 @@ static void test_hist(void)
 	pthread_t th[3];
 	int spin_med[2], ok;
 
-	if (tsa_module_param("tsa", "hist") != 1) {
+	int mode = hist_mode();
+
+	if (mode <= 0) {
 		int there = access("/proc/tsa/hist", F_OK) == 0;
 
-		tap(!there, "hist: off (hist=0): no /proc/tsa/hist (expected none, saw %s)",
-		    there ? "it" : "none");
+		tap(mode == 0 && !there,
+		    "hist: off (hist=0): no /proc/tsa/hist (expected hist 0 and none, saw hist %d and %s)",
+		    mode, there ? "it" : "none");
 		return;
 	}
+	hist_lat_only = mode == 1;
 	if (pipe(hist_pipe)) {
 		tap(0, "hist: pipe: %s", strerror(errno));
 		return;
@@ -2247,6 +2284,16 @@ static void test_hist(void)
 	 * timer and leaving the CPU, and the thread then sleeps less, or
 	 * not at all (the timer fired before it could leave).
 	 */
+	if (hist_lat_only) {
+		size_t calls = 0;
+
+		for (size_t i = 0; i < h.n; i++)
+			calls += h.l[i].state == TSA_HIST_CALL;
+		tap(slp && !slp->nb && lat && lat->nb && !calls,
+		    "hist=lat: the sleeper's SLP line has no buckets, its LAT line has them, and no call has a line (expected 0, %d, 0 calls' lines; saw %d, %d, %zu)",
+		    TSA_HIST_BUCKETS, slp ? slp->nb : -1, lat ? lat->nb : -1,
+		    calls);
+	} else
 	tap(slp && slp->n >= HIST_SLEEPS * 95 / 100 &&
 	    hist_count(slp, HIST_MS_BUCKET) >= HIST_SLEEPS * 95 / 100 &&
 	    tsa_hist_quantile(slp, 0.5) >= HIST_MS_BUCKET &&
@@ -2276,6 +2323,7 @@ static void test_hist(void)
 	 */
 	cn = tsa_hist_find_call(&h, hist_sleeper, getpid(), "clock_nanosleep");
 	rd = tsa_hist_find_call(&h, hist_sleeper, getpid(), "read");
+	if (!hist_lat_only)
 	tap(cn && slp && cn->n >= HIST_SLEEPS && !cn->open &&
 	    hist_count(cn, 0) == cn->n &&
 	    hist_count(cn, HIST_MS_BUCKET) >= HIST_SLEEPS * 95 / 100 &&
@@ -2313,11 +2361,15 @@ static void test_hist(void)
 		return;
 	}
 	hist_check_sums("after the threads exited", &h2);
-	tot = tsa_hist_find(&h2, 0, getpid(), TSA_SLP);
+	/* hist=lat: its LAT stays, the only ones with buckets. */
+	if (hist_lat_only)
+		slp = lat;
+	tot = tsa_hist_find(&h2, 0, getpid(), slp ? slp->state : TSA_SLP);
 	ok = tot && slp;
 	for (int b = 0; ok && b < TSA_HIST_BUCKETS; b++)
 		ok = tot->b[b] >= slp->b[b];
-	tap(ok, "hist: the exited sleeper's SLP stays are in its process's totals, bucket by bucket (expected each bucket >= the sleeper's, %llu stays; saw %llu)",
+	tap(ok, "hist: the exited sleeper's %s stays are in its process's totals, bucket by bucket (expected each bucket >= the sleeper's, %llu stays; saw %llu)",
+	    hist_lat_only ? "LAT" : "SLP",
 	    slp ? (unsigned long long)slp->n : 0ULL,
 	    tot ? (unsigned long long)tot->n : 0ULL);
 	tsa_free_hist(&h);

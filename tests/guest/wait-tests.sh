@@ -212,10 +212,10 @@ fi
 
 # --- phase 3: the optional hooks off ---
 if [ -n "$(want degraded-work)" ]; then
-	say "phase 3: faults=0 locks=0 syscalls=0"
-	reload faults=0 locks=0 syscalls=0 &&
+	say "phase 3: faults=0 locks=0 syscalls=0 hist=0"
+	reload faults=0 locks=0 syscalls=0 hist=0 &&
 	TSA_EXPECT_DEGRADED="SYS TRP TFL DFL KFL APG KLK SCL MINF MAJF" \
-		run $(want degraded degraded-work allsum)
+		run $(want degraded degraded-work allsum hist)
 	# No syscall hooks, no calls table (calls=8 is the default).
 	n=$((n + 1))
 	if [ -e /proc/tsa/calls ] || grep -q '^syscall ' /proc/tsa/$$; then
