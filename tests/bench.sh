@@ -73,7 +73,8 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 	NF != 12 { bad = 1; exit }
 	{ c = $2; t = $3; n = $4; v = $6 / n
 	  if (!(c in seenc)) { seenc[c] = 1; cs[++nc] = c }
-	  if (!(t in seent)) { seent[t] = 1; ts[++nt] = t }
+	  if (t ~ /^wl:/) { if (!(t in seenw)) { seenw[t] = 1; ws[++nw] = t } }
+	  else if (!(t in seent)) { seent[t] = 1; ts[++nt] = t }
 	  k = c "/" t
 	  # The classes come from the round of least instructions.
 	  if (!(k in best) || v < best[k]) {
@@ -152,6 +153,33 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 					t, a, d, (d > 0 ? a / d : 0)
 			}
 		}
+		# Whole workloads: what each configuration adds to the job itself
+		# instructions, in percent (least of the rounds).
+		if (nw) {
+			print ""
+			print "Whole workloads (tests/guest/bench.sh): guest instructions of one run without"
+			print "a module, and what each configuration adds, in % of it (least of the rounds)"
+			printf "%-12s %14s", "workload", "off"
+			split("on floor delayacct bpftrace", wc, " ")
+			for (q = 1; q <= 4; q++) printf " %10s", wc[q]
+			print "  tsa/floor"
+			for (j = 1; j <= nw; j++) {
+				t = ws[j]; o = best["off/" t]
+				if (!(("off/" t) in best) || o <= 0) continue
+				printf "%-12s %14.0f", substr(t, 4), o
+				for (q = 1; q <= 4; q++) {
+					if ((wc[q] "/" t) in best) {
+						pct[q] = 100 * (best[wc[q] "/" t] - o) / o
+						printf " %9.3f%%", pct[q]
+					} else {
+						pct[q] = -1; printf " %10s", "-"
+					}
+				}
+				printf "  %9.2f\n", (pct[2] > 0 ? pct[1] / pct[2] : 0)
+				wl[j] = sprintf("bench-summary-workload %s tsa_pct=%.3f floor_pct=%.3f delayacct_pct=%.3f bpftrace_pct=%.3f",
+					substr(t, 4), pct[1], pct[2], pct[3], pct[4])
+			}
+		}
 		# One line per loop for tools: tsa with the defaults, and calls=0.
 		print ""
 		for (j = 1; j <= nt; j++) {
@@ -161,12 +189,14 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 				c = cf[q]
 				if (!((c "/" t) in best) || !(("floor/" t) in best)) continue
 				a = best[c "/" t] - o
-				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f\n",
+				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f floor_locked=%.2f floor_fences=%.2f\n",
 					(c == "on" ? "" : "-calls0"), t, a, f, (f > 0 ? a / f : 0),
 					added(c, t, 1), added(c, t, 2), added(c, t, 3),
-					added(c, t, 4), added(c, t, 5), added(c, t, 6)
+					added(c, t, 4), added(c, t, 5), added(c, t, 6),
+					added("floor", t, 1), added("floor", t, 2)
 			}
 		}
+		for (j = 1; j <= nw; j++) if (j in wl) print wl[j]
 	}'
 grep '^bench-summary memory ' "$out/guest.txt" || true
 

@@ -25,7 +25,9 @@ prstat=$4
 peer=$5
 profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
-configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=1")
+# "on" keeps LAT's distribution (hist=lat, the default); "hist=0" none,
+# "hist=1" every off-CPU state's and the calls'.
+configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=0" "hist=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
 [ -w /proc/sys/kernel/task_delayacct ] && configs+=("delayacct")
 # TSA_BENCH_CONFIGS: only these, in this order (e.g. "off floor on
@@ -147,6 +149,45 @@ TXT
 
 [ "$profile" = profile ] && exit 0
 
+# Whole workloads a user would recognise: what a job pays, beside the
+# floor, delay accounting and bpftrace. Each runs once to warm the page
+# cache, then once a round per configuration, bracketed whole (all that
+# runs on the vCPU is counted, as in the fork loop); rows "wl:NAME".
+#   hackbench: rt-tests' hackbench, 2 groups of 10 threads sending 100
+#              messages each over pipes to 10 others (scheduler, pipes)
+#   build:     make -j2 of tsa-prstat from a copy of userspace/ (fork,
+#              exec, faults, file I/O)
+#   shell:     300 times "echo | sort | uniq" in sh (a configure script's
+#              pattern: fork and exec)
+wl_configs=()
+for c in off floor on delayacct bpftrace; do
+	case " ${configs[*]} " in *" $c "*) wl_configs+=("$c") ;; esac
+done
+src=$(dirname "$ko")
+rm -rf /tmp/wl && mkdir -p /tmp/wl && cp -r "$src/userspace" "$src/module" /tmp/wl/
+wl_names=(hackbench build shell)
+declare -A wl_cmd=(
+	[hackbench]="hackbench -p -T -g 2 -f 10 -l 100"
+	[build]="make -s -C /tmp/wl/userspace clean all -j2 VERSION=bench"
+	[shell]='for i in $(seq 300); do echo $i | sort | uniq >/dev/null; done'
+)
+for w in "${wl_names[@]}"; do
+	taskset -c 1 sh -c "${wl_cmd[$w]}" >/dev/null 2>&1 ||
+		{ echo "bench: workload $w failed: ${wl_cmd[$w]}"; exit 1; }
+done
+for rep in $(seq 1 "${TSA_BENCH_WL_REPS:-3}"); do
+	for c in "${wl_configs[@]}"; do
+		load "$c" || { echo "bench: insmod $c failed"; exit 1; }
+		for w in "${wl_names[@]}"; do
+			echo "meter $c wl:$w 1"
+			taskset -c 1 "$bench" run 1 sh -c "${wl_cmd[$w]}" >/dev/null ||
+				{ echo "bench: workload $w failed under $c"; exit 1; }
+		done
+		unload "$c"
+	done
+	echo "# workloads: round $rep done" >&2
+done
+
 # Scale: the same pipe and futex loops with N idle threads on the machine,
 # without and with tsa (each switch looks the next thread's record up).
 # The meter's rows are "off@N" and "on@N"; the time ratios are not shown.
@@ -191,14 +232,17 @@ echo "Memory with $n idle threads: the kernel's slab grew by ${slab[off]} kB wit
 printf '  tsa adds %.0f bytes of slab a thread (record, process share, /proc/tsa entry)\n' \
 	"$(awk "BEGIN{print (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
-# What a thread costs as tsa counts it, with the defaults, calls=0 and
-# hist=1.
+# What a thread costs as tsa counts it, with the defaults (LAT's
+# distribution), calls=0, hist=0 and hist=1 (all). Every thread, kernel
+# threads too, takes a record of the same slab: kthread_bytes is that
+# record's share, the same number (no table is left out for them yet).
 thread_bytes() {
 	insmod "$ko" "$@" &&
 		awk '$1 == "thread_bytes" { print $2 }' /sys/kernel/debug/tsa/stats
 	rmmod tsa
 }
-echo "bench-summary memory thread_bytes=$(thread_bytes) calls0_thread_bytes=$(thread_bytes calls=0) hist_thread_bytes=$(thread_bytes hist=1) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
+tb=$(thread_bytes)
+echo "bench-summary memory thread_bytes=$tb kthread_bytes=$tb calls0_thread_bytes=$(thread_bytes calls=0) nohist_thread_bytes=$(thread_bytes hist=0) hist_thread_bytes=$(thread_bytes hist=1) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
 insmod "$ko"
