@@ -68,6 +68,15 @@ static __always_inline bool tsa_acct_wakeup(struct tsa_acct *a, u64 now)
 	return __tsa_acct_enter(a, now, TSA_LAT);
 }
 
+/*
+ * The same, of a record its caller has already seen to be woken (by
+ * tsa_acct_wakes(), and nothing could write it since).
+ */
+static __always_inline bool tsa_acct_wakeup_seen(struct tsa_acct *a, u64 now)
+{
+	return __tsa_acct_enter(a, now, TSA_LAT);
+}
+
 /* Flags that take a call's entry off the fast path. */
 #define TSA_F_NOT_PLAIN	(TSA_F_IN_KERNEL | TSA_F_PROVISIONAL | TSA_F_DEAD | \
 			 TSA_F_EDGE | TSA_F_CALL_EARLY)

@@ -63,7 +63,7 @@ static const struct kernel_param_ops tsa_hist_ops = {
 };
 module_param_cb(hist, &tsa_hist_ops, &tsa_param_hist, 0444);
 MODULE_PARM_DESC(hist,
-		 "Distributions of stays (log2 buckets, /proc/tsa/hist) and when each state's longest stay ended: lat (the default) keeps LAT's, the run-queue latency (344 bytes a thread); all (or 1) every off-CPU state's and each system call row's durations (2,584 bytes a thread, and 232 a row); 0 none.");
+		 "Distributions of stays (log2 buckets, /proc/tsa/hist) and when each state's longest stay ended: lat (the default) keeps LAT's, the run-queue latency (352 bytes a thread); all (or 1) every off-CPU state's and each system call row's durations (2,584 bytes a thread, and 224 a row); 0 none.");
 
 static bool tsa_param_faults = true;
 module_param_named(faults, tsa_param_faults, bool, 0444);
@@ -105,6 +105,12 @@ MODULE_PARM_DESC(skip_hooks,
 		 "Hooks not to register, as if this kernel lacked them (comma-separated names, as in debugfs stats): to see and test what tsa degrades to.");
 
 DEFINE_STATIC_KEY_FALSE(tsa_stamp_probes);
+
+static bool tsa_param_events;
+module_param_named(events, tsa_param_events, bool, 0444);
+MODULE_PARM_DESC(events,
+		 "Count each hook's events for debugfs stats (default 0: a per-CPU counter's store on every event, a cache line a system call).");
+DEFINE_STATIC_KEY_FALSE(tsa_count_events);
 
 /*
  * The arguments in their registers (%di, %si) at the kprobe: used, so
@@ -347,6 +353,8 @@ int tsa_hooks_init(void)
 	tsa_irq_writers = tsa_param_interrupts;
 	if (tsa_param_stamp_probes)
 		static_branch_enable(&tsa_stamp_probes);
+	if (tsa_param_events)
+		static_branch_enable(&tsa_count_events);
 	/* The syscall edges' fast paths leave IRQs on: not with those. */
 	if (tsa_irq_writers) {
 		tsa_hook_named("sys_enter")->probe = tsa_sys_enter_general;
@@ -458,8 +466,11 @@ void tsa_hooks_show(struct seq_file *m)
 	for (i = 0; i < ARRAY_SIZE(tsa_hooks); i++) {
 		const struct tsa_hook *h = &tsa_hooks[i];
 
-		seq_printf(m, "hook %s %d %d %llu\n", h->name, h->live,
-			   *h->enabled, total[h->ev]);
+		seq_printf(m, "hook %s %d %d ", h->name, h->live, *h->enabled);
+		if (tsa_param_events)
+			seq_printf(m, "%llu\n", total[h->ev]);
+		else
+			seq_puts(m, "-\n");
 	}
 	tsa_hooks_kernel_show(m);
 	tsa_hooks_track_show(m);

@@ -330,6 +330,7 @@ static __always_inline void tsa_wake(struct task_struct *p,
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool locked;
+	u64 now;
 
 	tsa_event(ev);
 	th = tsa_thread_find_near(p);
@@ -356,9 +357,12 @@ static __always_inline void tsa_wake(struct task_struct *p,
 		return;
 	/* The clock is read with the record open: see tsa_sched_switch. */
 	locked = tsa_thread_own_begin(th, &flags);
-	tsa_clamped(tsa_acct_wakeup(&th->acct,
-				    tsa_stamp(TSA_STAMP_WAKEUP, &th->acct,
-					      tsa_clock())));
+	now = tsa_stamp(TSA_STAMP_WAKEUP, &th->acct, tsa_clock());
+	/* A seeder, the one other writer, may have written it meanwhile. */
+	if (likely(!locked))
+		tsa_clamped(tsa_acct_wakeup_seen(&th->acct, now));
+	else
+		tsa_clamped(tsa_acct_wakeup(&th->acct, now));
 	tsa_thread_own_end(th, flags, locked);
 }
 

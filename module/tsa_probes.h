@@ -65,9 +65,16 @@ struct tsa_cpu {
 
 DECLARE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 
-static inline void tsa_event(enum tsa_event ev)
+/*
+ * Each hook's events, for debugfs, only with events=1: off, the count is
+ * a nop, not a store to a line of its own on every system call.
+ */
+DECLARE_STATIC_KEY_FALSE(tsa_count_events);
+
+static __always_inline void tsa_event(enum tsa_event ev)
 {
-	this_cpu_inc(tsa_cpu.events[ev]);
+	if (static_branch_unlikely(&tsa_count_events))
+		this_cpu_inc(tsa_cpu.events[ev]);
 }
 
 /* The record this CPU switched in last, if it is current's, or NULL. */

@@ -85,7 +85,7 @@ trace_setup() {
 	# The fault hook's point, as ftrace kprobes: entry with the fault
 	# flags (FAULT_FLAG_USER, _INSTRUCTION) and return.
 	echo 'p:rf handle_mm_fault flags=%dx:x32' >$T/kprobe_events &&
-		echo 'r512:rfx handle_mm_fault' >>$T/kprobe_events || return 1
+		echo 'r512:rfx handle_mm_fault ret=$retval:x32' >>$T/kprobe_events || return 1
 	# Whether a switch-out left its thread on the run queue, as
 	# __schedule() tells PSI (sleep = !on_rq) just before the switch's
 	# tracepoint: a sleep a pending signal undid shows S on 6.1.

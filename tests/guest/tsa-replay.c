@@ -12,7 +12,9 @@
  * REPORT is `trace-cmd report -R -t` of sched_switch, sched_wakeup,
  * sched_wakeup_new, raw_syscalls:sys_enter/sys_exit, lock contention,
  * two kprobe events on handle_mm_fault (entry "rf" with flags=%dx,
- * return "rfx") and one on psi_task_switch ("rsleep" with sleep=%dx), all
+ * return "rfx" with ret=$retval: a user fault that returns VM_FAULT_RETRY
+ * is in the fault until its retry, as tsa counts it) and one on
+ * psi_task_switch ("rsleep" with sleep=%dx), all
  * stamped with trace_clock=mono, the clock tsa uses.
  * Raw (-R) output keeps prev_state numeric and -t keeps nanoseconds.
  *
@@ -44,6 +46,9 @@ static const char *const gname[G_N] = {
 	"USR", "SYS", "LAT", "LCK", "KLK", "FLT", "STP", "OSL", "UNK"
 };
 enum { C_VCX, C_ICX, C_SCL, C_MIG, C_N };
+/* include/linux/mm_types.h and mm.h (5.10 to 7.x) */
+#define VM_FAULT_RETRY	0x400
+#define FAULT_FLAG_USER	0x40
 /* prev_state's "+" (preempted) in the sched_switch event */
 #define TASK_REPORT_MAX 0x100
 static const char *const cname[C_N] = { "VCX", "ICX", "SCL", "MIG" };
@@ -117,6 +122,8 @@ struct rt {
 	long nr;
 	uint64_t op;
 	int fault, klk;
+	int retry;		/* a user fault returned to be retried */
+	uint64_t fault_flags;	/* the outermost fault's */
 	int cpu;		/* CPU it last ran on, -1 unknown */
 	int mig_known;
 	uint64_t t;		/* start of the current interval */
@@ -286,6 +293,9 @@ static int parse_line(const char *line, struct ev *e)
 			return -1;
 	} else if (!strcmp(name, "rfx")) {
 		e->type = E_FAULT_RET;
+		/* Its return value, where the probe records it. */
+		if (field(p, "ret", &e->x))
+			e->x = 0;
 	} else if (!strcmp(name, "contention_begin")) {
 		e->type = E_LOCK_BEGIN;
 		if (field(p, "flags", &e->x))
@@ -678,6 +688,12 @@ static void replay_event(const struct ev *e)
 			break;
 		on_cpu(r, e);
 		close_at(r, e->t, 0);
+		/* A fault to be retried that was left for a call instead. */
+		if (r->retry) {
+			r->retry = 0;
+			if (r->fault)
+				r->fault--;
+		}
 		r->in_sys = 1;
 		r->nr = e->x;
 		r->op = e->y;
@@ -701,10 +717,22 @@ static void replay_event(const struct ev *e)
 		close_at(r, e->t, 0);
 		if (in_window(r, e->t))
 			r->faults++;
-		if (e->type == E_FAULT)
-			r->fault++;
-		else if (r->fault)
+		/*
+		 * A user fault that returns VM_FAULT_RETRY is still in the
+		 * fault until its retry's entry, as tsa counts it: a sleep
+		 * for mmap_lock between is the fault's.
+		 */
+		if (e->type == E_FAULT && r->retry) {
+			r->retry = 0;
+		} else if (e->type == E_FAULT) {
+			if (!r->fault++)
+				r->fault_flags = e->x;
+		} else if (r->fault == 1 && (r->fault_flags & FAULT_FLAG_USER) &&
+			   (e->x & VM_FAULT_RETRY)) {
+			r->retry = 1;
+		} else if (r->fault) {
 			r->fault--;
+		}
 		break;
 	case E_LOCK_BEGIN:
 	case E_LOCK_END:
