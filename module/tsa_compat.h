@@ -370,7 +370,12 @@ static inline bool tsa_task_memstall(struct task_struct *p)
  * reading ->f_inode once and checking it is enough: the worst a recycled
  * file does is misname one sleep.
  */
-static inline bool tsa_current_fd_is_stream(unsigned long fd)
+/*
+ * The same, already in an RCU read-side section: with IRQs off (the
+ * switch, under the rq lock), which is one since RCU's flavours were
+ * consolidated (5.0); files_lookup_fd_raw() checks nothing itself.
+ */
+static __always_inline bool tsa_current_fd_is_stream_rcu(unsigned long fd)
 {
 	struct inode *inode;
 	struct file *f;
@@ -378,15 +383,23 @@ static inline bool tsa_current_fd_is_stream(unsigned long fd)
 
 	if (fd > INT_MAX || !current->files)
 		return false;
-	rcu_read_lock();
 	f = files_lookup_fd_raw(current->files, fd);
 	if (f) {
 		inode = READ_ONCE(f->f_inode);
 		if (inode)
 			mode = READ_ONCE(inode->i_mode);
 	}
-	rcu_read_unlock();
 	return S_ISSOCK(mode) || S_ISFIFO(mode);
+}
+
+static inline bool tsa_current_fd_is_stream(unsigned long fd)
+{
+	bool stream;
+
+	rcu_read_lock();
+	stream = tsa_current_fd_is_stream_rcu(fd);
+	rcu_read_unlock();
+	return stream;
 }
 
 #endif /* TSA_COMPAT_H */

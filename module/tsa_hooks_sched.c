@@ -76,10 +76,13 @@ static enum tsa_wait tsa_task_wait(struct task_struct *p, bool in_call)
 	return tsa_call_wait(p, syscall_get_nr(p, regs), a0, a1);
 }
 
-/* What a thread that left the CPU is waiting for; at every sleep: inline. */
-static __always_inline enum tsa_state
-__tsa_sleep_state(struct task_struct *p, unsigned int state, u8 ctx,
-		  bool in_call)
+/*
+ * What a thread that left the CPU is waiting for, by every rule: the
+ * seeder's, and the switch's for the rare cases (tsa_switch_sleep()).
+ */
+noinline enum tsa_state tsa_sleep_state(struct task_struct *p,
+					unsigned int state, u8 ctx,
+					bool in_call)
 {
 	struct tsa_block_info bi = {
 		.task_state = state,
@@ -95,10 +98,48 @@ __tsa_sleep_state(struct task_struct *p, unsigned int state, u8 ctx,
 	return tsa_classify_sleep(bi);
 }
 
-enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
-			       u8 ctx, bool in_call)
+/*
+ * The sleep of @p, current, switching out with IRQs off: the rules of
+ * tsa_classify_sleep() in their order, each fact read only when its rule
+ * is reached. A stop, a freeze, PREEMPT_RT's lock wait, a memory stall
+ * or any context the hooks gave it (a fault, swap, a kernel lock) goes to
+ * the full classification, out of line; what is left is decided by the
+ * call it sleeps in (read only for a user thread in one), its I/O wait
+ * and, for a kernel thread, its state.
+ */
+static __always_inline enum tsa_state
+tsa_switch_sleep(struct task_struct *p, unsigned int state, u8 ctx,
+		 bool in_call)
 {
-	return __tsa_sleep_state(p, state, ctx, in_call);
+	bool kthread = p->flags & (PF_KTHREAD | PF_IO_WORKER);
+	enum tsa_wait w = TSA_W_NONE;
+
+	if (unlikely((state & (__TASK_STOPPED | __TASK_TRACED | TASK_FROZEN |
+			       TASK_RTLOCK_WAIT)) || ctx ||
+		     tsa_task_cgroup_frozen(p) || tsa_task_memstall(p)))
+		return tsa_sleep_state(p, state, ctx, in_call);
+	if (in_call && !kthread) {
+		struct pt_regs *regs = task_pt_regs(p);
+		bool compat = tsa_task_compat(p);
+		long nr = syscall_get_nr(p, regs);
+		unsigned long a0, a1;
+
+		tsa_syscall_args01(p, regs, &a0, &a1);
+		w = nr < 0 ? TSA_W_NONE : tsa_syscall_wait(nr, compat, a1);
+		if (w == TSA_W_FUTEX)
+			return TSA_LCK;
+		if (w == TSA_W_IDLE_IF_STREAM)
+			w = tsa_current_fd_is_stream_rcu(a0) ? TSA_W_IDLE :
+				TSA_W_NONE;
+	}
+	if (p->in_iowait)
+		return TSA_IOW;
+	if (w == TSA_W_IDLE)
+		return TSA_IDL;
+	if (kthread && ((state & (TASK_NOLOAD | TASK_PARKED)) ||
+			(state & TASK_NORMAL) == TASK_INTERRUPTIBLE))
+		return TSA_IDL;
+	return TSA_SLP;
 }
 
 /*
@@ -258,12 +299,23 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		 * In a call as the syscall hooks saw it; without them, as
 		 * the registers say.
 		 */
-		if (kind == TSA_SW_BLOCK)
-			sleep = __tsa_sleep_state(prev, prev_state,
-						  pth->acct.ctx,
-						  !READ_ONCE(tsa_syscalls_live) ||
-						  (pth->acct.flags &
-						   TSA_F_IN_KERNEL));
+		if (kind == TSA_SW_BLOCK) {
+			bool in_call = !READ_ONCE(tsa_syscalls_live) ||
+				(pth->acct.flags & TSA_F_IN_KERNEL);
+
+			sleep = tsa_switch_sleep(prev, prev_state,
+						 pth->acct.ctx, in_call);
+			/* Debug kernels check the short way against the rules. */
+			if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+				WARN_ONCE(sleep != tsa_sleep_state(prev, prev_state,
+								   pth->acct.ctx,
+								   in_call),
+					  "tsa: a sleep classified %s in the switch, %s by the rules\n",
+					  tsa_state_names[sleep],
+					  tsa_state_names[tsa_sleep_state(prev, prev_state,
+									  pth->acct.ctx,
+									  in_call)]);
+		}
 		tsa_clamped(tsa_acct_switch_out(&pth->acct,
 						tsa_stamp(TSA_STAMP_SWITCH_OUT,
 							  &pth->acct, now),

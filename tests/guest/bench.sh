@@ -168,7 +168,7 @@ rm -rf /tmp/wl && mkdir -p /tmp/wl && cp -r "$src/userspace" "$src/module" /tmp/
 wl_names=(hackbench build shell)
 declare -A wl_cmd=(
 	[hackbench]="hackbench -p -T -g 2 -f 10 -l 100"
-	[build]="make -s -C /tmp/wl/userspace clean all -j2 VERSION=bench"
+	[build]="make -s -C /tmp/wl/userspace clean && make -s -j2 -C /tmp/wl/userspace VERSION=bench"
 	[shell]='for i in $(seq 300); do echo $i | sort | uniq >/dev/null; done'
 )
 for w in "${wl_names[@]}"; do

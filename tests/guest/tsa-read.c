@@ -733,13 +733,13 @@ struct hook_line {
 static int match_hook(const char *line, void *arg)
 {
 	struct hook_line *h = arg;
-	unsigned long long ev;
-	char n[64];
+	char n[64], ev[32];
 
-	if (sscanf(line, "hook %63s %d %d %llu", n, h->live, h->enabled,
-		   &ev) != 4 || strcmp(n, h->name))
+	if (sscanf(line, "hook %63s %d %d %31s", n, h->live, h->enabled,
+		   ev) != 4 || strcmp(n, h->name))
 		return 0;
-	*h->events = ev;
+	/* "-": the module counts no events (events=0, its default). */
+	*h->events = strcmp(ev, "-") ? strtoull(ev, NULL, 10) : UINT64_MAX;
 	return 1;
 }
 

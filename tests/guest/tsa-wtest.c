@@ -1312,10 +1312,12 @@ static void check_hook(const char *what, const char *hook, int live,
 	uint64_t ev = 0;
 	int r = tsa_read_debugfs_hook(hook, &l, &e, &ev);
 
-	tap(!r && l == live && e == live && (!need_events || ev > 0),
-	    "%s: debugfs 'hook %s' live %d enabled %d%s (saw %s%d %d %llu)",
-	    what, hook, live, live, need_events ? " events > 0" : "",
-	    r ? "no line, " : "", l, e, (unsigned long long)ev);
+	tap(!r && l == live && e == live &&
+	    (!need_events || (ev > 0 && ev != UINT64_MAX)),
+	    "%s: debugfs 'hook %s' live %d enabled %d%s (saw %s%d %d %s%llu)",
+	    what, hook, live, live, need_events ? " events > 0 (events=1)" : "",
+	    r ? "no line, " : "", l, e, ev == UINT64_MAX ? "uncounted " : "",
+	    ev == UINT64_MAX ? 0ULL : (unsigned long long)ev);
 }
 
 /* interrupts=0 (the default): no TRP anywhere, and it says so. */

@@ -205,8 +205,8 @@ fi
 
 # --- phase 2: interrupts=1 ---
 if [ -n "$(want trp-on)" ]; then
-	say "phase 2: interrupts=1"
-	reload interrupts=1 &&
+	say "phase 2: interrupts=1 events=1"
+	reload interrupts=1 events=1 &&
 	TSA_EXPECT_DEGRADED="${klk_lost:--}" run $(want trp-on traps degraded allsum)
 fi
 
