@@ -756,7 +756,6 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 	const struct tsa_calls *gc = g->tab[TSA_T_CALLS];
 	unsigned int i, fast_in = 0, fast_out = 0, slow_out = 0;
 	u64 t = 10;
-	bool clamped;
 
 	for (i = 0; i < 200; i++) {
 		/* Mostly two calls in turn (a pipe), now and then others. */
@@ -789,7 +788,7 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 		tsa_acct_sys_exit(g, out, key, false);
 		tsa_acct_set_head(g, i % 4);
 		if (tsa_acct_sys_exit_plain(f) &&
-		    tsa_acct_sys_exit_fast(f, out, i % 4, &clamped)) {
+		    tsa_acct_sys_exit_fast(f, out, i % 4)) {
 			fast_out++;
 		} else {
 			tsa_acct_sys_exit(f, out, key, false);

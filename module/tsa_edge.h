@@ -91,13 +91,12 @@ static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
 }
 
 /* tsa_acct_sys_enter() of a plain entry (call key @call) at @now. */
-static __always_inline bool tsa_acct_sys_enter_fast(struct tsa_acct *a,
+static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
 						    u64 now, u16 call)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
-	bool clamped;
 
-	tsa_acct_close(a, TSA_USR, now, &clamped);
+	tsa_acct_close(a, TSA_USR, now, NULL);
 	a->state = TSA_SYS;
 	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
@@ -105,7 +104,6 @@ static __always_inline bool tsa_acct_sys_enter_fast(struct tsa_acct *a,
 	/* Out of a call, nothing is charged to it: mask is 0 already. */
 	if (c)
 		c->cur_key = call;
-	return clamped;
 }
 
 /* May the call @a's thread returns from go the fast way? */
@@ -117,9 +115,9 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 
 /* The return to user mode of a plain call (and the head of that stay). */
 static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
-					       u16 head, bool *clamped)
+					       u16 head)
 {
-	u64 sys = tsa_acct_close(a, TSA_SYS, now, clamped);
+	u64 sys = tsa_acct_close(a, TSA_SYS, now, NULL);
 
 	a->state = TSA_USR;
 	a->st[TSA_USR].entries++;
@@ -137,8 +135,7 @@ static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
  * the row has no room for its states.
  */
 static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
-						   u64 now, u16 head,
-						   bool *clamped)
+						   u64 now, u16 head)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r;
@@ -146,7 +143,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	u64 sys, ns;
 
 	if (!c) {
-		tsa_acct_sys_return(a, now, head, clamped);
+		tsa_acct_sys_return(a, now, head);
 		return true;
 	}
 	r = tsa_calls_hinted(c, c->cur_key);
@@ -156,7 +153,7 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	mask = c->mask;
 	if (mask && !tsa_call_row_take(r, mask))
 		return false;
-	sys = tsa_acct_sys_return(a, now, head, clamped);
+	sys = tsa_acct_sys_return(a, now, head);
 	ns = sys;
 	for (; mask; mask &= mask - 1) {
 		s = __ffs(mask);
@@ -185,16 +182,13 @@ static __always_inline bool tsa_acct_fault_enter_plain(const struct tsa_acct *a)
 	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) && !a->ctx;
 }
 
-static __always_inline bool tsa_acct_fault_enter_fast(struct tsa_acct *a,
+static __always_inline void tsa_acct_fault_enter_fast(struct tsa_acct *a,
 						      u64 now, u8 kind)
 {
-	bool clamped;
-
-	tsa_acct_close(a, TSA_USR, now, &clamped);
+	tsa_acct_close(a, TSA_USR, now, NULL);
 	a->state = TSA_SYS;
 	a->st[TSA_SYS].entries++;
 	a->ctx = kind;
-	return clamped;
 }
 
 /*
@@ -212,20 +206,17 @@ static __always_inline bool tsa_acct_fault_exit_plain(const struct tsa_acct *a,
 		!(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
 }
 
-static __always_inline bool tsa_acct_fault_exit_fast(struct tsa_acct *a,
+static __always_inline void tsa_acct_fault_exit_fast(struct tsa_acct *a,
 						     u64 now,
 						     unsigned int fault_flags,
 						     unsigned int ret, u16 head)
 {
-	bool clamped;
-
 	a->ctx = 0;
 	if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
 		a->count[TSA_MAJF]++;
 	else
 		a->count[TSA_MINF]++;
-	tsa_acct_sys_return(a, now, head, &clamped);
-	return clamped;
+	tsa_acct_sys_return(a, now, head);
 }
 
 #endif /* TSA_EDGE_H */

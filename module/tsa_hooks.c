@@ -474,7 +474,8 @@ void tsa_hooks_show(struct seq_file *m)
 	}
 	tsa_hooks_kernel_show(m);
 	tsa_hooks_track_show(m);
-	seq_printf(m, "clock_clamps %lld\n", atomic64_read(&tsa_clamps));
+	seq_printf(m, "clock_clamps %lld\n", atomic64_read(&tsa_clamps) +
+		   atomic64_read(&tsa_acct_fast_clamps));
 	tsa_hooks_sched_show(m);
 	seq_printf(m, "edge_cpus %u\n", tsa_edge_cpus());
 }

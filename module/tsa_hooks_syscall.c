@@ -81,11 +81,10 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 	if (likely(th && tsa_acct_sys_enter_plain(&th->acct) &&
 		   tsa_edge_call(id))) {
 		raw_write_seqcount_begin(&th->seq);
-		tsa_clamped(tsa_acct_sys_enter_fast(&th->acct,
-						    tsa_stamp(TSA_STAMP_SYS_ENTER,
-							      &th->acct,
-							      tsa_clock()),
-						    id));
+		tsa_acct_sys_enter_fast(&th->acct,
+					tsa_stamp(TSA_STAMP_SYS_ENTER,
+						  &th->acct, tsa_clock()),
+					id);
 		raw_write_seqcount_end(&th->seq);
 	} else {
 		tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
@@ -99,7 +98,6 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	long nr = syscall_get_nr(current, regs);
 	struct tsa_thread *th;
-	bool clamped;
 	u16 head;
 	u64 now;
 
@@ -112,12 +110,11 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 		now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 		head = this_cpu_read(tsa_cross.sys);
 		/* Not plain after all (a row to find): the key is nr. */
-		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, head,
-						     &clamped))) {
-			clamped = tsa_acct_sys_exit(&th->acct, now, nr, false);
+		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, head))) {
+			tsa_clamped(tsa_acct_sys_exit(&th->acct, now, nr,
+						      false));
 			tsa_acct_set_head(&th->acct, head);
 		}
-		tsa_clamped(clamped);
 		raw_write_seqcount_end(&th->seq);
 	} else {
 		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);

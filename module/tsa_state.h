@@ -28,6 +28,7 @@
 #ifndef TSA_STATE_H
 #define TSA_STATE_H
 
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/compiler.h>
 #include <linux/minmax.h>
@@ -315,19 +316,33 @@ enum tsa_wait {
 enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
 
 /*
+ * Clocks behind a record's stamp that the fast edges clamped, all records
+ * together (debugfs clock_clamps adds the hooks' own count).
+ */
+extern atomic64_t tsa_acct_fast_clamps;
+u64 tsa_acct_clamp_fast(struct tsa_acct *a);
+
+/*
  * Close the stay in @s, the current state, at @now: a clock behind the
- * stamp is clamped to it, and counted (*@clamped). Returns its length.
- * The tables' share is the caller's. Every event passes here: inline.
+ * stamp is clamped to it, and counted: in *@clamped for the caller, or
+ * (@clamped NULL, the fast edges) in tsa_acct_fast_clamps, out of line.
+ * Returns its length. The tables' share is the caller's. Every event
+ * passes here: inline.
  */
 static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 					  u64 now, bool *clamped)
 {
 	u64 stay;
 
-	*clamped = now < a->stamp;
-	if (unlikely(*clamped)) {
-		a->clamps++;
-		now = a->stamp;
+	if (!clamped) {
+		if (unlikely(now < a->stamp))
+			now = tsa_acct_clamp_fast(a);
+	} else {
+		*clamped = now < a->stamp;
+		if (unlikely(*clamped)) {
+			a->clamps++;
+			now = a->stamp;
+		}
 	}
 	stay = now - a->stamp;
 	/*
