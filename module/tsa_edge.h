@@ -90,13 +90,17 @@ static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
 		(!c || !tsa_calls_in_call(c));
 }
 
-/* tsa_acct_sys_enter() of a plain entry (call key @call) at @now. */
-static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
-						    u64 now, u16 call)
+/*
+ * tsa_acct_sys_enter() of a plain entry (call key @call), in two halves
+ * around the clock read: first what does not depend on the clock (with
+ * the record open, a reader sees none of it), so that only the record
+ * lives across the read; then the USR stay closes at @now.
+ */
+static __always_inline void tsa_acct_sys_enter_fast_pre(struct tsa_acct *a,
+							u16 call)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 
-	tsa_acct_close(a, TSA_USR, now, NULL);
 	a->state = TSA_SYS;
 	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
@@ -104,6 +108,19 @@ static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
 	/* Out of a call, nothing is charged to it: mask is 0 already. */
 	if (c)
 		c->cur_key = call;
+}
+
+static __always_inline void tsa_acct_sys_enter_fast_at(struct tsa_acct *a,
+						       u64 now)
+{
+	tsa_acct_close(a, TSA_USR, now, NULL);
+}
+
+static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
+						    u64 now, u16 call)
+{
+	tsa_acct_sys_enter_fast_pre(a, call);
+	tsa_acct_sys_enter_fast_at(a, now);
 }
 
 /* May the call @a's thread returns from go the fast way? */

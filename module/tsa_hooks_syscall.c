@@ -81,10 +81,10 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 	if (likely(th && tsa_acct_sys_enter_plain(&th->acct) &&
 		   tsa_edge_call(id))) {
 		raw_write_seqcount_begin(&th->seq);
-		tsa_acct_sys_enter_fast(&th->acct,
-					tsa_stamp(TSA_STAMP_SYS_ENTER,
-						  &th->acct, tsa_clock()),
-					id);
+		tsa_acct_sys_enter_fast_pre(&th->acct, id);
+		tsa_acct_sys_enter_fast_at(&th->acct,
+					   tsa_stamp(TSA_STAMP_SYS_ENTER,
+						     &th->acct, tsa_clock()));
 		raw_write_seqcount_end(&th->seq);
 	} else {
 		tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
