@@ -229,10 +229,10 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 		return false;
 	clamped = tsa_acct_charge(a, now);
 	if (a->hist) {
-		if (sum_hist)
-			tsa_hist_merge(sum_hist, sum->st, a->hist, a->st);
 		u64 since = a->hist->since;
 
+		if (sum_hist)
+			tsa_hist_merge(sum_hist, sum->st, a->hist, a->st);
 		tsa_hist_clear(a->hist);
 		a->hist->since = since;
 	}
