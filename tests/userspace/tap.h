@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tap.h - a tiny TAP harness: "ok N - what" / "not ok N - what", with
- * what was expected and what was seen on failure, and a summary line
- * "userspace: N passed, N failed".
+ * what was expected and what was seen on failure, and a closing comment
+ * "# PROGRAM: N passed, N failed" (run-tests.sh sums every program's
+ * into the one line "userspace: N passed, N failed").
  */
 #ifndef TAP_H
 #define TAP_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,7 +97,8 @@ static void skip(const char *fmt, ...)
 static int tap_done(void)
 {
 	printf("1..%d\n", tap_passed + tap_failed);
-	printf("userspace: %d passed, %d failed\n", tap_passed, tap_failed);
+	printf("# %s: %d passed, %d failed\n", program_invocation_short_name,
+	       tap_passed, tap_failed);
 	return tap_failed ? 1 : 0;
 }
 

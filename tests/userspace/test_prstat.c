@@ -40,12 +40,10 @@
 #include "tsahist.h"
 #include "prhist.h"
 #include "tap.h"
+#include "fx/run.h"
 
 #define MS(x)	((uint64_t)(x) * 1000000ull)
 
-static const char *prstat_bin = "./tsa-prstat";
-static const char *testdir = "../tests/userspace";
-static char tmp[256];
 
 /* ---- fixtures ---------------------------------------------------------- */
 
@@ -1796,76 +1794,8 @@ static void test_calls_model(void)
 
 /* ---- the binary, end to end ------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
 
-	m = open_memstream(&buf, &len);
-	if (f) {
-		while ((c = fgetc(f)) != EOF)
-			fputc(c, m);
-		fclose(f);
-	}
-	fclose(m);
-	return buf;
-}
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) == EOF || fclose(f)) {
-		printf("# cannot write %s\n", path);
-		exit(2);
-	}
-}
-
-/*
- * Run tsa-prstat with @args (NULL-terminated) and TSA_PROC_DIR=@dir;
- * stdout and stderr into *out and *err.  @as_nobody: drop to uid
- * 65534 first (used only when running as root).  Returns the exit
- * status, or 128 + signal.
- */
-static int run(const char *dir, const char *const *args, char **out,
-	       char **err, int as_nobody)
-{
-	char opath[300], epath[300];
-	const char *argv[32];
-	int i, status;
-	pid_t pid;
-
-	snprintf(opath, sizeof(opath), "%s/stdout", tmp);
-	snprintf(epath, sizeof(epath), "%s/stderr", tmp);
-	argv[0] = prstat_bin;
-	for (i = 0; args[i] && i < 30; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int o = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-		dup2(o, 1);
-		dup2(e, 2);
-		if (dir)
-			setenv("TSA_PROC_DIR", dir, 1);
-		if (as_nobody && (setgid(65534) || setuid(65534)))
-			_exit(126);
-		alarm(20);
-		execv(prstat_bin, (char *const *)argv);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	*out = slurp(opath);
-	*err = slurp(epath);
-	return WIFEXITED(status) ? WEXITSTATUS(status) :
-		128 + WTERMSIG(status);
-}
 
 static char *mkdir_in_tmp(const char *name)
 {
@@ -2006,70 +1936,8 @@ static void test_errors(void)
  * opens the next only after it closed the last (and a probing open and
  * close would end a read that just began).
  */
-static pid_t feed_fifos(const char *const *fifos, int nf, char *const *snaps,
-			int n)
-{
-	struct timespec ms = { 0, 1000000 };
-	pid_t pid;
-	int i;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid)
-		return pid;
-	alarm(20);
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(snaps[i]), done = 0;
-		int fd, closed = i < nf;
 
-		for (;;) {
-			if (nf > 1) {
-				fd = open(fifos[i % nf], O_WRONLY);
-				if (fd < 0)
-					_exit(1);
-				break;
-			}
-			fd = open(fifos[i % nf], O_WRONLY | O_NONBLOCK);
-			if (fd >= 0 && closed)
-				break;
-			if (fd >= 0)
-				close(fd);
-			else if (errno == ENXIO)
-				closed = 1;
-			else
-				_exit(1);
-			nanosleep(&ms, NULL);
-		}
-		fcntl(fd, F_SETFL, 0);
-		while (done < len) {
-			ssize_t w = write(fd, snaps[i] + done, len - done);
-
-			if (w <= 0)
-				_exit(1);
-			done += (size_t)w;
-		}
-		close(fd);
-	}
-	_exit(0);
-}
-
-static pid_t feed_fifo(const char *fifo, char *const *snaps, int n)
-{
-	return feed_fifos(&fifo, 1, snaps, n);
-}
-
-/* Drop the load averages, which are the machine's, from Total lines. */
-static void cut_loadavg(char *s)
-{
-	char *p;
-
-	while ((p = strstr(s, " load averages: ")) != NULL) {
-		char *nl = strchr(p, '\n');
-
-		memmove(p, nl, strlen(nl) + 1);
-		s = p + 1;
-	}
-}
 
 static void test_end_to_end(void)
 {
@@ -3552,18 +3420,6 @@ static char *live_fifo(const char *procdir, char **snaps, int n,
 	return out;
 }
 
-/* JSON lines with their wall-clock time ("ts":N.NNN) masked. */
-static char *mask_ts(char *s)
-{
-	char *p = s;
-
-	while (s && (p = strstr(p, "\"ts\":")) != NULL) {
-		p += 5;
-		while ((*p >= '0' && *p <= '9') || *p == '.')
-			*p++ = '#';
-	}
-	return s;
-}
 
 /* Per block of the recording's files in @dir: its kind and lines. */
 struct blockinfo {
@@ -5413,18 +5269,8 @@ static void test_hist_groups(void)
 
 int main(void)
 {
-	const char *env;
-
-	if ((env = getenv("TSA_PRSTAT")) != NULL)
-		prstat_bin = env;
-	if ((env = getenv("TSA_TESTDIR")) != NULL)
-		testdir = env;
-	snprintf(tmp, sizeof(tmp), "%s/tsa-prstat-test.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (fx_init())
 		return 2;
-	}
 
 	test_format_pct();
 	test_format_num();
