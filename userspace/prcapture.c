@@ -304,7 +304,7 @@ void capture_wall(char *out, size_t len, const struct timespec *t)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void compare_print(FILE *f, const struct options *o, enum group_by by,
+void compare_print(FILE *f, const struct show *o, enum group_by by,
 		   const struct capture *a, const struct capture *b,
 		   const struct group_report *r, size_t n,
 		   const struct tsa_totals *tot,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "prgroup.h"
-#include "prstat.h"
+#include "show.h"
 #include "tsaall.h"
 #include "tsahist.h"
 
@@ -58,7 +58,7 @@ void compare_count(const struct tsa_snap *a, const struct tsa_snap *b,
 		   struct compare_sum *sum);
 
 /* The compare report: groups of @r (B against A), then the summary. */
-void compare_print(FILE *f, const struct options *o, enum group_by by,
+void compare_print(FILE *f, const struct show *o, enum group_by by,
 		   const struct capture *a, const struct capture *b,
 		   const struct group_report *r, size_t n,
 		   const struct tsa_totals *tot,

@@ -33,8 +33,8 @@
  * The thread's (or process's) name from procfs, or from r->names (a
  * capture); "-" when it is gone.
  */
-static void who_comm(const struct options *o, const struct hist_report *r,
-		     uint64_t pid, uint64_t tid, char *out, size_t len)
+static void who_comm(const struct hist_report *r, uint64_t pid,
+		     uint64_t tid, char *out, size_t len)
 {
 	char path[256], raw[64];
 	FILE *f;
@@ -54,10 +54,10 @@ static void who_comm(const struct options *o, const struct hist_report *r,
 	}
 	if (tid)
 		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
-			 o->procfs, (unsigned long long)pid,
+			 r->procfs, (unsigned long long)pid,
 			 (unsigned long long)tid);
 	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", o->procfs,
+		snprintf(path, sizeof(path), "%s/%llu/comm", r->procfs,
 			 (unsigned long long)pid);
 	f = fopen(path, "r");
 	if (!f || !fgets(raw, sizeof(raw), f))
@@ -124,17 +124,15 @@ static const struct hproc *procs_find(const struct hist_report *r,
 }
 
 /* The group of a thread (tid) or a process's exited threads (tid 0). */
-static void part_key(struct hist_report *r, const struct options *o,
-		     enum group_by by, uint64_t pid, uint64_t tid,
-		     char *key, size_t len)
+static void part_key(struct hist_report *r, enum group_by by, uint64_t pid,
+		     uint64_t tid, char *key, size_t len)
 {
 	const struct hproc *p = procs_find(r, pid);
 	char comm[64];
 
 	switch (by) {
 	case GROUP_CGROUP:
-		cgroup_lookup(&r->cc, key, len,
-			      r->procfs ? r->procfs : o->procfs, pid,
+		cgroup_lookup(&r->cc, key, len, r->procfs, pid,
 			      p ? p->since : 0);
 		break;
 	case GROUP_USER:
@@ -142,7 +140,7 @@ static void part_key(struct hist_report *r, const struct options *o,
 		break;
 	default:
 		/* Exited threads: under their process's (leader's) name. */
-		who_comm(o, r, pid, tid, comm, sizeof(comm));
+		who_comm(r, pid, tid, comm, sizeof(comm));
 		fold_comm(key, len, comm);
 		break;
 	}
@@ -178,9 +176,9 @@ static int cmp_member(const void *a, const void *b)
  * Fold the parts @v (TSA_HIST_PARTS lines) into one line per group and
  * state in r->v, and count each group's processes and threads.
  */
-static void groups_fold(struct hist_report *r, const struct options *o,
-			enum group_by by, const struct tsa_hist_snap *cur,
-			int first, const struct tsa_hview *v, size_t n)
+static void groups_fold(struct hist_report *r, enum group_by by,
+			const struct tsa_hist_snap *cur, int first,
+			const struct tsa_hview *v, size_t n)
 {
 	struct tsa_hview *acc;
 	struct hcall *hc = NULL;
@@ -199,7 +197,7 @@ static void groups_fold(struct hist_report *r, const struct options *o,
 		const struct hproc *p = procs_find(r, v[i].pid);
 
 		j = who_end(v, n, i);
-		part_key(r, o, by, v[i].pid, v[i].tid, key, sizeof(key));
+		part_key(r, by, v[i].pid, v[i].tid, key, sizeof(key));
 		g = group_add(&r->t, key);
 		r->t.g[g].uid = p ? p->uid : 0;
 		r->m[nm++] = (struct hmember){ g, v[i].pid, v[i].tid, i, j };
@@ -271,7 +269,7 @@ static void groups_fold(struct hist_report *r, const struct options *o,
 	tsa_hist_sort(r->v, r->n);
 }
 
-void hist_report_compute(struct hist_report *r, const struct options *o,
+void hist_report_compute(struct hist_report *r, const struct show *o,
 			 const struct tsa_hist_snap *prev,
 			 const struct tsa_hist_snap *cur)
 {
@@ -285,7 +283,7 @@ void hist_report_compute(struct hist_report *r, const struct options *o,
 	}
 	r->pn = tsa_hist_compute(prev, cur, TSA_HIST_PARTS, o->pids,
 				 o->npids, &r->parts, &r->partcap);
-	groups_fold(r, o, by, cur, !prev, r->parts, r->pn);
+	groups_fold(r, by, cur, !prev, r->parts, r->pn);
 }
 
 void hist_report_free(struct hist_report *r)
@@ -302,7 +300,7 @@ void hist_report_free(struct hist_report *r)
 /* ---- printing --------------------------------------------------------- */
 
 /* The name of the thread, process or group of line @x. */
-static void line_name(const struct options *o, const struct hist_report *r,
+static void line_name(const struct show *o, const struct hist_report *r,
 		      const struct tsa_hview *x, char *out, size_t len)
 {
 	char comm[64];
@@ -311,7 +309,7 @@ static void line_name(const struct options *o, const struct hist_report *r,
 		strip_comm(out, len, group_key(&r->t, x->group - 1));
 		return;
 	}
-	who_comm(o, r, x->pid, o->lwps ? x->tid : 0, comm, sizeof(comm));
+	who_comm(r, x->pid, o->lwps ? x->tid : 0, comm, sizeof(comm));
 	if (o->lwps)
 		snprintf(out, len, "%s/%llu", comm, (unsigned long long)x->tid);
 	else
@@ -392,7 +390,7 @@ static void draw_line(FILE *f, const struct tsa_hist_snap *cur,
 	}
 }
 
-void hist_print(FILE *f, const struct options *o,
+void hist_print(FILE *f, const struct show *o,
 		const struct tsa_hist_snap *cur, double secs,
 		const struct hist_report *r)
 {
@@ -471,7 +469,7 @@ void hist_print(FILE *f, const struct options *o,
 		fputs(", since each began\n", f);
 }
 
-void hist_print_json(FILE *f, const struct options *o,
+void hist_print_json(FILE *f, const struct show *o,
 		     const struct tsa_hist_snap *cur,
 		     const struct hist_report *r)
 {
@@ -507,7 +505,7 @@ void hist_print_json(FILE *f, const struct options *o,
 			if (o->lwps)
 				fprintf(f, "\"tid\":%llu,",
 					(unsigned long long)v[i].tid);
-			who_comm(o, r, v[i].pid, o->lwps ? v[i].tid : 0, comm,
+			who_comm(r, v[i].pid, o->lwps ? v[i].tid : 0, comm,
 				 sizeof(comm));
 			fputs("\"comm\":", f);
 			json_string(f, comm);
@@ -547,64 +545,4 @@ void hist_print_json(FILE *f, const struct options *o,
 		}
 		fputs("]}\n", f);
 	}
-}
-
-static void fail_read_hist(int rc, const char *path, const char *msg)
-{
-	switch (rc) {
-	case TSA_ENOENT:
-		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
-		    "loaded with hist=1 for -H (sudo modprobe -r tsa; sudo "
-		    "modprobe tsa hist=1)", path);
-	case TSA_EACCES:
-		die(EXIT_ACCESS, "%s: permission denied", path);
-	default:
-		die(EXIT_BADDATA, "%s: %s", path, msg);
-	}
-}
-
-int hist_run(const struct options *o, volatile sig_atomic_t *stop)
-{
-	struct tsa_hist_snap snaps[2], *prev = NULL, *cur = &snaps[0];
-	struct hist_report r;
-	struct timespec deadline;
-	char path[4096], msg[256];
-	int rc;
-	long done;
-
-	snprintf(path, sizeof(path), "%s/hist", o->proc_dir);
-	memset(snaps, 0, sizeof(snaps));
-	memset(&r, 0, sizeof(r));
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
-		if (done) {
-			next_deadline(&deadline, o->interval);
-			while (!*stop &&
-			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-					       &deadline, NULL) == EINTR)
-				;
-			if (*stop)
-				break;
-		}
-		rc = tsa_hist_read(cur, path, msg, sizeof(msg));
-		if (rc != TSA_OK)
-			fail_read_hist(rc, path, msg);
-		hist_report_compute(&r, o, prev, cur);
-		if (o->json)
-			hist_print_json(stdout, o, cur, &r);
-		else
-			hist_print(stdout, o, cur, prev ?
-				   (double)(cur->now - prev->now) / 1e9 : 0,
-				   &r);
-		if (!o->json && (o->count < 0 || done + 1 < o->count))
-			putchar('\n');
-		if (fflush(stdout) == EOF || ferror(stdout))
-			die(EXIT_BADDATA, "write error: %s", strerror(errno));
-		prev = cur;
-		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
-	}
-	hist_report_free(&r);
-	tsa_hist_free(&snaps[0]);
-	tsa_hist_free(&snaps[1]);
-	return 0;
 }

@@ -7,11 +7,10 @@
 #ifndef PRHIST_H
 #define PRHIST_H
 
-#include <signal.h>
 #include <stdio.h>
 
 #include "prgroup.h"
-#include "prstat.h"
+#include "show.h"
 #include "tsahist.h"
 
 /* Each process's uid and start: its leader's line, else its first. */
@@ -34,7 +33,7 @@ struct hmember {
  */
 struct hist_report {
 	const struct tsa_snap *names;	/* names from here, not procfs */
-	const char *procfs;		/* cgroups' misses; NULL: o->procfs */
+	const char *procfs;		/* cgroups' misses; names, without names */
 	struct tsa_hview *v;
 	size_t n, cap;
 	struct tsa_hview *parts;
@@ -48,19 +47,17 @@ struct hist_report {
 };
 
 /* Compute one report of @cur against @prev (NULL: lifetime). */
-void hist_report_compute(struct hist_report *r, const struct options *o,
+void hist_report_compute(struct hist_report *r, const struct show *o,
 			 const struct tsa_hist_snap *prev,
 			 const struct tsa_hist_snap *cur);
 void hist_report_free(struct hist_report *r);
 
 /* Print one report (@secs: its interval; 0 for lifetime). */
-void hist_print(FILE *f, const struct options *o,
+void hist_print(FILE *f, const struct show *o,
 		const struct tsa_hist_snap *cur, double secs,
 		const struct hist_report *r);
-void hist_print_json(FILE *f, const struct options *o,
+void hist_print_json(FILE *f, const struct show *o,
 		     const struct tsa_hist_snap *cur,
 		     const struct hist_report *r);
-/* The view, live, until @stop or o->count reports; an exit status. */
-int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 
 #endif /* PRHIST_H */

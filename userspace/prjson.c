@@ -111,7 +111,7 @@ static void counters(FILE *f, const uint64_t *delta, const uint64_t *total)
 }
 
 /* "tid" or "nlwp", "uid", "user", "comm": state and call lines share them. */
-static void who(FILE *f, const struct options *o, const struct tsa_delta *d)
+static void who(FILE *f, const struct show *o, const struct tsa_delta *d)
 {
 	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
 		(unsigned long long)d->id);
@@ -121,7 +121,7 @@ static void who(FILE *f, const struct options *o, const struct tsa_delta *d)
 	json_string(f, d->comm);
 }
 
-static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
+static void one(FILE *f, const struct show *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d)
 {
 	const struct tsa_row *r = d->now;
@@ -159,7 +159,7 @@ static void one(FILE *f, const struct options *o, const struct tsa_snap *cur,
 	views(f, d);
 }
 
-void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
+void json_print(FILE *f, const struct show *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d, size_t n)
 {
 	size_t i;
@@ -206,7 +206,7 @@ void json_print_groups(FILE *f, enum group_by by, const struct tsa_snap *cur,
 		one_group(f, by, cur, &r->t.g[d[i].id], &d[i]);
 }
 
-static void one_call(FILE *f, const struct options *o,
+static void one_call(FILE *f, const struct show *o,
 		     const struct tsa_calls_snap *cur,
 		     const struct tsa_call_line *l)
 {
@@ -255,7 +255,7 @@ static void one_call(FILE *f, const struct options *o,
 	fputs("}}\n", f);
 }
 
-void json_print_calls(FILE *f, const struct options *o,
+void json_print_calls(FILE *f, const struct show *o,
 		      const struct tsa_calls_snap *cur,
 		      const struct tsa_call_line *l, size_t n)
 {

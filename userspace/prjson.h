@@ -8,11 +8,11 @@
 #include <stdio.h>
 
 #include "prgroup.h"
-#include "prstat.h"
+#include "show.h"
 #include "tsaall.h"
 #include "tsacalls.h"
 
-void json_print(FILE *f, const struct options *o, const struct tsa_snap *cur,
+void json_print(FILE *f, const struct show *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d, size_t n);
 
 /* Group reports (--group): one object per group of @r. */
@@ -21,7 +21,7 @@ void json_print_groups(FILE *f, enum group_by by, const struct tsa_snap *cur,
 		       const struct tsa_delta *d, size_t n);
 
 /* The system-call view (-y): one object per line of the report. */
-void json_print_calls(FILE *f, const struct options *o,
+void json_print_calls(FILE *f, const struct show *o,
 		      const struct tsa_calls_snap *cur,
 		      const struct tsa_call_line *l, size_t n);
 

@@ -209,9 +209,10 @@ static void seconds_le(FILE *f, uint64_t ns)
  * tsa_<group>_stay_seconds: a classic histogram per group and state
  * with stays (at most 11 states, 30 series each: bounded by the groups).
  */
-static void hist_print(FILE *f, enum metrics_format fmt, enum group_by by,
-		       const struct tsa_group *g, size_t n,
-		       const struct metrics_hist *mh, unsigned int shift)
+static void stay_histograms(FILE *f, enum metrics_format fmt,
+			    enum group_by by, const struct tsa_group *g,
+			    size_t n, const struct metrics_hist *mh,
+			    unsigned int shift)
 {
 	const char *name = "stay_seconds";
 	uint64_t run;
@@ -299,7 +300,7 @@ void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
 		}
 	}
 	if (mh)
-		hist_print(f, fmt, by, g, n, mh, shift);
+		stay_histograms(f, fmt, by, g, n, mh, shift);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", f);
 }

@@ -206,7 +206,7 @@ static void put_tsa_all_head(FILE *f, uint64_t now)
 /* ---- recording --------------------------------------------------------- */
 
 struct recorder {
-	const struct options *o;
+	const struct rec_config *o;
 	int dirfd;
 	int fd;			/* the current hour's file, or -1 */
 	time_t hour;		/* its hour (UTC, seconds) */
@@ -303,7 +303,7 @@ static void free_files(char **v, size_t n)
  */
 static void retain(struct recorder *rc, time_t now)
 {
-	const struct options *o = rc->o;
+	const struct rec_config *o = rc->o;
 	char cur[32] = "";
 	long long total = 0;
 	size_t n, i;
@@ -314,7 +314,7 @@ static void retain(struct recorder *rc, time_t now)
 		return;
 	if (rc->fd >= 0)
 		hour_name(cur, sizeof(cur), rc->hour);
-	v = list_files(o->record, &n);
+	v = list_files(o->dir, &n);
 	for (i = 0; i < n; i++)
 		if (!fstatat(rc->dirfd, v[i], &st, 0))
 			total += st.st_size;
@@ -328,7 +328,7 @@ static void retain(struct recorder *rc, time_t now)
 		if (fstatat(rc->dirfd, v[i], &st, 0))
 			continue;
 		if (unlinkat(rc->dirfd, v[i], 0)) {
-			warnmsg("%s/%s: cannot remove: %s", o->record, v[i],
+			warnmsg("%s/%s: cannot remove: %s", o->dir, v[i],
 				strerror(errno));
 			continue;
 		}
@@ -352,13 +352,13 @@ static int rec_file(struct recorder *rc, time_t wall)
 	rc->fd = openat(rc->dirfd, name, O_WRONLY | O_APPEND | O_CREAT |
 			O_CLOEXEC, 0640);
 	if (rc->fd < 0)
-		die(EXIT_BADDATA, "%s/%s: %s", rc->o->record, name,
+		die(EXIT_BADDATA, "%s/%s: %s", rc->o->dir, name,
 		    strerror(errno));
 	rc->hour = hour;
 	if (fstat(rc->fd, &st) == 0 && st.st_size == 0 &&
 	    write(rc->fd, REC_HEADER, strlen(REC_HEADER)) !=
 	    (ssize_t)strlen(REC_HEADER))
-		die(EXIT_BADDATA, "%s/%s: write error: %s", rc->o->record,
+		die(EXIT_BADDATA, "%s/%s: write error: %s", rc->o->dir,
 		    name, strerror(errno));
 	retain(rc, wall);
 	return 1;		/* every file begins with a key block */
@@ -489,11 +489,11 @@ static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
 	iov[1].iov_len = z;
 	w = writev(rc->fd, iov, 2);
 	if (w != (ssize_t)(sizeof(hdr) + z) || fdatasync(rc->fd))
-		die(EXIT_BADDATA, "%s: write error: %s", rc->o->record,
+		die(EXIT_BADDATA, "%s: write error: %s", rc->o->dir,
 		    w < 0 ? strerror(errno) : "short write");
 }
 
-int record_run(const struct options *o, const char *allpath,
+int record_run(const struct rec_config *o, const char *allpath,
 	       const char *callspath, volatile sig_atomic_t *stop)
 {
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
@@ -513,16 +513,16 @@ int record_run(const struct options *o, const char *allpath,
 	memset(calls, 0, sizeof(calls));
 	rc.o = o;
 	rc.fd = -1;
-	if (mkdir(o->record, 0750) && errno != EEXIST)
-		die(EXIT_BADDATA, "%s: %s", o->record, strerror(errno));
-	rc.dirfd = open(o->record, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mkdir(o->dir, 0750) && errno != EEXIST)
+		die(EXIT_BADDATA, "%s: %s", o->dir, strerror(errno));
+	rc.dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rc.dirfd < 0)
 		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
-		    o->record, strerror(errno));
+		    o->dir, strerror(errno));
 	/* One recorder a directory: two would interleave their blocks. */
 	if (flock(rc.dirfd, LOCK_EX | LOCK_NB))
 		die(EXIT_BADDATA, "%s: another tsa-prstat is recording "
-		    "there", o->record);
+		    "there", o->dir);
 	rc.zc = ZSTD_createCCtx();
 	if (!rc.zc)
 		die(EXIT_BADDATA, "out of memory");
@@ -584,7 +584,7 @@ int record_run(const struct options *o, const char *allpath,
 	ct_free(&calls[0]);
 	ct_free(&calls[1]);
 	if (rc.fd >= 0 && close(rc.fd))
-		die(EXIT_BADDATA, "%s: %s", o->record, strerror(errno));
+		die(EXIT_BADDATA, "%s: %s", o->dir, strerror(errno));
 	close(rc.dirfd);
 	ZSTD_freeCCtx(rc.zc);
 	free(rc.zbuf);

@@ -15,15 +15,24 @@
 
 #include "prgroup.h"
 #include "prreccalls.h"
-#include "prstat.h"
 #include "tsaall.h"
 
+/* What the recorder takes of the command line. */
+struct rec_config {
+	const char *dir;	/* --record DIR */
+	double interval;	/* seconds between blocks */
+	long count;		/* blocks to write; -1 = until stopped */
+	long long keep_secs;	/* --keep AGE: its files' retention; 0: all */
+	long long max_bytes;	/* --max-size SIZE: its directory's; 0: any */
+	const char *procfs;	/* boot_id and cgroups from here */
+};
+
 /*
- * Record @allpath (and @callspath, when it exists) into o->record every
+ * Record @allpath (and @callspath, when it exists) into o->dir every
  * o->interval seconds until *@stop (or o->count blocks); retention by
  * o->keep_secs and o->max_bytes.  Returns 0, or dies with a message.
  */
-int record_run(const struct options *o, const char *allpath,
+int record_run(const struct rec_config *o, const char *allpath,
 	       const char *callspath, volatile sig_atomic_t *stop);
 
 struct rec_row {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "prstat.h"
+#include "show.h"
 #include "tsaall.h"
 #include "tsacalls.h"
 

@@ -163,6 +163,7 @@ static long parse_long(const char *s, long min, const char *what)
 
 static void parse_pids(struct options *o, const char *arg)
 {
+	struct show *sh = &o->show;
 	char *copy = strdup(arg), *tok, *save = NULL;
 
 	if (!copy)
@@ -171,8 +172,9 @@ static void parse_pids(struct options *o, const char *arg)
 	if (!tok)
 		bad_usage("invalid argument for -p: '%s'", arg);
 	for (; tok; tok = strtok_r(NULL, ", ", &save)) {
-		o->pids = xrealloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
-		o->pids[o->npids++] = (uint64_t)parse_long(tok, 1,
+		sh->pids = xrealloc(sh->pids,
+				    (sh->npids + 1) * sizeof(*sh->pids));
+		sh->pids[sh->npids++] = (uint64_t)parse_long(tok, 1,
 				"invalid argument for -p: '%s'");
 	}
 	free(copy);
@@ -189,7 +191,7 @@ static void parse_n(struct options *o, const char *arg)
 		*comma = '\0';
 		parse_long(comma + 1, 1, "invalid argument for -n: '%s'");
 	}
-	o->ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
+	o->show.ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
 	free(copy);
 }
 
@@ -203,10 +205,10 @@ static void check_metrics_args(const struct options *o, int argc,
 {
 	if (nmetrics > 1)
 		bad_usage("%s", "--prometheus and --openmetrics: choose one");
-	if (o->lwps)
+	if (o->show.lwps)
 		bad_usage("%s", "-L: the export has no per-thread series "
 			  "(unbounded); use --group comm");
-	if (view || o->json)
+	if (view || o->show.json)
 		bad_usage("%s", "--prometheus and --openmetrics show no view; "
 			  "drop -A, -y and --json");
 	if (optind < argc)
@@ -283,6 +285,7 @@ static void check_record_args(struct options *o, int argc, char **argv,
 
 static void parse_args(struct options *o, int argc, char **argv)
 {
+	struct show *sh = &o->show;
 	static const struct option longopts[] = {
 		{ "tsa", no_argument, NULL, 'A' },
 		{ "syscalls", no_argument, NULL, 'y' },
@@ -314,7 +317,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->sort_order = -1;
+	sh->sort_order = -1;
 	o->interval = 5;
 	o->count = -1;
 	o->proc_dir = getenv("TSA_PROC_DIR");
@@ -323,7 +326,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 	o->procfs = getenv("TSA_PROCFS");
 	if (!o->procfs || !*o->procfs)
 		o->procfs = "/proc";
-	o->group_by = -1;
+	sh->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
 	while ((c = getopt_long(argc, argv, ":AcHLmvWyhp:n:s:S:", longopts,
@@ -343,28 +346,28 @@ static void parse_args(struct options *o, int argc, char **argv)
 				  shortopt ? opt : argv[optind - 1]);
 			break;
 		case 'A':
-			o->view = VIEW_TSA;
+			sh->view = VIEW_TSA;
 			tsa = 1;
 			break;
 		case 'y':
-			o->view = VIEW_CALLS;
+			sh->view = VIEW_CALLS;
 			calls = 1;
 			break;
 		case 'H':
-			o->view = VIEW_HIST;
+			sh->view = VIEW_HIST;
 			hist = 1;
 			break;
 		case 'c':
 			o->no_clear = 1;
 			break;
 		case 'L':
-			o->lwps = 1;
+			sh->lwps = 1;
 			break;
 		case 'm':
 		case 'v':
 			break;	/* microstates are all there is */
 		case 'W':
-			o->trunc = 1;
+			sh->trunc = 1;
 			break;
 		case 'p':
 			parse_pids(o, optarg);
@@ -374,11 +377,11 @@ static void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 's':
 		case 'S':
-			o->sort_order = c == 's' ? -1 : 1;
+			sh->sort_order = c == 's' ? -1 : 1;
 			sortk = optarg;
 			break;
 		case OPT_JSON:
-			o->json = 1;
+			sh->json = 1;
 			break;
 		case OPT_PROM:
 		case OPT_OPENMETRICS:
@@ -388,8 +391,8 @@ static void parse_args(struct options *o, int argc, char **argv)
 			nmetrics++;
 			break;
 		case OPT_GROUP:
-			o->group_by = group_by_lookup(optarg);
-			if (o->group_by < 0)
+			sh->group_by = group_by_lookup(optarg);
+			if (sh->group_by < 0)
 				bad_usage("invalid argument for --group: '%s' "
 					  "(pid, cgroup, user or comm)",
 					  optarg);
@@ -401,7 +404,7 @@ static void parse_args(struct options *o, int argc, char **argv)
 			o->compare[0] = optarg;
 			break;
 		case OPT_DRAW:
-			o->draw = 1;
+			sh->draw = 1;
 			break;
 		case OPT_CALIBRATE:
 			o->calibrate = 1;
@@ -454,12 +457,13 @@ static void parse_args(struct options *o, int argc, char **argv)
 		bad_usage("%s", "--save, --compare, --record, --replay and an "
 			  "export are modes of their own; choose one");
 	check_record_args(o, argc, argv, interval, from, to,
-			  tsa || calls || o->lwps || o->json || o->npids ||
-			  o->group_by >= 0 || sortk || o->ntop || o->no_clear);
+			  tsa || calls || sh->lwps || sh->json || sh->npids ||
+			  sh->group_by >= 0 || sortk || sh->ntop ||
+			  o->no_clear);
 	if (o->record)
 		optind = argc;
-	if (o->save && (o->lwps || tsa || calls || o->json || o->npids ||
-			o->group_by >= 0 || optind < argc))
+	if (o->save && (sh->lwps || tsa || calls || sh->json || sh->npids ||
+			sh->group_by >= 0 || optind < argc))
 		bad_usage("%s", "--save writes every visible thread once: no "
 			  "other option or operand");
 	if (o->compare[0]) {
@@ -467,13 +471,13 @@ static void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare needs two captures: "
 				  "--compare a b");
 		o->compare[1] = argv[optind++];
-		if (o->lwps || calls)
+		if (sh->lwps || calls)
 			bad_usage("%s", "--compare shows processes or groups: "
 				  "not with -L or -y");
 	}
 	if (o->metrics)
 		check_metrics_args(o, argc, nmetrics, tsa || calls);
-	else if (o->group_by >= 0 && (o->lwps || calls))
+	else if (sh->group_by >= 0 && (sh->lwps || calls))
 		bad_usage("%s", "--group shows groups: not with -L or -y");
 	if (optind < argc) {
 		errno = 0;
@@ -497,18 +501,19 @@ static void parse_args(struct options *o, int argc, char **argv)
 			  "groups, live or between two captures (--compare), "
 			  "the most time in the states shown first: not with "
 			  "-s, -S or another mode");
-	if (o->draw && (!hist || o->json))
+	if (sh->draw && (!hist || sh->json))
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");
 
 	if (hist) {
-		o->sort_key = 0;	/* its own order (tsa_hist_compute()) */
+		sh->sort_key = 0;	/* its own order (tsa_hist_compute()) */
 	} else if (sortk) {
-		o->sort_key = sort_key_lookup(sortk, o->view, why, sizeof(why));
-		if (o->sort_key < 0)
+		sh->sort_key = sort_key_lookup(sortk, sh->view, why,
+					       sizeof(why));
+		if (sh->sort_key < 0)
 			bad_usage("%s", why);
 	} else {
-		o->sort_key = sort_default_key(o->view);
+		sh->sort_key = sort_default_key(sh->view);
 	}
 }
 
@@ -574,13 +579,75 @@ static void fail_read_calls(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
+static void fail_read_hist(int rc, const char *path, const char *msg)
+{
+	switch (rc) {
+	case TSA_ENOENT:
+		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
+		    "loaded with hist=1 for -H (sudo modprobe -r tsa; sudo "
+		    "modprobe tsa hist=1)", path);
+	case TSA_EACCES:
+		die(EXIT_ACCESS, "%s: permission denied", path);
+	default:
+		die(EXIT_BADDATA, "%s: %s", path, msg);
+	}
+}
+
+/* -H, live: until @stop or o->count reports. */
+static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
+{
+	struct tsa_hist_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct hist_report r;
+	struct timespec deadline;
+	char path[4096], msg[256];
+	int rc;
+	long done;
+
+	snprintf(path, sizeof(path), "%s/hist", o->proc_dir);
+	memset(snaps, 0, sizeof(snaps));
+	memset(&r, 0, sizeof(r));
+	r.procfs = o->procfs;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
+		if (done) {
+			next_deadline(&deadline, o->interval);
+			while (!*stop &&
+			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &deadline, NULL) == EINTR)
+				;
+			if (*stop)
+				break;
+		}
+		rc = tsa_hist_read(cur, path, msg, sizeof(msg));
+		if (rc != TSA_OK)
+			fail_read_hist(rc, path, msg);
+		hist_report_compute(&r, &o->show, prev, cur);
+		if (o->show.json)
+			hist_print_json(stdout, &o->show, cur, &r);
+		else
+			hist_print(stdout, &o->show, cur, prev ?
+				   (double)(cur->now - prev->now) / 1e9 : 0,
+				   &r);
+		if (!o->show.json && (o->count < 0 || done + 1 < o->count))
+			putchar('\n');
+		if (fflush(stdout) == EOF || ferror(stdout))
+			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+		prev = cur;
+		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+	}
+	hist_report_free(&r);
+	tsa_hist_free(&snaps[0]);
+	tsa_hist_free(&snaps[1]);
+	return 0;
+}
+
 /* With -p: complain about pids that are not there; exit if none is. */
 static void check_pids(const struct options *o, const struct tsa_snap *s)
 {
 	size_t i, found = 0;
 
-	for (i = 0; i < o->npids; i++) {
-		const struct tsa_proc *p = tsa_snap_proc(s, o->pids[i]);
+	for (i = 0; i < o->show.npids; i++) {
+		const struct tsa_proc *p = tsa_snap_proc(s, o->show.pids[i]);
 
 		if (p && p->nlwp)
 			found++;
@@ -589,9 +656,9 @@ static void check_pids(const struct options *o, const struct tsa_snap *s)
 		return;
 	fflush(stdout);
 	fprintf(stderr, "%s: no such process:", progname);
-	for (i = 0; i < o->npids; i++)
+	for (i = 0; i < o->show.npids; i++)
 		fprintf(stderr, "%s%llu", i ? "," : " ",
-			(unsigned long long)o->pids[i]);
+			(unsigned long long)o->show.pids[i]);
 	fputc('\n', stderr);
 	exit(EXIT_NOPID);
 }
@@ -607,9 +674,9 @@ static void sleep_until(struct timespec *deadline, double interval)
 /* At most the -n lines, or on a redrawn terminal its height. */
 static size_t lines_shown(const struct options *o, size_t n, int redraw)
 {
-	if (o->ntop && (size_t)o->ntop < n)
-		n = (size_t)o->ntop;
-	if (redraw && !o->ntop) {
+	if (o->show.ntop && (size_t)o->show.ntop < n)
+		n = (size_t)o->show.ntop;
+	if (redraw && !o->show.ntop) {
 		long rows = screen_lines();
 
 		if (rows > 0 && (size_t)rows < n)
@@ -740,15 +807,15 @@ static void compare_hist(const struct options *o, struct capture *a,
 	r.procfs = "/nonexistent";
 	r.cc = b->cc;
 	memset(&b->cc, 0, sizeof(b->cc));
-	hist_report_compute(&r, o, &a->hist, &b->hist);
-	if (o->json) {
-		hist_print_json(stdout, o, &b->hist, &r);
+	hist_report_compute(&r, &o->show, &a->hist, &b->hist);
+	if (o->show.json) {
+		hist_print_json(stdout, &o->show, &b->hist, &r);
 	} else {
 		capture_wall(wa, sizeof(wa), &a->wall);
 		capture_wall(wb, sizeof(wb), &b->wall);
 		printf("Compare: %s -> %s, %.3f s apart\n", wa, wb,
 		       (double)(b->snap.now - a->snap.now) / 1e9);
-		hist_print(stdout, o, &b->hist,
+		hist_print(stdout, &o->show, &b->hist,
 			   (double)(b->hist.now - a->hist.now) / 1e9, &r);
 	}
 	hist_report_free(&r);
@@ -757,13 +824,14 @@ static void compare_hist(const struct options *o, struct capture *a,
 /* --compare A B: one report of B against A. */
 static int compare_captures(const struct options *o)
 {
+	const struct show *sh = &o->show;
 	struct capture a, b;
 	struct group_report r;
 	struct tsa_select sel;
 	struct tsa_totals tot;
 	struct compare_sum sum;
-	enum group_by by = o->group_by < 0 ? GROUP_PID :
-			   (enum group_by)o->group_by;
+	enum group_by by = sh->group_by < 0 ? GROUP_PID :
+			   (enum group_by)sh->group_by;
 	size_t n;
 
 	memset(&a, 0, sizeof(a));
@@ -777,22 +845,22 @@ static int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
-	if (o->view == VIEW_HIST) {
+	if (sh->view == VIEW_HIST) {
 		compare_hist(o, &a, &b);
 		goto out;
 	}
 	sel.lwps = 0;
 	sel.interval = (double)(b.snap.now - a.snap.now) / 1e9;
-	sel.pids = o->pids;
-	sel.npids = o->npids;
+	sel.pids = sh->pids;
+	sel.npids = sh->npids;
 	/* B's cgroups are the capture's, never the live system's. */
 	r.cc = b.cc;
 	memset(&b.cc, 0, sizeof(b.cc));
 	n = group_report_compute(&r, &a.snap, &b.snap, by, &sel,
 				 "/nonexistent", &tot);
-	sort_lines_time(r.d, n, o->sort_key, o->sort_order);
+	sort_lines_time(r.d, n, sh->sort_key, sh->sort_order);
 	compare_count(&a.snap, &b.snap, &sum);
-	compare_print(stdout, o, by, &a, &b, &r, lines_shown(o, n, 0), &tot,
+	compare_print(stdout, sh, by, &a, &b, &r, lines_shown(o, n, 0), &tot,
 		      &sum);
 out:
 	if (fflush(stdout) == EOF || ferror(stdout))
@@ -800,7 +868,7 @@ out:
 	group_report_free(&r);
 	capture_free(&a);
 	capture_free(&b);
-	free(o->pids);
+	free(sh->pids);
 	return 0;
 }
 
@@ -812,8 +880,9 @@ out:
  */
 static int export_metrics(const struct options *o, const char *path)
 {
-	enum group_by by = o->group_by < 0 ? GROUP_PID :
-			   (enum group_by)o->group_by;
+	const struct show *sh = &o->show;
+	enum group_by by = sh->group_by < 0 ? GROUP_PID :
+			   (enum group_by)sh->group_by;
 	struct metrics_hist *mh = NULL;
 	struct tsa_hist_snap h;
 	struct tsa_snap s;
@@ -828,14 +897,14 @@ static int export_metrics(const struct options *o, const char *path)
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read(rc, path, msg);
-	if (o->npids)
+	if (sh->npids)
 		check_pids(o, &s);
-	n = group_compute(&s, by, o->pids, o->npids, o->procfs, NULL, &t);
+	n = group_compute(&s, by, sh->pids, sh->npids, o->procfs, NULL, &t);
 	snprintf(hpath, sizeof(hpath), "%s/hist", o->proc_dir);
 	rc = tsa_hist_read(&h, hpath, msg, sizeof(msg));
 	if (rc == TSA_OK) {
 		mh = xmalloc((n + 1) * sizeof(*mh));
-		metrics_hist_compute(&s, &h, by, o->pids, o->npids, o->procfs,
+		metrics_hist_compute(&s, &h, by, sh->pids, sh->npids, o->procfs,
 				     &t, mh);
 	} else if (rc != TSA_ENOENT) {
 		fail_read(rc, hpath, msg);
@@ -848,7 +917,7 @@ static int export_metrics(const struct options *o, const char *path)
 	tsa_hist_free(&h);
 	group_table_free(&t);
 	tsa_snap_free(&s);
-	free(o->pids);
+	free(sh->pids);
 	return 0;
 }
 
@@ -884,56 +953,58 @@ static void report(struct reporter *rp, const struct options *o,
 		   const struct tsa_calls_snap *cprev,
 		   const struct tsa_calls_snap *ccur, const double la[3])
 {
-	int calls = o->view == VIEW_CALLS;
-	int grouped = o->group_by > GROUP_PID;	/* pid: the usual report */
+	const struct show *sh = &o->show;
+	int calls = sh->view == VIEW_CALLS;
+	int grouped = sh->group_by > GROUP_PID;	/* pid: the usual report */
 	struct tsa_totals tot;
 	size_t n, show;
 
 	if (grouped) {
 		n = group_report_compute(&rp->groups, prev, cur,
-					 (enum group_by)o->group_by, &rp->sel,
+					 (enum group_by)sh->group_by, &rp->sel,
 					 o->replay ? "/nonexistent" : o->procfs,
 					 &tot);
-		n = filter_lines(rp->groups.d, n, o->filter);
-		sort_lines(rp->groups.d, n, o->sort_key, o->sort_order);
+		n = filter_lines(rp->groups.d, n, sh->filter);
+		sort_lines(rp->groups.d, n, sh->sort_key, sh->sort_order);
 	} else {
 		n = tsa_delta_compute(prev, cur, &rp->sel, &rp->lines, &rp->cap,
 				      &tot);
-		n = filter_lines(rp->lines, n, o->filter);
+		n = filter_lines(rp->lines, n, sh->filter);
 		if (calls) {
 			/* Call lines point at the (unsorted) lines. */
 			n = tsa_calls_compute(prev, cur, cprev, ccur, &rp->sel,
 					      rp->lines, n, &rp->clines,
 					      &rp->ccap);
-			sort_call_lines(rp->clines, n, o->sort_key,
-					o->sort_order);
+			sort_call_lines(rp->clines, n, sh->sort_key,
+					sh->sort_order);
 		} else {
-			sort_lines(rp->lines, n, o->sort_key, o->sort_order);
+			sort_lines(rp->lines, n, sh->sort_key, sh->sort_order);
 		}
 	}
 	show = lines_shown(o, n, rp->redraw);
 
-	if (o->json) {
+	if (sh->json) {
 		if (grouped)
-			json_print_groups(stdout, (enum group_by)o->group_by,
+			json_print_groups(stdout, (enum group_by)sh->group_by,
 					  cur, &rp->groups, rp->groups.d, show);
 		else if (calls)
-			json_print_calls(stdout, o, ccur, rp->clines, show);
+			json_print_calls(stdout, sh, ccur, rp->clines, show);
 		else
-			json_print(stdout, o, cur, rp->lines, show);
+			json_print(stdout, sh, cur, rp->lines, show);
 	} else {
 		if (rp->redraw)
 			fputs("\033[H\033[J", stdout);
 		if (grouped)
-			group_table_print(stdout, o, (enum group_by)o->group_by,
+			group_table_print(stdout, sh,
+					  (enum group_by)sh->group_by,
 					  &rp->groups, rp->groups.d, show,
 					  &tot, la);
 		else if (calls)
-			calls_table_print(stdout, o, rp->clines, show, &tot, la,
-					  o->trunc || rp->redraw);
+			calls_table_print(stdout, sh, rp->clines, show, &tot,
+					  la, sh->trunc || rp->redraw);
 		else
-			table_print(stdout, o, rp->lines, show, &tot, la,
-				    o->trunc || rp->redraw);
+			table_print(stdout, sh, rp->lines, show, &tot, la,
+				    sh->trunc || rp->redraw);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -944,17 +1015,17 @@ static void reporter_free(struct reporter *rp, struct options *o)
 	free(rp->lines);
 	free(rp->clines);
 	group_report_free(&rp->groups);
-	free(o->pids);
+	free(o->show.pids);
 }
 
 static void reporter_init(struct reporter *rp, const struct options *o,
 			  int redraw)
 {
 	memset(rp, 0, sizeof(*rp));
-	rp->sel.lwps = o->lwps;
+	rp->sel.lwps = o->show.lwps;
 	rp->sel.interval = o->interval;
-	rp->sel.pids = o->pids;
-	rp->sel.npids = o->npids;
+	rp->sel.pids = o->show.pids;
+	rp->sel.npids = o->show.npids;
 	rp->redraw = redraw;
 }
 
@@ -982,7 +1053,7 @@ static int replay_recording(struct options *o)
 {
 	struct tsa_snap snaps[3];
 	struct tsa_calls_snap csnaps[3];
-	int prev = -1, cur = 0, first = -1, calls = o->view == VIEW_CALLS;
+	int prev = -1, cur = 0, first = -1, calls = o->show.view == VIEW_CALLS;
 	struct reporter rp;
 	struct replay rec;
 	char msg[256], boot[64] = "";
@@ -1035,12 +1106,12 @@ static int replay_recording(struct options *o)
 				rp.sel.interval = p ? (double)(c->now -
 						p->now) / 1e9 : rec.interval > 0 ?
 						rec.interval : o->interval;
-				if (o->group_by == GROUP_CGROUP)
+				if (o->show.group_by == GROUP_CGROUP)
 					replay_cgroups(&rec, c, &rp.groups.cc);
-				if (!o->json && p)
+				if (!o->show.json && p)
 					printf("Replay: %s, %.1f s\n", fmt_now(
 					       &c->wall), rp.sel.interval);
-				else if (!o->json)
+				else if (!o->show.json)
 					printf("Replay: %s, since each thread "
 					       "began\n", fmt_now(&c->wall));
 				report(&rp, o, p, c, calls && p ?
@@ -1057,9 +1128,9 @@ static int replay_recording(struct options *o)
 	if (o->summary && first >= 0 && prev >= 0 && prev != first) {
 		rp.sel.interval = (double)(snaps[prev].now -
 					   snaps[first].now) / 1e9;
-		if (o->group_by == GROUP_CGROUP)
+		if (o->show.group_by == GROUP_CGROUP)
 			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
-		if (!o->json) {
+		if (!o->show.json) {
 			char a[64], b[64];
 
 			fmt_local(a, sizeof(a), &snaps[first].wall);
@@ -1125,16 +1196,16 @@ static void status_line(const struct options *o, struct shown *sh)
 	char b[256];
 	int n;
 
-	n = snprintf(b, sizeof(b), "sort %s%s", sort_key_name(o->sort_key),
-		     o->sort_order > 0 ? " ascending" : "");
+	n = snprintf(b, sizeof(b), "sort %s%s", sort_key_name(o->show.sort_key),
+		     o->show.sort_order > 0 ? " ascending" : "");
 	if (sh->paused)
 		n += snprintf(b + n, sizeof(b) - n, " | paused");
-	if (o->filter[0])
+	if (o->show.filter[0])
 		n += snprintf(b + n, sizeof(b) - n, " | name has '%s'",
-			      o->filter);
-	if (o->npids == 1)
+			      o->show.filter);
+	if (o->show.npids == 1)
 		n += snprintf(b + n, sizeof(b) - n, " | pid %llu",
-			      (unsigned long long)o->pids[0]);
+			      (unsigned long long)o->show.pids[0]);
 	if (sh->note[0] && sh->note_until && mono_secs() >= sh->note_until)
 		sh->note[0] = '\0';
 	if (sh->note[0]) {
@@ -1165,19 +1236,19 @@ static void show_help(const struct options *o)
 	       "all)\n"
 	       "  space      pause the reports, and go on\n"
 	       "  h ?        this help\n\n"
-	       "Any key goes back.", sort_key_name(o->sort_key));
+	       "Any key goes back.", sort_key_name(o->show.sort_key));
 	fflush(stdout);
 }
 
 /* @o in view @v, with a sort key of that view (the same name if any). */
 static void set_view(struct options *o, enum view v)
 {
-	int k = sort_key_lookup(sort_key_name(o->sort_key), v, NULL, 0);
+	int k = sort_key_lookup(sort_key_name(o->show.sort_key), v, NULL, 0);
 
-	o->view = v;
-	o->sort_key = k >= 0 ? k : sort_default_key(v);
-	if (v == VIEW_CALLS && o->group_by > GROUP_PID)
-		o->group_by = -1;	/* groups have no call lines */
+	o->show.view = v;
+	o->show.sort_key = k >= 0 ? k : sort_default_key(v);
+	if (v == VIEW_CALLS && o->show.group_by > GROUP_PID)
+		o->show.group_by = -1;	/* groups have no call lines */
 }
 
 enum { ACT_WAIT, ACT_READ, ACT_QUIT };
@@ -1186,6 +1257,7 @@ enum { ACT_WAIT, ACT_READ, ACT_QUIT };
 static int on_key(int k, struct options *o, struct reporter *rp,
 		  struct shown *sh)
 {
+	struct show *sv = &o->show;
 	char buf[64], *end;
 	uint64_t one;
 	int act = ACT_WAIT;
@@ -1200,16 +1272,16 @@ static int on_key(int k, struct options *o, struct reporter *rp,
 	case '>':
 	case 'S':
 	case '<':
-		o->sort_key = sort_key_next(o->sort_key, o->view,
+		sv->sort_key = sort_key_next(sv->sort_key, sv->view,
 					    k == 's' || k == '>' ? 1 : -1);
 		break;
 	case 'r':
-		o->sort_order = -o->sort_order;
+		sv->sort_order = -sv->sort_order;
 		break;
 	case 'L':
-		o->lwps = rp->sel.lwps = !o->lwps;
-		if (o->lwps && o->group_by > GROUP_PID)
-			o->group_by = -1;	/* groups are not threads */
+		sv->lwps = rp->sel.lwps = !sv->lwps;
+		if (sv->lwps && sv->group_by > GROUP_PID)
+			sv->group_by = -1;	/* groups are not threads */
 		break;
 	case 'm':
 		set_view(o, VIEW_SOLARIS);
@@ -1218,21 +1290,22 @@ static int on_key(int k, struct options *o, struct reporter *rp,
 		set_view(o, VIEW_TSA);
 		break;
 	case 'y':
-		if (o->view != VIEW_CALLS)
+		if (sv->view != VIEW_CALLS)
 			act = ACT_READ;	/* /proc/tsa/calls was not read */
 		set_view(o, VIEW_CALLS);
 		break;
 	case 'g':
-		o->group_by = o->group_by < GROUP_CGROUP ? GROUP_CGROUP :
-			      o->group_by + 1 < GROUP_NBY ? o->group_by + 1 : -1;
-		if (o->group_by > GROUP_PID) {
-			o->lwps = rp->sel.lwps = 0;
-			if (o->view == VIEW_CALLS)
+		sv->group_by = sv->group_by < GROUP_CGROUP ? GROUP_CGROUP :
+			       sv->group_by + 1 < GROUP_NBY ?
+			       sv->group_by + 1 : -1;
+		if (sv->group_by > GROUP_PID) {
+			sv->lwps = rp->sel.lwps = 0;
+			if (sv->view == VIEW_CALLS)
 				set_view(o, VIEW_SOLARIS);
 		}
 		snprintf(sh->note, sizeof(sh->note), "by %s",
-			 group_by_name[o->group_by < 0 ? GROUP_PID :
-				       o->group_by]);
+			 group_by_name[sv->group_by < 0 ? GROUP_PID :
+				       sv->group_by]);
 		sh->note_until = 0;
 		break;
 	case 'p':
@@ -1242,23 +1315,23 @@ static int on_key(int k, struct options *o, struct reporter *rp,
 		errno = 0;
 		one = strtoull(buf, &end, 10);
 		if (!buf[0]) {
-			o->npids = 0;
+			sv->npids = 0;
 		} else if (errno || end == buf || *end || !one) {
 			snprintf(sh->note, sizeof(sh->note), "not a pid: %.40s",
 				 buf);
 			sh->note_until = 0;
 		} else {
-			free(o->pids);
-			o->pids = xmalloc(sizeof(*o->pids));
-			o->pids[0] = one;
-			o->npids = 1;
+			free(sv->pids);
+			sv->pids = xmalloc(sizeof(*sv->pids));
+			sv->pids[0] = one;
+			sv->npids = 1;
 		}
-		rp->sel.pids = o->pids;
-		rp->sel.npids = o->npids;
+		rp->sel.pids = sv->pids;
+		rp->sel.npids = sv->npids;
 		break;
 	case '/':
 		if (keys_prompt("name has (empty: any): ", buf, sizeof(buf)))
-			snprintf(o->filter, sizeof(o->filter), "%s", buf);
+			snprintf(sv->filter, sizeof(sv->filter), "%s", buf);
 		break;
 	case 'h':
 	case '?':
@@ -1292,7 +1365,7 @@ int main(int argc, char **argv)
 	long done;
 
 	parse_args(&o, argc, argv);
-	calls = o.view == VIEW_CALLS;
+	calls = o.show.view == VIEW_CALLS;
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
 	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
 	if (o.calibrate)
@@ -1306,16 +1379,20 @@ int main(int argc, char **argv)
 	if (o.replay)
 		return replay_recording(&o);
 	set_signals();
-	if (o.record)
-		return record_run(&o, path, cpath, &stop);
-	if (o.view == VIEW_HIST) {
+	if (o.record) {
+		struct rec_config rc = { o.record, o.interval, o.count,
+					 o.keep_secs, o.max_bytes, o.procfs };
+
+		return record_run(&rc, path, cpath, &stop);
+	}
+	if (o.show.view == VIEW_HIST) {
 		int rc = hist_run(&o, &stop);
 
-		free(o.pids);
+		free(o.show.pids);
 		return rc;
 	}
 	tty = isatty(STDOUT_FILENO);
-	reporter_init(&rp, &o, tty && !o.no_clear && !o.json);
+	reporter_init(&rp, &o, tty && !o.no_clear && !o.show.json);
 	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */
 	keys = rp.redraw && keys_start();
 	memset(&sh, 0, sizeof(sh));
@@ -1345,7 +1422,7 @@ int main(int argc, char **argv)
 		}
 		if (stop)
 			break;
-		calls = o.view == VIEW_CALLS;
+		calls = o.show.view == VIEW_CALLS;
 		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read(rc, path, msg);
@@ -1361,7 +1438,7 @@ int main(int argc, char **argv)
 				fail_read_calls(rc, cpath, msg);
 			}
 		}
-		if (!prev && o.npids)
+		if (!prev && o.show.npids)
 			check_pids(&o, cur);
 		read_loadavg(la);
 		/* Calls shown since the y key: from each thread's start. */

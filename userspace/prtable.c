@@ -97,7 +97,7 @@ double pct_of(uint64_t part, uint64_t whole)
 	return whole ? (double)part * 100.0 / (double)whole : 0.0;
 }
 
-const char *table_header(const struct options *o)
+const char *table_header(const struct show *o)
 {
 	if (o->view == VIEW_CALLS)
 		return o->lwps ? HDR_CALLS_LWP : HDR_CALLS_PROC;
@@ -110,7 +110,7 @@ const char *table_header(const struct options *o)
  * The view's columns, each followed by a space: process, thread and
  * group lines differ only in what comes before and after them.
  */
-static void print_cols(FILE *f, const struct options *o,
+static void print_cols(FILE *f, const struct show *o,
 		       const struct tsa_delta *d)
 {
 	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
@@ -139,7 +139,7 @@ static void print_cols(FILE *f, const struct options *o,
 		n[0], n[1], n[2], n[3]);
 }
 
-static void print_line(FILE *f, const struct options *o,
+static void print_line(FILE *f, const struct show *o,
 		       const struct tsa_delta *d, int trunc_names)
 {
 	char user[64], comm[64];
@@ -161,7 +161,7 @@ static void print_total(FILE *f, const struct tsa_totals *tot,
 		loadavg[0], loadavg[1], loadavg[2]);
 }
 
-void table_print(FILE *f, const struct options *o,
+void table_print(FILE *f, const struct show *o,
 		 const struct tsa_delta *d, size_t n,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names)
@@ -190,7 +190,7 @@ const char *group_title(enum group_by by)
  * path can be long; it is the last column so nothing is cut).  With
  * @with_time (a compare), TIME: the threads' time over the interval.
  */
-static void print_group_line(FILE *f, const struct options *o,
+static void print_group_line(FILE *f, const struct show *o,
 			     enum group_by by, const struct tsa_group *g,
 			     const struct tsa_delta *d, int with_time)
 {
@@ -211,7 +211,7 @@ static void print_group_line(FILE *f, const struct options *o,
 	fprintf(f, "%s\n", name);
 }
 
-void group_lines_print(FILE *f, const struct options *o, enum group_by by,
+void group_lines_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, int with_time)
 {
@@ -226,7 +226,7 @@ void group_lines_print(FILE *f, const struct options *o, enum group_by by,
 				 with_time);
 }
 
-void group_table_print(FILE *f, const struct options *o, enum group_by by,
+void group_table_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, const struct tsa_totals *tot,
 		       const double loadavg[3])
@@ -262,7 +262,7 @@ static void print_call_line(FILE *f, const struct tsa_call_line *l,
 		c[CALL_IDL], c[CALL_SLP], comm, (int)l->who->id);
 }
 
-void calls_table_print(FILE *f, const struct options *o,
+void calls_table_print(FILE *f, const struct show *o,
 		       const struct tsa_call_line *l, size_t n,
 		       const struct tsa_totals *tot, const double loadavg[3],
 		       int trunc_names)

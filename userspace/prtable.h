@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "prgroup.h"
-#include "prstat.h"
+#include "show.h"
 #include "tsaall.h"
 #include "tsacalls.h"
 
@@ -66,10 +66,10 @@ void call_cols(const struct tsa_cvec *v, uint64_t ns[CALL_NCOLS]);
 /* @part of @whole as a percentage; 0 when @whole is 0. */
 double pct_of(uint64_t part, uint64_t whole);
 
-const char *table_header(const struct options *o);
+const char *table_header(const struct show *o);
 
 /* One report: header, @n lines, the Total line. */
-void table_print(FILE *f, const struct options *o,
+void table_print(FILE *f, const struct show *o,
 		 const struct tsa_delta *d, size_t n,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names);
@@ -78,18 +78,18 @@ void table_print(FILE *f, const struct options *o,
 const char *group_title(enum group_by by);
 
 /* A group report's header and @n lines; @with_time adds TIME. */
-void group_lines_print(FILE *f, const struct options *o, enum group_by by,
+void group_lines_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, int with_time);
 
 /* One report of groups: header, @n lines of @r, the Total line. */
-void group_table_print(FILE *f, const struct options *o, enum group_by by,
+void group_table_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, const struct tsa_totals *tot,
 		       const double loadavg[3]);
 
 /* One report of the system-call view: header, @n lines, Total line. */
-void calls_table_print(FILE *f, const struct options *o,
+void calls_table_print(FILE *f, const struct show *o,
 		       const struct tsa_call_line *l, size_t n,
 		       const struct tsa_totals *tot, const double loadavg[3],
 		       int trunc_names);

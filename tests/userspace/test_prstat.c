@@ -32,7 +32,7 @@
 #include "prmetrics.h"
 #include "prrecord.h"
 #include "prsort.h"
-#include "prstat.h"
+#include "show.h"
 #include "prtable.h"
 #include "prutil.h"
 #include "tsaall.h"
@@ -205,24 +205,22 @@ static void load(struct tsa_snap *s, const char *text)
 	}
 }
 
-static void opts_init(struct options *o, enum view v, int lwps)
+static void opts_init(struct show *o, enum view v, int lwps)
 {
 	memset(o, 0, sizeof(*o));
 	o->view = v;
 	o->lwps = lwps;
 	o->sort_key = sort_default_key(v);
 	o->sort_order = -1;
-	o->interval = 1;
-	o->count = -1;
 }
 
 /* One report of @cur against @prev (NULL: first report), as text. */
 static char *report(const char *prev, const char *cur,
-		    const struct options *o)
+		    const struct show *o)
 {
 	static const double la[3] = { 1.0, 2.5, 10.0 };
 	struct tsa_snap a = { 0 }, b = { 0 };
-	struct tsa_select sel = { o->lwps, o->interval, o->pids, o->npids };
+	struct tsa_select sel = { o->lwps, 1, o->pids, o->npids };
 	struct tsa_delta *d = NULL;
 	struct tsa_totals tot;
 	size_t cap = 0, n;
@@ -310,7 +308,7 @@ static void test_names(void)
 
 static void test_headers(void)
 {
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_SOLARIS, 1);
 	is_str(table_header(&o),
@@ -360,7 +358,7 @@ TOTAL;
 static void test_report_mL(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out;
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_SOLARIS, 1);
 	out = report(a, b, &o);
@@ -413,7 +411,7 @@ TOTAL;
 static void test_report_m(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out;
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_SOLARIS, 0);
 	out = report(a, b, &o);
@@ -443,7 +441,7 @@ TOTAL;
 static void test_report_tsa(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out;
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_TSA, 1);
 	out = report(a, b, &o);
@@ -458,7 +456,7 @@ static void test_select_sort(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out, why[128];
 	uint64_t pid300 = 300;
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_SOLARIS, 1);
 	o.pids = &pid300;
@@ -642,7 +640,7 @@ static void test_parser(void)
 static void test_json_lib(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out;
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_SOLARIS, 1);
 	o.json = 1;
@@ -823,12 +821,12 @@ static void cload(struct tsa_calls_snap *s, const char *text)
 /* One report of the system-call view, as report() does for the others. */
 static char *calls_report(const char *prev, const char *cur,
 			  const char *cprev, const char *ccur,
-			  const struct options *o)
+			  const struct show *o)
 {
 	static const double la[3] = { 1.0, 2.5, 10.0 };
 	struct tsa_snap a = { 0 }, b = { 0 };
 	struct tsa_calls_snap ca = { 0 }, cb = { 0 };
-	struct tsa_select sel = { o->lwps, o->interval, o->pids, o->npids };
+	struct tsa_select sel = { o->lwps, 1, o->pids, o->npids };
 	struct tsa_delta *d = NULL;
 	struct tsa_call_line *l = NULL;
 	struct tsa_totals tot;
@@ -1105,7 +1103,7 @@ static void test_calls_report(void)
 {
 	char *a = snap_a(), *b = snap_b(), *ca = calls_a(), *cb = calls_b();
 	char *out, why[128];
-	struct options o;
+	struct show o;
 
 	opts_init(&o, VIEW_CALLS, 1);
 	out = calls_report(a, b, ca, cb, &o);
@@ -1286,7 +1284,7 @@ static void test_calls_gap(void)
 		"8 7 0 6003000000 11003000000 read 1 6003000000 6003000000 "
 		"0 6003000000\n",
 	};
-	struct options o;
+	struct show o;
 	char *out;
 
 	opts_init(&o, VIEW_CALLS, 1);
@@ -1686,7 +1684,7 @@ static void test_calls_model(void)
 		sim_birth(&m, &m.th[i], 1000 + (uint64_t)(i % SIM_PROCS),
 			  i % 2);
 	for (round = 0; round < 400; round++) {
-		struct options o;
+		struct show o;
 		int lwps;
 
 		for (i = 0; i < 40; i++)
@@ -2733,12 +2731,12 @@ static void test_metrics_binary(void)
 
 /* One group report of @cur against @prev (NULL: first), as text. */
 static char *group_report_text(const char *prev, const char *cur,
-			       enum group_by by, const struct options *o,
+			       enum group_by by, const struct show *o,
 			       const char *procfs)
 {
 	static const double la[3] = { 1.0, 2.5, 10.0 };
 	struct tsa_snap a = { 0 }, b = { 0 };
-	struct tsa_select sel = { 0, o->interval, o->pids, o->npids };
+	struct tsa_select sel = { 0, 1, o->pids, o->npids };
 	struct group_report r = { 0 };
 	struct tsa_totals tot;
 	char *out;
@@ -2777,7 +2775,7 @@ static void put_cgroup(const char *procfs, int pid, const char *text)
 static void test_group_report(void)
 {
 	char *a = snap_a(), *b = snap_b(), *out, procfs[300];
-	struct options o;
+	struct show o;
 
 	/*
 	 * By user, A -> B (1 s).  Process intervals (exited threads in):
