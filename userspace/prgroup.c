@@ -304,15 +304,51 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static size_t group_compute_map(const struct tsa_snap *s, enum group_by by,
-				const uint64_t *pids, size_t npids,
-				const char *procfs, struct cgroup_cache *cc,
-				struct group_table *t, long *proc_group)
+void group_who_of(struct group_who *w, const struct tsa_snap *s,
+		  const struct tsa_proc *p, const struct tsa_row *r,
+		  const struct tsa_row *first)
 {
+	w->pid = p->agg.v[F_PID];
+	w->uid = p->agg.v[F_UID];
+	w->since = p->leader >= 0 || first ? proc_since(s, p, first) : 0;
+	w->comm = !r || r->v[F_FLAGS] & TSA_F_TOTALS ? p->agg.comm : r->comm;
+}
+
+void group_key_of(char *key, size_t len, enum group_by by,
+		  const struct group_who *w, const char *procfs,
+		  struct cgroup_cache *cc)
+{
+	switch (by) {
+	case GROUP_PID:
+		snprintf(key, len, "%" PRIu64, w->pid);
+		break;
+	case GROUP_CGROUP:
+		cgroup_lookup(cc, key, len, procfs, w->pid, w->since);
+		break;
+	case GROUP_USER:
+		/* A process's threads under its uid (its leader's). */
+		snprintf(key, len, "%s", user_name((uid_t)w->uid));
+		break;
+	default:
+		fold_comm(key, len, w->comm);
+		break;
+	}
+}
+
+size_t group_compute(const struct tsa_snap *s, enum group_by by,
+		     const uint64_t *pids, size_t npids, const char *procfs,
+		     struct cgroup_cache *cc, struct group_table *t,
+		     long *proc_group)
+{
+	const struct tsa_row *first = NULL;
+	struct group_who w;
 	char key[4096];
 	size_t i;
 
 	group_table_reset(t);
+	if (proc_group)
+		for (i = 0; i < s->nprocs; i++)
+			proc_group[i] = -1;
 	for (i = 0; i < s->nrows; i++) {
 		const struct tsa_row *r = &s->rows[i];
 		uint64_t pid = r->v[F_PID];
@@ -321,27 +357,13 @@ static size_t group_compute_map(const struct tsa_snap *s, enum group_by by,
 
 		if (!p || !p->nlwp || !tsa_pid_selected(pids, npids, pid))
 			continue;
-		switch (by) {
-		case GROUP_PID:
-			snprintf(key, sizeof(key), "%" PRIu64, pid);
-			break;
-		case GROUP_CGROUP:
-			/* Once per process: at its first row. */
-			if (i == 0 || s->rows[i - 1].v[F_PID] != pid)
-				cgroup_lookup(cc, key, sizeof(key), procfs,
-					      pid, proc_since(s, p, r));
-			break;
-		case GROUP_USER:
-			/* A process's threads under its uid (its leader's). */
-			snprintf(key, sizeof(key), "%s",
-				 user_name((uid_t)p->agg.v[F_UID]));
-			break;
-		default:
-			/* Exited threads' names are gone: their process's. */
-			fold_comm(key, sizeof(key),
-				  r->v[F_FLAGS] & TSA_F_TOTALS ? p->agg.comm :
-				  r->comm);
-			break;
+		/* A process's rows come together: its first is here. */
+		if (i == 0 || s->rows[i - 1].v[F_PID] != pid)
+			first = r;
+		/* The cgroup once per process: at its first row. */
+		if (by != GROUP_CGROUP || first == r) {
+			group_who_of(&w, s, p, r, first);
+			group_key_of(key, sizeof(key), by, &w, procfs, cc);
 		}
 		g = group_get(t, key);
 		if (by == GROUP_PID) {
@@ -374,13 +396,6 @@ static size_t group_compute_map(const struct tsa_snap *s, enum group_by by,
 		free(to);
 	}
 	return t->n;
-}
-
-size_t group_compute(const struct tsa_snap *s, enum group_by by,
-		     const uint64_t *pids, size_t npids, const char *procfs,
-		     struct cgroup_cache *cc, struct group_table *t)
-{
-	return group_compute_map(s, by, pids, npids, procfs, cc, t, NULL);
 }
 
 /* ---- one report of groups --------------------------------------------- */
@@ -485,8 +500,8 @@ size_t group_report_compute(struct group_report *r,
 				       r->proc_cap * sizeof(long));
 	}
 	for (i = 0; i < cur->nprocs; i++)
-		r->proc_group[i] = r->procline[i] = -1;
-	n = group_compute_map(cur, by, sel->pids, sel->npids, procfs, &r->cc,
+		r->procline[i] = -1;
+	n = group_compute(cur, by, sel->pids, sel->npids, procfs, &r->cc,
 			      &r->t, r->proc_group);
 	if (r->cap < n + 1) {
 		r->cap = n + 1;

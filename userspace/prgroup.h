@@ -102,18 +102,49 @@ void cgroup_cache_swap(struct cgroup_cache *cc);
 void cgroup_cache_free(struct cgroup_cache *cc);
 
 /*
+ * What the group rule looks at for a thread, or for a process's exited
+ * threads: its process's pid, uid (the leader's) and start (which tells
+ * a reused pid), and the thread's name (for exited threads, their
+ * process's: their own are gone).  comm is read only for GROUP_COMM.
+ */
+struct group_who {
+	uint64_t pid, uid, since;
+	const char *comm;
+};
+
+/*
+ * The group rule, the one place it is written: the name of @w's group
+ * under @by into @key.  GROUP_CGROUP reads @procfs/PID/cgroup through
+ * @cc (NULL: no cache), so one cache shared by the callers of one
+ * snapshot reads each process's file once.
+ */
+void group_key_of(char *key, size_t len, enum group_by by,
+		  const struct group_who *w, const char *procfs,
+		  struct cgroup_cache *cc);
+
+/*
  * Sum @s per group, over the processes that have a live thread (as the
- * report shows them) and, when @npids > 0, are among @pids.  @procfs
- * is where /proc/PID/cgroup is read for GROUP_CGROUP, through @cc
- * (NULL: no cache).  For GROUP_COMM, a process's exited threads join
- * the group of its name (the name of its leader, or of its first live
- * thread), since their own names are gone.  The table is
+ * report shows them) and, when @npids > 0, are among @pids, each row in
+ * the group group_key_of() names.  @procfs is where /proc/PID/cgroup is
+ * read for GROUP_CGROUP, through @cc (NULL: no cache).  The table is
  * reset and reused; its groups come sorted by key (by pid for
- * GROUP_PID, by uid for GROUP_USER).  Returns the number of groups.
+ * GROUP_PID, by uid for GROUP_USER).  @proc_group (NULL, or s->nprocs
+ * entries) gets each process's group, -1 for one not summed (with
+ * GROUP_COMM: its last row's).  Returns the number of groups.
  */
 size_t group_compute(const struct tsa_snap *s, enum group_by by,
 		     const uint64_t *pids, size_t npids, const char *procfs,
-		     struct cgroup_cache *cc, struct group_table *t);
+		     struct cgroup_cache *cc, struct group_table *t,
+		     long *proc_group);
+
+/*
+ * The group_who of row @r (NULL: the process's exited threads) of
+ * process @p in @s, whose first row is @first (NULL: not known; then
+ * the start is the leader's, or 0).
+ */
+void group_who_of(struct group_who *w, const struct tsa_snap *s,
+		  const struct tsa_proc *p, const struct tsa_row *r,
+		  const struct tsa_row *first);
 
 /* The index of the group named @key after group_compute(), or -1. */
 long group_find(const struct group_table *t, const char *key);

@@ -123,27 +123,23 @@ static const struct hproc *procs_find(const struct hist_report *r,
 	return NULL;
 }
 
-/* The group of a thread (tid) or a process's exited threads (tid 0). */
+/*
+ * The group of a thread (tid) or a process's exited threads (tid 0), by
+ * the group rule; its name read only when the group is by name.
+ */
 static void part_key(struct hist_report *r, enum group_by by, uint64_t pid,
 		     uint64_t tid, char *key, size_t len)
 {
 	const struct hproc *p = procs_find(r, pid);
+	struct group_who w = { pid, p ? p->uid : 0, p ? p->since : 0, NULL };
 	char comm[64];
 
-	switch (by) {
-	case GROUP_CGROUP:
-		cgroup_lookup(&r->cc, key, len, r->procfs, pid,
-			      p ? p->since : 0);
-		break;
-	case GROUP_USER:
-		snprintf(key, len, "%s", user_name((uid_t)(p ? p->uid : 0)));
-		break;
-	default:
+	if (by == GROUP_COMM) {
 		/* Exited threads: under their process's (leader's) name. */
 		who_comm(r, pid, tid, comm, sizeof(comm));
-		fold_comm(key, len, comm);
-		break;
+		w.comm = comm;
 	}
+	group_key_of(key, len, by, &w, r->procfs, &r->cc);
 }
 
 /* A call's line of a part, and the group it goes to. */

@@ -143,11 +143,11 @@ static const struct cfam cfams[] = {
 void metrics_hist_compute(const struct tsa_snap *s,
 			  const struct tsa_hist_snap *h, enum group_by by,
 			  const uint64_t *pids, size_t npids,
-			  const char *procfs, const struct group_table *t,
+			  const long *proc_group, const struct group_table *t,
 			  struct metrics_hist *mh)
 {
-	char key[4096] = "";
-	uint64_t keypid = 0;
+	struct group_who w;
+	char key[4096];
 	size_t i;
 	long gi;
 	int b;
@@ -168,25 +168,17 @@ void metrics_hist_compute(const struct tsa_snap *s,
 			if (!r || r->v[F_PID] != l->pid)
 				continue;
 		}
-		switch (by) {
-		case GROUP_PID:
-			snprintf(key, sizeof(key), "%" PRIu64, l->pid);
-			break;
-		case GROUP_CGROUP:
-			/* Once per process: its lines come together. */
-			if (keypid != l->pid)
-				cgroup_of(key, sizeof(key), procfs, l->pid);
-			break;
-		case GROUP_USER:
-			snprintf(key, sizeof(key), "%s",
-				 user_name((uid_t)p->agg.v[F_UID]));
-			break;
-		default:
-			fold_comm(key, sizeof(key), r ? r->comm : p->agg.comm);
-			break;
+		/*
+		 * A process's group as group_compute() found it (its cgroup
+		 * file is not read again); by name, the thread's.
+		 */
+		if (by == GROUP_COMM) {
+			group_who_of(&w, s, p, r, r);
+			group_key_of(key, sizeof(key), by, &w, NULL, NULL);
+			gi = group_find(t, key);
+		} else {
+			gi = proc_group[p - s->procs];
 		}
-		keypid = l->pid;
-		gi = group_find(t, key);
 		if (gi < 0)
 			continue;
 		/* A stay in progress is not one of these yet. */

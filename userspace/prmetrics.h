@@ -30,15 +30,15 @@ struct metrics_hist {
 
 /*
  * Sum the lines of /proc/tsa/hist @h into @mh[i] for each group i of @t,
- * as group_compute() made them from /proc/tsa/all @s (the same rules:
- * a process's uid, cgroup or name, its exited threads under its name),
- * for the processes of @pids (all when @npids is 0).  A line of a
- * process or thread @s does not have is left out.
+ * which group_compute() made from /proc/tsa/all @s with @proc_group:
+ * a process's lines go to its process's group (by name: to its
+ * thread's), for the processes of @pids (all when @npids is 0).  A line
+ * of a process or thread @s does not have is left out.
  */
 void metrics_hist_compute(const struct tsa_snap *s,
 			  const struct tsa_hist_snap *h, enum group_by by,
 			  const uint64_t *pids, size_t npids,
-			  const char *procfs, const struct group_table *t,
+			  const long *proc_group, const struct group_table *t,
 			  struct metrics_hist *mh);
 
 /* Every metric family of @n groups of kind @by; with @mh (NULL: none),

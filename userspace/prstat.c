@@ -884,6 +884,7 @@ static int export_metrics(const struct options *o, const char *path)
 	enum group_by by = sh->group_by < 0 ? GROUP_PID :
 			   (enum group_by)sh->group_by;
 	struct metrics_hist *mh = NULL;
+	long *proc_group;
 	struct tsa_hist_snap h;
 	struct tsa_snap s;
 	struct group_table t;
@@ -899,13 +900,16 @@ static int export_metrics(const struct options *o, const char *path)
 		fail_read(rc, path, msg);
 	if (sh->npids)
 		check_pids(o, &s);
-	n = group_compute(&s, by, sh->pids, sh->npids, o->procfs, NULL, &t);
+	/* Each process's group, once: its distributions go there too. */
+	proc_group = xmalloc((s.nprocs + 1) * sizeof(*proc_group));
+	n = group_compute(&s, by, sh->pids, sh->npids, o->procfs, NULL, &t,
+			  proc_group);
 	snprintf(hpath, sizeof(hpath), "%s/hist", o->proc_dir);
 	rc = tsa_hist_read(&h, hpath, msg, sizeof(msg));
 	if (rc == TSA_OK) {
 		mh = xmalloc((n + 1) * sizeof(*mh));
-		metrics_hist_compute(&s, &h, by, sh->pids, sh->npids, o->procfs,
-				     &t, mh);
+		metrics_hist_compute(&s, &h, by, sh->pids, sh->npids,
+				     proc_group, &t, mh);
 	} else if (rc != TSA_ENOENT) {
 		fail_read(rc, hpath, msg);
 	}
@@ -914,6 +918,7 @@ static int export_metrics(const struct options *o, const char *path)
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
 	free(mh);
+	free(proc_group);
 	tsa_hist_free(&h);
 	group_table_free(&t);
 	tsa_snap_free(&s);

@@ -2451,7 +2451,7 @@ static char *export_b(enum group_by by, enum metrics_format fmt,
 	FILE *f;
 
 	load(&s, text);
-	n = group_compute(&s, by, NULL, 0, procfs, NULL, &t);
+	n = group_compute(&s, by, NULL, 0, procfs, NULL, &t, NULL);
 	f = open_memstream(&out, &len);
 	metrics_print(f, fmt, by, t.g, n, NULL, 0);
 	fclose(f);
@@ -5265,6 +5265,63 @@ static void test_hist_groups(void)
 	unsetenv("TSA_PROCFS");
 }
 
+/*
+ * A process that moves to another cgroup while an export runs.  Its
+ * /proc/PID/cgroup is a FIFO that answers /a the first time it is read
+ * and /b the second: an export that reads it once (the group rule, one
+ * read per process) has pid 100 and its stays in /a; one that read it
+ * again for the distributions found no group /b and dropped them.
+ */
+static void test_metrics_cgroup_move(void)
+{
+	static char a[4096], b[4096];
+	char *dir, procfs[300], path[400], *out, *err, *say[2];
+	int rc, status;
+	pid_t w;
+
+	dir = mkdir_in_tmp("move");
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("move-procfs"));
+	hist_snaps(a, b, sizeof(a));
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, snap_a());
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	put(path, a);
+	put_cgroup(procfs, 200, "0::/c\n");
+	put_cgroup(procfs, 300, "0::/c\n");
+	snprintf(path, sizeof(path), "%s/100", procfs);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/cgroup", procfs);
+	if (mkfifo(path, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	say[0] = "0::/a\n";
+	say[1] = "0::/b\n";
+	w = feed_fifo(path, say, 2);
+	setenv("TSA_PROCFS", procfs, 1);
+	rc = run(dir, (const char *[]){ "--prometheus", "--group", "cgroup",
+		 NULL }, &out, &err, 0);
+	unsetenv("TSA_PROCFS");
+	/* The second answer is never asked for: stop the feeder. */
+	kill(w, SIGKILL);
+	waitpid(w, &status, 0);
+	is_long(rc, 0, "export while pid 100 moves from cgroup /a to /b: "
+		"exit 0");
+	ok(has_line(out, "tsa_cgroup_state_seconds_total{cgroup=\"/a\","
+		    "state=\"USR\"} 1.500000000"),
+	   "pid 100's states in /a, the cgroup of its first read");
+	ok(has_line(out, "tsa_cgroup_stay_seconds_count{cgroup=\"/a\","
+		    "state=\"LAT\"} 13") &&
+	   has_line(out, "tsa_cgroup_stay_seconds_count{cgroup=\"/a\","
+		    "state=\"LCK\"} 4"),
+	   "its stays in /a too (LAT 13, LCK 4): its cgroup file read once, "
+	   "not again for the distributions");
+	if (!ok(!strstr(out, "cgroup=\"/b\""), "no line of /b"))
+		tap_diag("seen", out);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -5306,6 +5363,7 @@ int main(void)
 	test_hist_lib();
 	test_hist_binary();
 	test_hist_groups();
+	test_metrics_cgroup_move();
 	test_hist_capture();
 	test_hist_calls();
 	test_big();
