@@ -13,9 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Each test program uses some of these: unused ones are not a mistake. */
+#define TAP_FN	static __attribute__((unused))
+
 static int tap_passed, tap_failed;
 
-static void tap_vreport(int cond, const char *fmt, va_list ap)
+TAP_FN void tap_vreport(int cond, const char *fmt, va_list ap)
 {
 	printf("%s %d - ", cond ? "ok" : "not ok",
 	       tap_passed + tap_failed + 1);
@@ -28,7 +31,7 @@ static void tap_vreport(int cond, const char *fmt, va_list ap)
 }
 
 __attribute__((format(printf, 2, 3)))
-static int ok(int cond, const char *fmt, ...)
+TAP_FN int ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -39,7 +42,7 @@ static int ok(int cond, const char *fmt, ...)
 }
 
 /* Print @s as a TAP comment, one "# " line per line of @s. */
-static void tap_diag(const char *label, const char *s)
+TAP_FN void tap_diag(const char *label, const char *s)
 {
 	printf("#   %s:\n", label);
 	while (s && *s) {
@@ -52,7 +55,7 @@ static void tap_diag(const char *label, const char *s)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int is_str(const char *seen, const char *want, const char *fmt, ...)
+TAP_FN int is_str(const char *seen, const char *want, const char *fmt, ...)
 {
 	int cond = seen && want && !strcmp(seen, want);
 	va_list ap;
@@ -68,7 +71,7 @@ static int is_str(const char *seen, const char *want, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int is_long(long seen, long want, const char *fmt, ...)
+TAP_FN int is_long(long seen, long want, const char *fmt, ...)
 {
 	int cond = seen == want;
 	va_list ap;
@@ -82,7 +85,7 @@ static int is_long(long seen, long want, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 1, 2)))
-static void skip(const char *fmt, ...)
+TAP_FN void skip(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -94,7 +97,7 @@ static void skip(const char *fmt, ...)
 	tap_passed++;
 }
 
-static int tap_done(void)
+TAP_FN int tap_done(void)
 {
 	printf("1..%d\n", tap_passed + tap_failed);
 	printf("# %s: %d passed, %d failed\n", program_invocation_short_name,

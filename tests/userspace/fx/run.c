@@ -175,3 +175,48 @@ char *mask_ts(char *s)
 	}
 	return s;
 }
+
+void fx_done(int failed)
+{
+	char cmd[300];
+
+	if (failed) {
+		printf("# files kept in %s\n", tmp);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd))
+		printf("# could not remove %s\n", tmp);
+}
+
+char *mkdir_in_tmp(const char *name)
+{
+	static char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	mkdir(path, 0755);
+	return path;
+}
+
+int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line)) != NULL) {
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+void put_cgroup(const char *procfs, int pid, const char *text)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/%d", procfs, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, pid);
+	put(path, text);
+}

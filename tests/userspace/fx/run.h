@@ -15,6 +15,14 @@ extern char tmp[256];		/* this run's own directory */
 
 /* Read the environment and make tmp; 0, or -1 with a message printed. */
 int fx_init(void);
+/* At the end: remove tmp, unless tests @failed (then say where it is). */
+void fx_done(int failed);
+/* tmp/@name, made (a static buffer, valid until the next call). */
+char *mkdir_in_tmp(const char *name);
+/* Does @text have the line @line, whole? */
+int has_line(const char *text, const char *line);
+/* A fake /proc/PID/cgroup under @procfs. */
+void put_cgroup(const char *procfs, int pid, const char *text);
 
 /* A file's text (malloc'ed; "" when it cannot be read). */
 char *slurp(const char *path);
