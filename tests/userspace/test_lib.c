@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_lib.c - lib/: the formatting of numbers, durations and names.
+ * test_lib.c - lib/: the formatting of numbers, durations and names,
+ * and the streaming JSON writer.
  *
  * Output is TAP (tap.h); run-tests.sh sums every program's.
  */
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonw.h"
 #include "util.h"
 #include "tap.h"
 #include "fx/run.h"
@@ -108,6 +110,52 @@ static void test_format_count_dur(void)
 	}
 }
 
+/*
+ * The JSON writer places every comma and closes what is open: members,
+ * nested objects, arrays of numbers and of objects, null, booleans,
+ * three decimals, a wall-clock time, and strings escaped (a quote, a
+ * backslash, a control byte, invalid UTF-8).
+ */
+static void test_jsonw(void)
+{
+	struct timespec t = { 1700000000, 123456789 };
+	struct jsonw w;
+	char *out;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	jw_line(&w, f);
+	jw_time(&w, "ts", &t);
+	jw_u64(&w, "n", 18446744073709551615ull);
+	jw_str(&w, "s", "a\"b\\c\td\xff");
+	jw_object(&w, "o");
+	jw_fixed(&w, "pct", 12.3456);
+	jw_null(&w, "none");
+	jw_close(&w);
+	jw_array(&w, "a");
+	jw_u64(&w, NULL, 1);
+	jw_u64(&w, NULL, 2);
+	jw_object(&w, NULL);
+	jw_bool(&w, "t", 1);
+	jw_bool(&w, "f", 0);
+	jw_close(&w);
+	jw_object(&w, NULL);
+	jw_close(&w);
+	jw_close(&w);
+	jw_array(&w, "empty");
+	jw_end_line(&w);
+	jw_line(&w, f);
+	jw_end_line(&w);
+	fclose(f);
+	is_str(out, "{\"ts\":1700000000.123,\"n\":18446744073709551615,"
+	       "\"s\":\"a\\\"b\\\\c\\u0009d\\ufffd\",\"o\":{\"pct\":12.346,"
+	       "\"none\":null},\"a\":[1,2,{\"t\":true,\"f\":false},{}],"
+	       "\"empty\":[]}\n{}\n",
+	       "jsonw: commas, nesting, arrays, escapes; end_line closes "
+	       "what is open");
+	free(out);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -117,6 +165,7 @@ int main(void)
 	test_format_num();
 	test_names();
 	test_format_count_dur();
+	test_jsonw();
 
 	fx_done(tap_failed);
 	return tap_done();

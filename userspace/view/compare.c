@@ -9,6 +9,7 @@
 
 #include "compare.h"
 #include "json.h"
+#include "jsonw.h"
 #include "table.h"
 
 void compare_wall(char *out, size_t len, const struct timespec *t)
@@ -29,16 +30,22 @@ void compare_print(FILE *f, const struct show *o, enum group_by by,
 	char wa[32], wb[32];
 
 	if (o->json) {
+		struct jsonw w;
+
 		json_print_groups(f, by, b, r, r->d, n);
-		fprintf(f, "{\"compare\":{\"a_ts\":%lld.%03ld,\"b_ts\":%lld."
-			"%03ld,\"a_now\":%" PRIu64 ",\"b_now\":%" PRIu64 ","
-			"\"seconds\":%.3f,\"nproc\":%lu,\"nlwp\":%lu,"
-			"\"only_a_threads\":%lu,\"gone_processes\":%lu,"
-			"\"only_b_threads\":%lu}}\n",
-			(long long)a->wall.tv_sec, a->wall.tv_nsec / 1000000,
-			(long long)b->wall.tv_sec, b->wall.tv_nsec / 1000000,
-			a->now, b->now, secs, tot->nprocs,
-			tot->nlwps, sum->only_a, sum->gone, sum->only_b);
+		jw_line(&w, f);
+		jw_object(&w, "compare");
+		jw_time(&w, "a_ts", &a->wall);
+		jw_time(&w, "b_ts", &b->wall);
+		jw_u64(&w, "a_now", a->now);
+		jw_u64(&w, "b_now", b->now);
+		jw_fixed(&w, "seconds", secs);
+		jw_u64(&w, "nproc", tot->nprocs);
+		jw_u64(&w, "nlwp", tot->nlwps);
+		jw_u64(&w, "only_a_threads", sum->only_a);
+		jw_u64(&w, "gone_processes", sum->gone);
+		jw_u64(&w, "only_b_threads", sum->only_b);
+		jw_end_line(&w);
 		return;
 	}
 	compare_wall(wa, sizeof(wa), &a->wall);

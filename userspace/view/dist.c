@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "dist.h"
-#include "json.h"
+#include "jsonw.h"
 #include "table.h"
 #include "util.h"
 
@@ -471,6 +471,7 @@ void hist_print_json(FILE *f, const struct show *o,
 {
 	const struct tsa_hview *v = r->v;
 	struct timespec ts;
+	struct jsonw w;
 	size_t i, j, shown = 0, n = r->n;
 	char comm[64];
 	int b;
@@ -480,65 +481,58 @@ void hist_print_json(FILE *f, const struct show *o,
 		j = who_end(v, n, i);
 		if (o->ntop && shown++ >= (size_t)o->ntop)
 			continue;
-		fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,",
-			(long long)ts.tv_sec, ts.tv_nsec / 1000000,
-			(unsigned long long)cur->now);
+		jw_line(&w, f);
+		jw_time(&w, "ts", &ts);
+		jw_u64(&w, "now", cur->now);
 		if (v[i].group) {
 			const struct tsa_group *g = &r->t.g[v[i].group - 1];
 
-			fprintf(f, "\"group\":\"%s\",",
-				group_by_name[o->group_by]);
+			jw_str(&w, "group", group_by_name[o->group_by]);
 			if (o->group_by == GROUP_USER)
-				fprintf(f, "\"uid\":%llu,",
-					(unsigned long long)g->uid);
-			fputs("\"name\":", f);
-			json_string(f, group_key(&r->t, v[i].group - 1));
-			fprintf(f, ",\"nproc\":%lu,\"nlwp\":%lu", g->nprocs,
-				g->nlwps);
+				jw_u64(&w, "uid", g->uid);
+			jw_str(&w, "name", group_key(&r->t, v[i].group - 1));
+			jw_u64(&w, "nproc", g->nprocs);
+			jw_u64(&w, "nlwp", g->nlwps);
 		} else {
-			fprintf(f, "\"pid\":%llu,",
-				(unsigned long long)v[i].pid);
+			jw_u64(&w, "pid", v[i].pid);
 			if (o->lwps)
-				fprintf(f, "\"tid\":%llu,",
-					(unsigned long long)v[i].tid);
+				jw_u64(&w, "tid", v[i].tid);
 			who_comm(r, v[i].pid, o->lwps ? v[i].tid : 0, comm,
 				 sizeof(comm));
-			fputs("\"comm\":", f);
-			json_string(f, comm);
+			jw_str(&w, "comm", comm);
 		}
-		fprintf(f, ",\"first\":%s,\"states\":[",
-			v[i].first ? "true" : "false");
+		jw_bool(&w, "first", v[i].first);
+		jw_array(&w, "states");
 		for (size_t k = i; k < j; k++) {
 			const struct tsa_hview *x = &v[k];
 
-			fputs(k > i ? ",{" : "{", f);
+			jw_object(&w, NULL);
 			if (x->state == TSA_HIST_CALL) {
 				char call[80];
 
 				snprintf(call, sizeof(call), "%.*s",
 					 x->call_len, x->call);
-				fputs("\"call\":", f);
-				json_string(f, call);
-			} else
-				fprintf(f, "\"state\":\"%s\"",
-					tsa_state_name[x->state]);
-			fprintf(f, ",\"count\":%llu,"
-				"\"ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,"
-				"\"p99_ns\":%llu,\"max_ns\":%llu,"
-				"\"max_exact\":%s,\"open\":%llu,\"buckets\":[",
-				(unsigned long long)x->count,
-				(unsigned long long)x->ns,
-				(unsigned long long)tsa_hist_quantile(x, cur->shift, 0.5),
-				(unsigned long long)tsa_hist_quantile(x, cur->shift, 0.9),
-				(unsigned long long)tsa_hist_quantile(x, cur->shift, 0.99),
-				(unsigned long long)x->max,
-				x->max_exact ? "true" : "false",
-				(unsigned long long)x->open);
+				jw_str(&w, "call", call);
+			} else {
+				jw_str(&w, "state", tsa_state_name[x->state]);
+			}
+			jw_u64(&w, "count", x->count);
+			jw_u64(&w, "ns", x->ns);
+			jw_u64(&w, "p50_ns",
+			       tsa_hist_quantile(x, cur->shift, 0.5));
+			jw_u64(&w, "p90_ns",
+			       tsa_hist_quantile(x, cur->shift, 0.9));
+			jw_u64(&w, "p99_ns",
+			       tsa_hist_quantile(x, cur->shift, 0.99));
+			jw_u64(&w, "max_ns", x->max);
+			jw_bool(&w, "max_exact", x->max_exact);
+			jw_u64(&w, "open", x->open);
+			jw_array(&w, "buckets");
 			for (b = 0; b < TSA_HIST_NB; b++)
-				fprintf(f, "%s%llu", b ? "," : "",
-					(unsigned long long)x->b[b]);
-			fputs("]}", f);
+				jw_u64(&w, NULL, x->b[b]);
+			jw_close(&w);	/* buckets */
+			jw_close(&w);	/* the state's object */
 		}
-		fputs("]}\n", f);
+		jw_end_line(&w);
 	}
 }

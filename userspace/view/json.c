@@ -51,216 +51,198 @@
 #include <string.h>
 
 #include "json.h"
+#include "jsonw.h"
 #include "table.h"
 #include "util.h"
 
-void json_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n;
-
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', f);
-			fputc(*s++, f);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			fprintf(f, "\\u%04x", *s++);
-		} else if ((n = utf8_len(s)) == 0) {
-			fputs("\\ufffd", f);
-			s++;
-		} else {
-			fwrite(s, 1, (size_t)n, f);
-			s += n;
-		}
-	}
-	fputc('"', f);
-}
-
 /* The "solaris" and "tsa" objects of a line, and its end. */
-static void views(FILE *f, const struct tsa_delta *d)
+static void views(struct jsonw *w, const struct tsa_delta *d)
 {
 	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
 	int i;
 
 	sol_cols(d, sol);
-	fputs(",\"solaris\":{", f);
+	jw_object(w, "solaris");
 	for (i = 0; i < SOL_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", sol_col_name[i],
-			pct_of(sol[i], d->elapsed));
+		jw_fixed(w, sol_col_name[i], pct_of(sol[i], d->elapsed));
+	jw_close(w);
 	tsa_cols(d, tsa);
-	fputs("},\"tsa\":{", f);
+	jw_object(w, "tsa");
 	for (i = 0; i < TSA_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", tsa_col_name[i],
-			pct_of(tsa[i], d->elapsed));
-	fputs("}}\n", f);
+		jw_fixed(w, tsa_col_name[i], pct_of(tsa[i], d->elapsed));
+	jw_end_line(w);
 }
 
 /* The "counters" object: thread, process and group lines write it alike. */
-static void counters(FILE *f, const uint64_t *delta, const uint64_t *total)
+static void counters(struct jsonw *w, const uint64_t *delta,
+		     const uint64_t *total)
 {
 	int i;
 
-	fputs("},\"counters\":{", f);
-	for (i = 0; i < TSA_NCOUNTERS; i++)
-		fprintf(f, "%s\"%s\":{\"delta\":%llu,\"total\":%llu}",
-			i ? "," : "", tsa_counter_name[i],
-			(unsigned long long)delta[i],
-			(unsigned long long)total[i]);
+	jw_object(w, "counters");
+	for (i = 0; i < TSA_NCOUNTERS; i++) {
+		jw_object(w, tsa_counter_name[i]);
+		jw_u64(w, "delta", delta[i]);
+		jw_u64(w, "total", total[i]);
+		jw_close(w);
+	}
+	jw_close(w);
 }
 
 /* "tid" or "nlwp", "uid", "user", "comm": state and call lines share them. */
-static void who(FILE *f, const struct show *o, const struct tsa_delta *d)
+static void who(struct jsonw *w, const struct show *o,
+		const struct tsa_delta *d)
 {
-	fprintf(f, o->lwps ? "\"tid\":%llu," : "\"nlwp\":%llu,",
-		(unsigned long long)d->id);
-	fprintf(f, "\"uid\":%llu,\"user\":", (unsigned long long)d->uid);
-	json_string(f, user_name((uid_t)d->uid));
-	fputs(",\"comm\":", f);
-	json_string(f, d->comm);
+	jw_u64(w, o->lwps ? "tid" : "nlwp", d->id);
+	jw_u64(w, "uid", d->uid);
+	jw_str(w, "user", user_name((uid_t)d->uid));
+	jw_str(w, "comm", d->comm);
 }
 
-static void one(FILE *f, const struct show *o, const struct tsa_snap *cur,
-		const struct tsa_delta *d)
+static void one(struct jsonw *w, FILE *f, const struct show *o,
+		const struct tsa_snap *cur, const struct tsa_delta *d)
 {
 	const struct tsa_row *r = d->now;
 	int i;
 
-	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
-		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
-		(unsigned long long)(o->lwps ? r->v[F_AT] : cur->now),
-		(unsigned long long)r->v[F_AT], (unsigned long long)d->pid);
-	who(f, o, d);
+	jw_line(w, f);
+	jw_time(w, "ts", &cur->wall);
+	jw_u64(w, "now", o->lwps ? r->v[F_AT] : cur->now);
+	jw_u64(w, "at", r->v[F_AT]);
+	jw_u64(w, "pid", d->pid);
+	who(w, o, d);
 	if (o->lwps) {
 		uint64_t st = r->v[F_STATE];
 
-		fprintf(f, ",\"state\":\"%s\",\"state_ns\":%llu,"
-			"\"since\":\"%s\"",
-			st < TSA_NSTATES ? tsa_state_name[st] : "?",
-			(unsigned long long)r->v[F_STATE_NS],
-			r->v[F_FLAGS] & TSA_F_LOAD ? "load" : "birth");
+		jw_str(w, "state", st < TSA_NSTATES ? tsa_state_name[st] : "?");
+		jw_u64(w, "state_ns", r->v[F_STATE_NS]);
+		jw_str(w, "since",
+		       r->v[F_FLAGS] & TSA_F_LOAD ? "load" : "birth");
 	}
-	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,"
-		"\"total_elapsed_ns\":%llu,\"states\":{",
-		d->first ? "true" : "false", (unsigned long long)d->elapsed,
-		(unsigned long long)r->v[F_ELAPSED]);
-	for (i = 0; i < TSA_NSTATES; i++)
-		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f,"
-			"\"total_ns\":%llu,\"n\":%llu,\"max\":%llu}",
-			i ? "," : "", tsa_state_name[i],
-			(unsigned long long)d->ns[i],
-			pct_of(d->ns[i], d->elapsed),
-			(unsigned long long)r->v[F_NS + i],
-			(unsigned long long)r->v[F_N + i],
-			(unsigned long long)r->v[F_MAX + i]);
-	counters(f, d->cnt, &r->v[F_CNT]);
-	fputc('}', f);
-	views(f, d);
+	jw_bool(w, "first", d->first);
+	jw_u64(w, "elapsed_ns", d->elapsed);
+	jw_u64(w, "total_elapsed_ns", r->v[F_ELAPSED]);
+	jw_object(w, "states");
+	for (i = 0; i < TSA_NSTATES; i++) {
+		jw_object(w, tsa_state_name[i]);
+		jw_u64(w, "ns", d->ns[i]);
+		jw_fixed(w, "pct", pct_of(d->ns[i], d->elapsed));
+		jw_u64(w, "total_ns", r->v[F_NS + i]);
+		jw_u64(w, "n", r->v[F_N + i]);
+		jw_u64(w, "max", r->v[F_MAX + i]);
+		jw_close(w);
+	}
+	jw_close(w);
+	counters(w, d->cnt, &r->v[F_CNT]);
+	views(w, d);
 }
 
 void json_print(FILE *f, const struct show *o, const struct tsa_snap *cur,
 		const struct tsa_delta *d, size_t n)
 {
+	struct jsonw w;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		one(f, o, cur, &d[i]);
+		one(&w, f, o, cur, &d[i]);
 }
 
-static void one_group(FILE *f, enum group_by by, const struct tsa_snap *cur,
-		      const struct tsa_group *g, const struct tsa_delta *d)
+static void one_group(struct jsonw *w, FILE *f, enum group_by by,
+		      const struct tsa_snap *cur, const struct tsa_group *g,
+		      const struct tsa_delta *d)
 {
 	int i;
 
-	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"group\":\"%s\",",
-		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
-		(unsigned long long)cur->now, group_by_name[by]);
+	jw_line(w, f);
+	jw_time(w, "ts", &cur->wall);
+	jw_u64(w, "now", cur->now);
+	jw_str(w, "group", group_by_name[by]);
 	if (by == GROUP_USER)
-		fprintf(f, "\"uid\":%llu,", (unsigned long long)g->uid);
-	fputs("\"name\":", f);
-	json_string(f, g->key);
-	fprintf(f, ",\"nproc\":%lu,\"nlwp\":%lu,\"first\":%s,"
-		"\"elapsed_ns\":%llu,\"total_elapsed_ns\":%llu,\"states\":{",
-		g->nprocs, g->nlwps, d->first ? "true" : "false",
-		(unsigned long long)d->elapsed,
-		(unsigned long long)g->elapsed);
-	for (i = 0; i < TSA_NSTATES; i++)
-		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f,"
-			"\"total_ns\":%llu}", i ? "," : "", tsa_state_name[i],
-			(unsigned long long)d->ns[i],
-			pct_of(d->ns[i], d->elapsed),
-			(unsigned long long)g->ns[i]);
-	counters(f, d->cnt, g->cnt);
-	fputc('}', f);
-	views(f, d);
+		jw_u64(w, "uid", g->uid);
+	jw_str(w, "name", g->key);
+	jw_u64(w, "nproc", g->nprocs);
+	jw_u64(w, "nlwp", g->nlwps);
+	jw_bool(w, "first", d->first);
+	jw_u64(w, "elapsed_ns", d->elapsed);
+	jw_u64(w, "total_elapsed_ns", g->elapsed);
+	jw_object(w, "states");
+	for (i = 0; i < TSA_NSTATES; i++) {
+		jw_object(w, tsa_state_name[i]);
+		jw_u64(w, "ns", d->ns[i]);
+		jw_fixed(w, "pct", pct_of(d->ns[i], d->elapsed));
+		jw_u64(w, "total_ns", g->ns[i]);
+		jw_close(w);
+	}
+	jw_close(w);
+	counters(w, d->cnt, g->cnt);
+	views(w, d);
 }
 
 void json_print_groups(FILE *f, enum group_by by, const struct tsa_snap *cur,
 		       const struct group_report *r,
 		       const struct tsa_delta *d, size_t n)
 {
+	struct jsonw w;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		one_group(f, by, cur, &r->t.g[d[i].id], &d[i]);
+		one_group(&w, f, by, cur, &r->t.g[d[i].id], &d[i]);
 }
 
-static void one_call(FILE *f, const struct show *o,
+static void one_call(struct jsonw *w, FILE *f, const struct show *o,
 		     const struct tsa_calls_snap *cur,
 		     const struct tsa_call_line *l)
 {
 	const struct tsa_delta *d = l->who;
 	uint64_t split[CALL_NCOLS];
-	int i, first = 1;
+	int i;
 
-	fprintf(f, "{\"ts\":%lld.%03ld,\"now\":%llu,\"at\":%llu,\"pid\":%llu,",
-		(long long)cur->wall.tv_sec, cur->wall.tv_nsec / 1000000,
-		(unsigned long long)cur->now, (unsigned long long)l->at,
-		(unsigned long long)d->pid);
-	who(f, o, d);
-	fprintf(f, ",\"first\":%s,\"elapsed_ns\":%llu,\"call\":",
-		d->first ? "true" : "false", (unsigned long long)l->elapsed);
-	json_string(f, l->name);
-	fprintf(f, ",\"other\":%s,\"calls\":%llu,\"ns\":%llu,\"pct\":%.3f,",
-		l->other ? "true" : "false", (unsigned long long)l->d.calls,
-		(unsigned long long)l->d.ns, pct_of(l->d.ns, l->elapsed));
+	jw_line(w, f);
+	jw_time(w, "ts", &cur->wall);
+	jw_u64(w, "now", cur->now);
+	jw_u64(w, "at", l->at);
+	jw_u64(w, "pid", d->pid);
+	who(w, o, d);
+	jw_bool(w, "first", d->first);
+	jw_u64(w, "elapsed_ns", l->elapsed);
+	jw_str(w, "call", l->name);
+	jw_bool(w, "other", l->other);
+	jw_u64(w, "calls", l->d.calls);
+	jw_u64(w, "ns", l->d.ns);
+	jw_fixed(w, "pct", pct_of(l->d.ns, l->elapsed));
 	if (l->d.calls)
-		fprintf(f, "\"avg_ns\":%llu,",
-			(unsigned long long)(l->d.ns / l->d.calls));
+		jw_u64(w, "avg_ns", l->d.ns / l->d.calls);
 	else
-		fputs("\"avg_ns\":null,", f);
-	fprintf(f, "\"max_ns\":%llu,\"total_calls\":%llu,\"total_ns\":%llu,",
-		(unsigned long long)l->d.max,
-		(unsigned long long)l->total_calls,
-		(unsigned long long)l->total_ns);
+		jw_null(w, "avg_ns");
+	jw_u64(w, "max_ns", l->d.max);
+	jw_u64(w, "total_calls", l->total_calls);
+	jw_u64(w, "total_ns", l->total_ns);
 	if (l->d.rest)
-		fprintf(f, "\"unknown_ns\":%llu,",
-			(unsigned long long)l->d.rest);
-	fputs("\"states\":{", f);
+		jw_u64(w, "unknown_ns", l->d.rest);
+	jw_object(w, "states");
 	for (i = 0; i < TSA_NSTATES; i++) {
 		if (i == S_USR && !l->d.st[i])
 			continue;	/* a thread in a call is not in USR */
-		fprintf(f, "%s\"%s\":{\"ns\":%llu,\"pct\":%.3f}",
-			first ? "" : ",", tsa_state_name[i],
-			(unsigned long long)l->d.st[i],
-			pct_of(l->d.st[i], l->d.ns));
-		first = 0;
+		jw_object(w, tsa_state_name[i]);
+		jw_u64(w, "ns", l->d.st[i]);
+		jw_fixed(w, "pct", pct_of(l->d.st[i], l->d.ns));
+		jw_close(w);
 	}
+	jw_close(w);
 	call_cols(&l->d, split);
-	fputs("},\"split\":{", f);
+	jw_object(w, "split");
 	for (i = 0; i < CALL_NCOLS; i++)
-		fprintf(f, "%s\"%s\":%.3f", i ? "," : "", call_col_name[i],
-			pct_of(split[i], l->d.ns));
-	fputs("}}\n", f);
+		jw_fixed(w, call_col_name[i], pct_of(split[i], l->d.ns));
+	jw_end_line(w);
 }
 
 void json_print_calls(FILE *f, const struct show *o,
 		      const struct tsa_calls_snap *cur,
 		      const struct tsa_call_line *l, size_t n)
 {
+	struct jsonw w;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		one_call(f, o, cur, &l[i]);
+		one_call(&w, f, o, cur, &l[i]);
 }

@@ -25,7 +25,4 @@ void json_print_calls(FILE *f, const struct show *o,
 		      const struct tsa_calls_snap *cur,
 		      const struct tsa_call_line *l, size_t n);
 
-/* Write @s as a JSON string (quotes included); invalid UTF-8 -> U+FFFD. */
-void json_string(FILE *f, const char *s);
-
 #endif /* VIEW_JSON_H */
