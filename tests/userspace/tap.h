@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tap.h - a tiny TAP harness: "ok N - what" / "not ok N - what", with
- * what was expected and what was seen on failure, and a summary line
- * "userspace: N passed, N failed".
+ * what was expected and what was seen on failure, and a closing comment
+ * "# PROGRAM: N passed, N failed" (run-tests.sh sums every program's
+ * into the one line "userspace: N passed, N failed").
  */
 #ifndef TAP_H
 #define TAP_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* Each test program uses some of these: unused ones are not a mistake. */
+#define TAP_FN	static __attribute__((unused))
+
 static int tap_passed, tap_failed;
 
-static void tap_vreport(int cond, const char *fmt, va_list ap)
+TAP_FN void tap_vreport(int cond, const char *fmt, va_list ap)
 {
 	printf("%s %d - ", cond ? "ok" : "not ok",
 	       tap_passed + tap_failed + 1);
@@ -26,7 +31,7 @@ static void tap_vreport(int cond, const char *fmt, va_list ap)
 }
 
 __attribute__((format(printf, 2, 3)))
-static int ok(int cond, const char *fmt, ...)
+TAP_FN int ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,7 +42,7 @@ static int ok(int cond, const char *fmt, ...)
 }
 
 /* Print @s as a TAP comment, one "# " line per line of @s. */
-static void tap_diag(const char *label, const char *s)
+TAP_FN void tap_diag(const char *label, const char *s)
 {
 	printf("#   %s:\n", label);
 	while (s && *s) {
@@ -50,7 +55,7 @@ static void tap_diag(const char *label, const char *s)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int is_str(const char *seen, const char *want, const char *fmt, ...)
+TAP_FN int is_str(const char *seen, const char *want, const char *fmt, ...)
 {
 	int cond = seen && want && !strcmp(seen, want);
 	va_list ap;
@@ -66,7 +71,7 @@ static int is_str(const char *seen, const char *want, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int is_long(long seen, long want, const char *fmt, ...)
+TAP_FN int is_long(long seen, long want, const char *fmt, ...)
 {
 	int cond = seen == want;
 	va_list ap;
@@ -80,7 +85,7 @@ static int is_long(long seen, long want, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 1, 2)))
-static void skip(const char *fmt, ...)
+TAP_FN void skip(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -92,10 +97,11 @@ static void skip(const char *fmt, ...)
 	tap_passed++;
 }
 
-static int tap_done(void)
+TAP_FN int tap_done(void)
 {
 	printf("1..%d\n", tap_passed + tap_failed);
-	printf("userspace: %d passed, %d failed\n", tap_passed, tap_failed);
+	printf("# %s: %d passed, %d failed\n", program_invocation_short_name,
+	       tap_passed, tap_failed);
 	return tap_failed ? 1 : 0;
 }
 

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - what every end-to-end test of tsa-prstat needs: the binary and
+ * a temporary directory, files in and out, the binary run with its
+ * output caught, and FIFOs that hand it one snapshot per read.
+ */
+#ifndef FX_RUN_H
+#define FX_RUN_H
+
+#include <sys/types.h>
+
+extern const char *prstat_bin;	/* $TSA_PRSTAT, else ./tsa-prstat */
+extern const char *testdir;	/* $TSA_TESTDIR, else ../tests/userspace */
+extern char tmp[256];		/* this run's own directory */
+
+/* Read the environment and make tmp; 0, or -1 with a message printed. */
+int fx_init(void);
+/* At the end: remove tmp, unless tests @failed (then say where it is). */
+void fx_done(int failed);
+/* tmp/@name, made (a static buffer, valid until the next call). */
+char *mkdir_in_tmp(const char *name);
+/* Does @text have the line @line, whole? */
+int has_line(const char *text, const char *line);
+/* A fake /proc/PID/cgroup under @procfs. */
+void put_cgroup(const char *procfs, int pid, const char *text);
+
+/* A file's text (malloc'ed; "" when it cannot be read). */
+char *slurp(const char *path);
+/* Write @text to @path, or exit(2): a test that cannot set up is void. */
+void put(const char *path, const char *text);
+
+/*
+ * Run tsa-prstat with @args (NULL-terminated) and TSA_PROC_DIR=@dir;
+ * stdout and stderr into *out and *err.  @as_nobody: drop to uid
+ * 65534 first (used only when running as root).  Returns the exit
+ * status, or 128 + signal.
+ */
+int run(const char *dir, const char *const *args, char **out, char **err,
+	int as_nobody);
+
+/*
+ * Hand @snaps[i] to whoever opens @fifos[i % nf] next, one open each,
+ * from a child process (its pid returned; waitpid it).
+ */
+pid_t feed_fifos(const char *const *fifos, int nf, char *const *snaps,
+		 int n);
+pid_t feed_fifo(const char *fifo, char *const *snaps, int n);
+
+/* Drop the load averages, which are the machine's, from Total lines. */
+void cut_loadavg(char *s);
+/* JSON lines with their wall-clock time ("ts":N.NNN) masked. */
+char *mask_ts(char *s);
+
+#endif /* FX_RUN_H */

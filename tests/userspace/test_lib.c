@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_lib.c - lib/: the formatting of numbers, durations and names,
+ * and the streaming JSON writer.
+ *
+ * Output is TAP (tap.h); run-tests.sh sums every program's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jsonw.h"
+#include "util.h"
+#include "tap.h"
+#include "fx/run.h"
+
+static void test_format_pct(void)
+{
+	static const struct { float v; const char *want; } t[] = {
+		{ 0, "0.0" }, { 0.04f, "0.0" }, { 0.05f, "0.1" },
+		{ 5, "5.0" }, { 9.94f, "9.9" }, { 9.949f, "9.9" },
+		{ 9.95f, "10" }, { 9.96f, "10" }, { 10, "10" },
+		{ 12.5f, "12" },	/* printf rounds a tie to even */
+		{ 27.5f, "28" }, { 60.15f, "60" }, { 99.4f, "99" },
+		{ 99.5f, "100" }, { 100, "100" }, { 100.01f, "100" },
+		{ 250, "100" }, { -0.5f, "0.0" }, { -100, "0.0" },
+	};
+	char out[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		format_pct(out, t[i].v);
+		is_str(out, t[i].want, "format_pct(%g) is \"%s\"",
+		       (double)t[i].v, t[i].want);
+	}
+}
+
+static void test_format_num(void)
+{
+	static const struct { uint64_t v; const char *want; } t[] = {
+		{ 0, "  0" }, { 7, "  7" }, { 999, "999" }, { 1000, " 1K" },
+		{ 1999, " 1K" }, { 9999, " 9K" }, { 10000, "10K" },
+		{ 99999, "99K" }, { 100000, ".1M" }, { 199999, ".1M" },
+		{ 999999, ".9M" },
+		/* Solaris cuts ".10M" to its buffer: 1M and up read ".10" */
+		{ 1000000, ".10" }, { 1234567, ".12" }, { 99999999, ".99" },
+		{ 100000000, ".10" }, { UINT64_MAX, ".18" },
+	};
+	char out[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		format_num(out, t[i].v);
+		is_str(out, t[i].want, "format_num(%llu) is \"%s\"",
+		       (unsigned long long)t[i].v, t[i].want);
+	}
+}
+
+static void test_names(void)
+{
+	char out[64];
+
+	format_user(out, sizeof(out), "postgres", 1);
+	is_str(out, "postgres", "an 8-character user name is not cut");
+	format_user(out, sizeof(out), "verylongname", 1);
+	is_str(out, "verylon*", "a long user name is cut to 7 and '*'");
+	format_user(out, sizeof(out), "verylongname", 0);
+	is_str(out, "verylongname", "without truncation it is whole");
+	is_str(user_name(0), "root", "uid 0 is root");
+	is_str(user_name(4000000), "4000000", "a uid without a name is "
+	       "its number");
+	strip_comm(out, sizeof(out), "a\tb\x7f" "c d");
+	is_str(out, "abc d", "unprintable characters leave comm");
+}
+
+static void test_format_count_dur(void)
+{
+	static const struct { uint64_t v; const char *want; } c[] = {
+		{ 0, "0" }, { 99999, "99999" }, { 100000, "100K" },
+		{ 123456, "123K" }, { 9999999, "9999K" }, { 12345678, "12M" },
+		{ 9999999999ull, "9999M" }, { 10000000000ull, "10G" },
+		{ UINT64_MAX, "18E" },
+	}, t[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1.00us" },
+		{ 1999, "1.99us" }, { 12345, "12.3us" }, { 999999, "999us" },
+		{ 6666666, "6.66ms" }, { 140000000, "140ms" },
+		{ 1000000000, "1.00s" }, { 99990000000ull, "99.9s" },
+		{ 999999999999ull, "999s" }, { 3600000000000ull, "3600s" },
+	};
+	char out[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		format_count(out, c[i].v);
+		is_str(out, c[i].want, "format_count(%llu) is \"%s\"",
+		       (unsigned long long)c[i].v, c[i].want);
+	}
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		format_dur(out, t[i].v);
+		is_str(out, t[i].want, "format_dur(%llu) is \"%s\"",
+		       (unsigned long long)t[i].v, t[i].want);
+	}
+}
+
+/*
+ * The JSON writer places every comma and closes what is open: members,
+ * nested objects, arrays of numbers and of objects, null, booleans,
+ * three decimals, a wall-clock time, and strings escaped (a quote, a
+ * backslash, a control byte, invalid UTF-8).
+ */
+static void test_jsonw(void)
+{
+	struct timespec t = { 1700000000, 123456789 };
+	struct jsonw w;
+	char *out;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	jw_line(&w, f);
+	jw_time(&w, "ts", &t);
+	jw_u64(&w, "n", 18446744073709551615ull);
+	jw_str(&w, "s", "a\"b\\c\td\xff");
+	jw_object(&w, "o");
+	jw_fixed(&w, "pct", 12.3456);
+	jw_null(&w, "none");
+	jw_close(&w);
+	jw_array(&w, "a");
+	jw_u64(&w, NULL, 1);
+	jw_u64(&w, NULL, 2);
+	jw_object(&w, NULL);
+	jw_bool(&w, "t", 1);
+	jw_bool(&w, "f", 0);
+	jw_close(&w);
+	jw_object(&w, NULL);
+	jw_close(&w);
+	jw_close(&w);
+	jw_array(&w, "empty");
+	jw_end_line(&w);
+	jw_line(&w, f);
+	jw_end_line(&w);
+	fclose(f);
+	is_str(out, "{\"ts\":1700000000.123,\"n\":18446744073709551615,"
+	       "\"s\":\"a\\\"b\\\\c\\u0009d\\ufffd\",\"o\":{\"pct\":12.346,"
+	       "\"none\":null},\"a\":[1,2,{\"t\":true,\"f\":false},{}],"
+	       "\"empty\":[]}\n{}\n",
+	       "jsonw: commas, nesting, arrays, escapes; end_line closes "
+	       "what is open");
+	free(out);
+}
+
+int main(void)
+{
+	if (fx_init())
+		return 2;
+
+	test_format_pct();
+	test_format_num();
+	test_names();
+	test_format_count_dur();
+	test_jsonw();
+
+	fx_done(tap_failed);
+	return tap_done();
+}

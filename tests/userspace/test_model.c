@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_model.c - model/: the readers of /proc/tsa/all, calls and hist,
+ * and the arithmetic on them, fed hand-written snapshots (fx/snap.c);
+ * every expected number was computed by hand (in the comments).
+ *
+ * Output is TAP (tap.h); run-tests.sh sums every program's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "all.h"
+#include "calls.h"
+#include "hist.h"
+#include "tap.h"
+#include "fx/load.h"
+#include "fx/snap.h"
+#include "fx/run.h"
+
+static void test_parser(void)
+{
+	struct tsa_snap s = { 0 };
+	char msg[256];
+	static const char *bad[] = {
+		"tsa-all 2\nnow 1\nfields tid pid flags elapsed comm\n",
+		"tsa-thread 1\n",
+		"tsa-all 1\nnow 1\nfields tid pid flags elapsed\n",
+		"tsa-all 1\nnow 1\nfields tid pid flags comm\n",
+		"tsa-all 1\nnow 1\nfields tid pid flags elapsed comm\n1 1 x 5 a\n",
+		"tsa-all 1\nnow 1\n",
+	};
+	static const int want[] = { TSA_EVERSION, TSA_EFORMAT, TSA_EFORMAT,
+		TSA_EFORMAT, TSA_EFORMAT, TSA_EFORMAT };
+	static const char *what[] = {
+		"version 2 is refused", "another file kind is refused",
+		"fields without comm last are refused",
+		"fields without elapsed are refused",
+		"a row that is not numbers is refused",
+		"a file without fields is refused",
+	};
+	const char *good = "tsa-all 1.3\nnow 99\nnewthing 7\n"
+		"fields pid tid extra flags elapsed comm\n"
+		"5 6 123 0 40 name with  spaces\n\n"
+		"5 7 0 2 30 \n";
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snap_set_text(&s, bad[i]);
+		is_long(tsa_snap_parse(&s, msg, sizeof(msg)), want[i],
+			"parser: %s", what[i]);
+	}
+	snap_set_text(&s, good);
+	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_OK,
+		"parser: minor version, unknown header line and column, "
+		"columns in any order");
+	is_long((long)s.nrows, 2, "parser: blank lines are skipped");
+	is_long((long)s.now, 99, "parser: now");
+	is_str(s.rows[0].comm, "name with  spaces",
+	       "parser: comm runs to the end of the line");
+	is_str(s.rows[1].comm, "", "parser: an empty comm");
+	ok(tsa_snap_thread(&s, 6) && tsa_snap_thread(&s, 6)->v[F_PID] == 5 &&
+	   tsa_snap_thread(&s, 6)->v[F_ELAPSED] == 40,
+	   "parser: columns are mapped by name");
+	ok(tsa_snap_proc(&s, 5) && tsa_snap_proc(&s, 5)->nlwp == 2 &&
+	   tsa_snap_proc(&s, 5)->agg.v[F_ELAPSED] == 70,
+	   "parser: process sums");
+	is_long((long)s.rows[0].v[F_AT], 99,
+		"parser: without an at column a row is measured at now");
+	tsa_snap_free(&s);
+	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed at comm\n"
+		"6 5 0 40 120 x\n";
+	snap_set_text(&s, good);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK &&
+	   s.rows[0].v[F_AT] == 120,
+	   "parser: the at column (a thread measured after now)");
+	tsa_snap_free(&s);
+	/* The module names its state numbers; a reader maps them by name. */
+	good = "tsa-all 1\nnow 99\nstates SYS USR NEW LAT\n"
+		"fields tid pid flags elapsed state state_ns comm\n"
+		"6 5 0 40 0 7 a\n7 5 0 40 3 8 b\n8 5 0 40 2 9 c\n9 5 0 40 9 1 d\n";
+	snap_set_text(&s, good);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 4 &&
+	   s.rows[0].v[F_STATE] == 1 && s.rows[1].v[F_STATE] == 12 &&
+	   s.rows[2].v[F_STATE] == TSA_NSTATES &&
+	   s.rows[3].v[F_STATE] == TSA_NSTATES,
+	   "parser: state numbers are mapped through the states line "
+	   "(SYS, LAT; an unknown name and a number past the line: unknown)");
+	is_long((long)s.rows[1].v[F_STATE_NS], 8, "parser: the state_ns column");
+	tsa_snap_free(&s);
+	/* A thread named "a\nUSR 9 9" with a backslash: the module writes
+	 * \012 and \134; bad escapes stay as they are. */
+	good = "tsa-all 1\nnow 99\nfields tid pid flags elapsed comm\n"
+		"6 5 0 40 a\\012USR 9 9\\134\\8\\47 \n7 5 0 1 b\n";
+	snap_set_text(&s, good);
+	ok(tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK && s.nrows == 2,
+	   "parser: an escaped newline in a name is one row, not two");
+	is_str(s.rows[0].comm, "a\nUSR 9 9\\\\8\\47 ",
+	       "parser: \\ooo escapes in comm are decoded, others kept");
+	{
+		char out[64];
+
+		strip_comm(out, sizeof(out), s.rows[0].comm);
+		is_str(out, "aUSR 9 9\\\\8\\47 ",
+		       "table: control bytes of a name are left out");
+	}
+	tsa_snap_free(&s);
+}
+
+static void test_calls_parser(void)
+{
+	struct tsa_calls_snap s = { 0 };
+	const struct tsa_cgroup *g;
+	char msg[256], *text = calls_a();
+	const char *hdr = "tsa-calls 1\nnow 50\nrows 8 0\n"
+		"fields tid pid uid flags elapsed at kind name calls ns max "
+		"sys_ns lck_ns\n";
+	static const struct {
+		const char *rows;
+		int rc;
+		const char *msg, *what;
+	} bad[] = {
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "7 7 0 0 40 50 syscall write 2 1x 5 4 6\n", TSA_EFORMAT,
+		  "line 6, column 10: not a number", "a bad number" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4\n", TSA_EFORMAT,
+		  "line 5, column 13: missing (\"fields\" names 13)",
+		  "a short line" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6 9\n", TSA_EFORMAT,
+		  "line 5, column 14: more columns than \"fields\" names",
+		  "a long line" },
+		{ "7 7 0 0 40 50 syscall re\001ad 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 5, column 8: bad call name",
+		  "a call name with a control byte" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 7\n", TSA_EFORMAT,
+		  "line 5: the state columns add up to more than ns",
+		  "states that add up to more than ns" },
+		{ "0 7 0 0 40 50 syscall read 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 5: tid 0", "tid 0 on a thread line" },
+		{ "7 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "8 7 0 0 40 50 syscall read 2 10 5 4 6\n"
+		  "7 7 0 0 40 50 syscall write 2 10 5 4 6\n", TSA_EFORMAT,
+		  "line 7: thread 7 is listed again, apart from its other "
+		  "lines", "a thread's lines apart" },
+	};
+	size_t i;
+
+	cload(&s, text);
+	free(text);
+	is_long((long)s.nrows, 7, "calls parser: one row per syscall line "
+		"(the trap line left out)");
+	is_long((long)s.ngroups, 5, "calls parser: a group per thread and "
+		"per exited-threads table");
+	is_long((long)s.now, (long)MS(10000), "calls parser: now");
+	is_long((long)s.table_rows, 8, "calls parser: rows");
+	is_long((long)s.nnames, 4, "calls parser: call names interned "
+		"(futex read other clock_nanosleep)");
+	g = tsa_calls_thread(&s, 100, MS(6000));
+	ok(g && g->n == 3 && !strcmp(s.names[s.rows[g->first].name], "futex")
+	   && s.rows[g->first].v.ns == MS(1000) &&
+	   s.rows[g->first].v.st[S_LCK] == MS(900) &&
+	   s.rows[g->first].v.max == MS(500) && !s.rows[g->first].v.rest,
+	   "calls parser: a thread's rows, columns by name");
+	ok(!tsa_calls_thread(&s, 100, MS(6001)),
+	   "calls parser: a thread is its tid and its start (at - elapsed)");
+	ok(s.other != TSA_NONAME && !strcmp(s.names[s.other], "other"),
+	   "calls parser: the other row is known");
+	tsa_calls_free(&s);
+
+	/* The first cut of the format (a "call" column, no "kind");
+	 * columns in another order, an unknown column and an unknown
+	 * state's column: its time is in ns, not in a known state. */
+	cload(&s, "tsa-calls 1.2\nnow 9\nrows 8\nnewline x\n"
+	      "fields call pid tid flags elapsed at calls ns future "
+	      "foo_ns sys_ns\n"
+	      "ia32:read 5 6 0 40 9 2 30 77 12 18\n"
+	      "#451 5 6 0 40 9 1 1 0 1 0\n");
+	ok(s.nrows == 2 && !strcmp(s.names[s.rows[0].name], "ia32:read") &&
+	   s.rows[0].v.st[S_SYS] == 18 && s.rows[0].v.rest == 12 &&
+	   s.rows[0].v.calls == 2 && s.groups[0].tid == 6 &&
+	   !strcmp(s.names[s.rows[1].name], "#451"),
+	   "calls parser: the call column, minor version, columns in any "
+	   "order, unknown columns skipped, unknown states' time kept "
+	   "apart");
+	tsa_calls_free(&s);
+
+	/* A kind this reader does not know is left out, as traps are. */
+	cload(&s, "tsa-calls 1\nnow 9\nrows 8 6 4\nfields tid pid flags "
+	      "elapsed at kind name calls ns\n"
+	      "6 5 0 40 9 syscall read 2 30\n6 5 0 40 9 trap irq:24 1 5\n"
+	      "6 5 0 40 9 future x 1 1\n6 5 0 40 9 syscall other 1 1\n");
+	ok(s.nrows == 2 && s.ngroups == 1 && s.table_rows == 8 &&
+	   !strcmp(s.names[s.rows[0].name], "read") && s.rows[1].name ==
+	   s.other, "calls parser: only syscall lines; rows with more numbers");
+	tsa_calls_free(&s);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t;
+
+		if (asprintf(&t, "%s%s", hdr, bad[i].rows) < 0)
+			exit(2);
+		s.len = strlen(t);
+		s.buf = xrealloc(s.buf, s.len + 1);
+		s.cap = s.len + 1;
+		memcpy(s.buf, t, s.len);
+		msg[0] = '\0';
+		is_long(tsa_calls_parse(&s, msg, sizeof(msg)), bad[i].rc,
+			"calls parser: %s is refused", bad[i].what);
+		is_str(msg, bad[i].msg, "calls parser: ... saying where");
+		free(t);
+	}
+	{
+		static const struct {
+			const char *text, *msg;
+			int rc;
+		} head[] = {
+			{ "tsa-calls 2\nfields tid\n",
+			  "format version 2, this tsa-prstat reads version 1",
+			  TSA_EVERSION },
+			{ "tsa-all 1\n", "not a tsa-calls file (first line: "
+			  "\"tsa-all 1\")", TSA_EFORMAT },
+			{ "tsa-calls 1\nnow 1\n", "no \"fields\" line",
+			  TSA_EFORMAT },
+			{ "tsa-calls 1\nfields tid pid flags elapsed at kind "
+			  "calls ns\n", "line 2: \"fields\" lacks name",
+			  TSA_EFORMAT },
+			{ "tsa-calls 1\nrows 0 6\nfields tid pid flags elapsed "
+			  "at kind name calls ns\n", "the module keeps no "
+			  "system-call rows (\"rows 0\")", TSA_ENOCALLS },
+			{ "tsa-calls 1\nrows 8x\nfields tid\n",
+			  "line 2: bad \"rows\"", TSA_EFORMAT },
+		};
+
+		for (i = 0; i < sizeof(head) / sizeof(head[0]); i++) {
+			s.len = strlen(head[i].text);
+			s.buf = xrealloc(s.buf, s.len + 1);
+			s.cap = s.len + 1;
+			memcpy(s.buf, head[i].text, s.len);
+			msg[0] = '\0';
+			is_long(tsa_calls_parse(&s, msg, sizeof(msg)),
+				head[i].rc, "calls parser: header %zu refused",
+				i + 1);
+			is_str(msg, head[i].msg, "calls parser: ... as %s",
+			       head[i].msg);
+		}
+	}
+	tsa_calls_free(&s);
+}
+
+/*
+ * The sums are exact: over any interval, a thread's or process's call
+ * lines add up, column by column, to the growth of all its rows and
+ * other, even when rows are evicted, come back, or move to the exited
+ * threads' table.
+ */
+static void test_calls_sums(void)
+{
+	char *a = snap_a(), *b = snap_b(), *ca = calls_a(), *cb = calls_b();
+	struct tsa_snap sa = { 0 }, sb = { 0 };
+	struct tsa_calls_snap xa = { 0 }, xb = { 0 };
+	struct tsa_select sel = { 0, 1, NULL, 0 };
+	struct tsa_delta *d = NULL;
+	struct tsa_call_line *l = NULL;
+	struct tsa_totals tot;
+	size_t cap = 0, lcap = 0, n, i;
+	uint64_t calls100 = 0, ns100 = 0, iow100 = 0, idl300 = 0;
+
+	load(&sa, a);
+	load(&sb, b);
+	cload(&xa, ca);
+	cload(&xb, cb);
+	n = tsa_delta_compute(&sa, &sb, &sel, &d, &cap, &tot);
+	n = tsa_calls_compute(&sa, &sb, &xa, &xb, &sel, d, n, &l, &lcap);
+	for (i = 0; i < n; i++) {
+		uint64_t sum = l[i].d.rest;
+		int s;
+
+		for (s = 0; s < TSA_NSTATES; s++)
+			sum += l[i].d.st[s];
+		if (sum != l[i].d.ns)
+			break;
+		if (l[i].who->pid == 100) {
+			calls100 += l[i].d.calls;
+			ns100 += l[i].d.ns;
+			iow100 += l[i].d.st[S_IOW];
+		} else {
+			idl300 += l[i].d.st[S_IDL];
+		}
+	}
+	is_long((long)i, (long)n, "calls: each line's states add up to its "
+		"time");
+	/* pid 100: B's rows sum to 18+3+28+100+3 = 152 calls, 3.49 s;
+	 * A's to 14+22+5 = 41 calls, 2.7 s. */
+	is_long((long)calls100, 152 - 41, "calls: pid 100's lines add up to "
+		"the growth of its calls");
+	is_long((long)ns100, (long)(MS(3490) - MS(2700)), "calls: ... and "
+		"of its time");
+	is_long((long)iow100, (long)(MS(590) - MS(500)), "calls: ... and "
+		"of its time in each state (IOW)");
+	is_long((long)idl300, (long)(MS(5700) - MS(5000)), "calls: ... pid "
+		"300's IDL too, though its other went down");
+	free(d);
+	free(l);
+	tsa_snap_free(&sa);
+	tsa_snap_free(&sb);
+	tsa_calls_free(&xa);
+	tsa_calls_free(&xb);
+	free(a);
+	free(b);
+	free(ca);
+	free(cb);
+}
+
+static void test_hist_lib(void)
+{
+	static char a[4096], b[4096];
+	struct tsa_hist_snap sa, sb, bad;
+	struct tsa_hview *v = NULL;
+	size_t cap = 0, n;
+	uint64_t pid100 = 100, pid7 = 7;
+	char msg[200];
+
+	hist_snaps(a, b, sizeof(a));
+	is_long(hist_parse_text(&sa, a, msg, sizeof(msg)), TSA_OK,
+		"hist: a snapshot parses (%s)", msg);
+	is_long(hist_parse_text(&sb, b, msg, sizeof(msg)), TSA_OK,
+		"hist: the next parses (%s)", msg);
+	is_long((long)sa.n, 4, "hist: one line per state, USR's without buckets");
+	ok(sa.l[1].has_b && !sa.l[0].has_b && sa.l[2].open &&
+	   sa.l[2].open_ns == 1000000 && sa.l[1].b[12] == 2,
+	   "hist: open, open_ns and buckets where the state has them");
+	is_long((long)tsa_hist_edge(10, 0), 1024, "hist: b0 ends at 2^10 ns");
+	is_long((long)tsa_hist_edge(10, 12), 4194304, "hist: b12 at 2^22 ns");
+	ok(tsa_hist_edge(10, 27) == UINT64_MAX, "hist: the last has no end");
+
+	/* Threads: 101 (10 ms of LCK), 100 (4 ms of LAT), 102 (new). */
+	n = tsa_hist_compute(&sa, &sb, 1, NULL, 0, &v, &cap);
+	is_long((long)n, 3, "hist -L: a line per thread and state with stays that ended");
+	ok(n == 3 && v[0].tid == 101 && v[1].tid == 100 && v[2].tid == 102,
+	   "hist -L: the longest waits first (101 LCK, 100 LAT, 102)");
+	if (n == 3) {
+		ok(v[0].state == S_LCK && v[0].count == 2 && v[0].b[14] == 2 &&
+		   v[0].ns == 10000000 && v[0].max == 12000000 &&
+		   v[0].max_exact && !v[0].open && !v[0].first,
+		   "hist -L: 101's LCK: 2 stays in b14, 10 ms, its new longest exact (saw count %llu ns %llu max %llu exact %d)",
+		   (unsigned long long)v[0].count, (unsigned long long)v[0].ns,
+		   (unsigned long long)v[0].max, v[0].max_exact);
+		ok(v[1].count == 10 && v[1].b[10] == 8 && v[1].b[12] == 2 &&
+		   v[1].ns == 4000000 && v[1].max == 3000000 && !v[1].max_exact,
+		   "hist -L: 100's LAT: 10 stays; the longest (3 ms) ended before: a bound");
+		is_long((long)tsa_hist_quantile(&v[1], 10, 0.5), 1048576,
+			"hist: p50 is the upper edge of its bucket (b10: 2^20 ns)");
+		is_long((long)tsa_hist_quantile(&v[1], 10, 0.9), 3000000,
+			"hist: p90's edge (b12, 4.19 ms) capped by the longest stay");
+		ok(v[2].first && v[2].count == 1 && v[2].b[0] == 1,
+		   "hist -L: a thread new in the interval: its lifetime");
+	}
+	/* Processes: pid 100 sums its threads and its exited ones. */
+	n = tsa_hist_compute(&sa, &sb, 0, &pid100, 1, &v, &cap);
+	ok(n == 2 && v[0].state == S_LCK && v[1].state == S_LAT &&
+	   v[1].count == 11 && v[1].b[0] == 1 && v[1].b[1] == 0 &&
+	   v[1].max == 3000000 && !v[1].max_exact,
+	   "hist: process 100: LCK then LAT, 11 stays (8 + 2 + the new thread's 1)");
+	n = tsa_hist_compute(&sa, &sb, 0, &pid7, 1, &v, &cap);
+	is_long((long)n, 0, "hist -p 7: nothing of pid 100");
+	/* First report: lifetime. */
+	n = tsa_hist_compute(NULL, &sa, 1, NULL, 0, &v, &cap);
+	ok(n == 2 && v[0].first && v[0].count == 4 && v[0].open == 1 &&
+	   v[0].max_exact,
+	   "hist: a first report: lifetime counts, the open stay apart");
+	/* A pid reused: counts would go down, so it is a new process. */
+	n = tsa_hist_compute(&sb, &sa, 0, NULL, 0, &v, &cap);
+	ok(n == 2 && v[0].first && v[1].first,
+	   "hist: counts that go down are a reused pid: lifetime again");
+	free(v);
+
+	is_long(hist_parse_text(&bad, "tsa-hist 2\n", msg, sizeof(msg)),
+		TSA_EVERSION, "hist: another format version is refused");
+	tsa_hist_free(&bad);
+	snprintf(a, sizeof(a), "%s", "tsa-hist 1\nnow 1\nbuckets 30 10\nfields tid\n");
+	is_long(hist_parse_text(&bad, a, msg, sizeof(msg)), TSA_EFORMAT,
+		"hist: buckets it does not know are refused (%s)", msg);
+	tsa_hist_free(&bad);
+	hist_snaps(a, b, sizeof(a));
+	*strstr(a, " 8 0 2") = 'x';
+	ok(hist_parse_text(&bad, a, msg, sizeof(msg)) == TSA_EFORMAT &&
+	   strstr(msg, "line 7"), "hist: a malformed line is named (%s)", msg);
+	tsa_hist_free(&bad);
+	tsa_hist_free(&sa);
+	tsa_hist_free(&sb);
+}
+
+int main(void)
+{
+	if (fx_init())
+		return 2;
+
+	test_parser();
+	test_calls_parser();
+	test_calls_sums();
+	test_hist_lib();
+
+	fx_done(tap_failed);
+	return tap_done();
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_store.c - store/: captures written and read back, damaged
+ * captures refused, the recorder's time and size syntax.
+ *
+ * Output is TAP (tap.h); run-tests.sh sums every program's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "all.h"
+#include "group.h"
+#include "capture.h"
+#include "record.h"
+#include "tap.h"
+#include "fx/load.h"
+#include "fx/run.h"
+#include "fx/snap.h"
+
+static void test_capture_roundtrip(void)
+{
+	struct tsa_snap s = { 0 };
+	struct capture c = { 0 };
+	char *text = snap_a(), path[400], msg[256], procfs[300];
+	size_t i, same = 0;
+	FILE *f;
+	int rc, k;
+
+	/* A name the kernel escaped: a backslash, a tab, a newline. */
+	text = xrealloc(text, strlen(text) + 400);
+	strcat(text, "400 400 0 0 1000 0 0");
+	for (k = 0; k < 3 * TSA_NSTATES + 1; k++)	/* + "future" */
+		strcat(text, k == 0 ? " 1000" : " 0");
+	strcat(text, " 0 0 0 0 0 0 0 a\\134b\\011c\\012d\n");
+	load(&s, text);
+	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("procfs3"));
+	put_cgroup(procfs, 100, "0::/db slice\\x\n");
+	snprintf(path, sizeof(path), "%s/roundtrip.cap", tmp);
+	f = fopen(path, "w");
+	rc = capture_write(f, &s, procfs, NULL, 0);
+	fclose(f);
+	is_long(rc, 0, "capture_write: 0");
+	rc = capture_read(&c, path, msg, sizeof(msg));
+	is_long(rc, TSA_OK, "capture_read of it: ok%s%s", rc ? ": " : "",
+		rc ? msg : "");
+	if (rc == TSA_OK && c.snap.nrows == s.nrows) {
+		for (i = 0; i < s.nrows; i++) {
+			const struct tsa_row *x = &s.rows[i], *y = &c.snap.rows[i];
+			int eq = !strcmp(x->comm, y->comm) &&
+				 x->v[F_TID] == y->v[F_TID] &&
+				 x->v[F_PID] == y->v[F_PID] &&
+				 x->v[F_UID] == y->v[F_UID] &&
+				 x->v[F_FLAGS] == y->v[F_FLAGS] &&
+				 x->v[F_ELAPSED] == y->v[F_ELAPSED] &&
+				 x->v[F_AT] == y->v[F_AT];
+
+			for (k = 0; k < TSA_NSTATES; k++)
+				eq &= x->v[F_NS + k] == y->v[F_NS + k];
+			for (k = 0; k < TSA_NCOUNTERS; k++)
+				eq &= x->v[F_CNT + k] == y->v[F_CNT + k];
+			same += eq;
+		}
+	}
+	is_long((long)same, (long)s.nrows, "a capture read back has every "
+		"row's states, counters, ids, times and name (\\, tab, "
+		"newline) as saved");
+	{
+		char cg[256];
+
+		cgroup_lookup(&c.cc, cg, sizeof(cg), "/nonexistent", 100,
+			      tsa_row_since(&s.rows[s.procs[0].leader]));
+		is_str(cg, "/db slice\\x", "the capture keeps pid 100's "
+		       "cgroup (a space and a backslash in it)");
+	}
+	capture_free(&c);
+	tsa_snap_free(&s);
+	free(text);
+}
+
+static void test_record_parsers(void)
+{
+	time_t now = 1790000000, t;
+	struct tm tm;
+
+	is_long(parse_age("7d"), 7 * 86400, "parse_age 7d");
+	is_long(parse_age("90m"), 5400, "parse_age 90m");
+	is_long(parse_age("3600"), 3600, "parse_age 3600 (seconds)");
+	is_long(parse_age("2w"), 14 * 86400, "parse_age 2w");
+	is_long(parse_age("7y"), -1, "parse_age 7y: refused");
+	is_long(parse_age("-1h"), -1, "parse_age -1h: refused");
+	is_long(parse_size("2G"), 2LL << 30, "parse_size 2G");
+	is_long(parse_size("150K"), 150 * 1024, "parse_size 150K");
+	is_long(parse_size("12345"), 12345, "parse_size 12345");
+	is_long(parse_size("1.5G"), -1, "parse_size 1.5G: refused");
+	is_long(parse_when("@100", now), 100, "parse_when @100");
+	is_long(parse_when("-2h", now), now - 7200, "parse_when -2h");
+	localtime_r(&now, &tm);
+	tm.tm_hour = 3;
+	tm.tm_min = 0;
+	tm.tm_sec = 30;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	is_long(parse_when("03:00:30", now), t, "parse_when 03:00:30: today");
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = 126;
+	tm.tm_mon = 10;
+	tm.tm_mday = 26;
+	tm.tm_hour = 3;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	is_long(parse_when("2026-11-26 03:00", now), t,
+		"parse_when 2026-11-26 03:00");
+	is_long(parse_when("24:00", now), -1, "parse_when 24:00: refused");
+	is_long(parse_when("3pm", now), -1, "parse_when 3pm: refused");
+	is_long(parse_when("03:00 x", now), -1, "parse_when '03:00 x': refused");
+}
+
+static void test_capture_fuzz(void)
+{
+	char path[400], src[400], msg[256], *text, *rows;
+	unsigned long seed = 12345;
+	int i, refused = 0, tries = 0, crashed = 0;
+	size_t len, hdr;
+
+	/* Snapshot B as --save writes it, its processes' cgroups and all. */
+	{
+		struct tsa_snap s = { 0 };
+		char *b = snap_b(), procfs[300];
+		FILE *f;
+
+		snprintf(procfs, sizeof(procfs), "%s",
+			 mkdir_in_tmp("fuzz-procfs"));
+		put_cgroup(procfs, 100, "0::/system.slice/db.service\n");
+		put_cgroup(procfs, 200, "0::/user.slice\n");
+		put_cgroup(procfs, 300, "0::/system.slice/sleeper.service\n");
+		load(&s, b);
+		snprintf(src, sizeof(src), "%s/b.cap", tmp);
+		f = fopen(src, "w");
+		if (!f || capture_write(f, &s, procfs, NULL, 0) || fclose(f)) {
+			printf("# cannot write %s\n", src);
+			exit(2);
+		}
+		tsa_snap_free(&s);
+		free(b);
+	}
+	text = slurp(src);
+	len = strlen(text);
+	rows = strstr(text, "\ntsa-all 1\n");
+	if (!ok(rows && len, "capture fuzz: a capture of B to change")) {
+		free(text);
+		return;
+	}
+	hdr = (size_t)(rows - text) + 1;
+	snprintf(path, sizeof(path), "%s/fuzz.cap", tmp);
+	for (i = 0; i < 400; i++) {
+		struct capture c = { 0 };
+		size_t at;
+		char old;
+		int rc;
+
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		at = i < 300 ? hdr + (seed >> 33) % (len - hdr) :
+		     (seed >> 33) % hdr;
+		old = text[at];
+		text[at] = (char)(old ^ (1 + (seed >> 20) % 255));
+		put(path, text);
+		text[at] = old;
+		rc = capture_read(&c, path, msg, sizeof(msg));
+		if (i < 300) {
+			tries++;
+			refused += rc == TSA_EFORMAT &&
+				   (strstr(msg, "checksum") ||
+				    strstr(msg, "cut short"));
+		} else {
+			crashed += rc != TSA_OK && !*msg;
+		}
+		capture_free(&c);
+	}
+	is_long(refused, tries, "capture fuzz: all %d one-byte changes in the "
+		"rows refused as damaged", tries);
+	is_long(crashed, 0, "capture fuzz: 100 changes in the header read or "
+		"refused with a reason");
+	free(text);
+}
+
+int main(void)
+{
+	if (fx_init())
+		return 2;
+
+	test_capture_roundtrip();
+	test_capture_fuzz();
+	test_record_parsers();
+
+	fx_done(tap_failed);
+	return tap_done();
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * view/table.c - what a report shows.
+ *
+ * The kernel keeps fourteen states; each view folds them into fewer
+ * columns that always add up to the line's elapsed time (less KFL and
+ * STP in the Solaris view, which, as on Solaris, are not shown):
+ *
+ *   Solaris view (-m)          TSA view (-A, --tsa)
+ *   USR = USR                  EXEC = USR + SYS + TRP
+ *   SYS = SYS                  RUN  = LAT
+ *   TRP = TRP                  APG  = APG
+ *   TFL = TFL                  SLP  = TFL + DFL + KFL + IOW + SLP
+ *   DFL = DFL + APG            LCK  = LCK + KLK
+ *   LCK = LCK                  IDL  = IDL
+ *   SLP = SLP + KLK + IOW + IDL  STP = STP
+ *   LAT = LAT
+ *
+ * Line layouts follow illumos prstat's USAGE_LINE: "%6d %-8s" then
+ * three-character fields, then the process name cut to 12 characters,
+ * a slash and the thread id (-L) or the number of threads.
+ *
+ * The system-call view (-y, --syscalls) has one line per call of a
+ * thread or process: its time as a percentage of the line's elapsed
+ * time, calls, average, longest, and where the call's time went, as
+ * percentages of it, in nine columns that add up to 100:
+ *
+ *   SYS = SYS + TRP (on CPU)        KLK = KLK
+ *   LAT = LAT                       IOW = IOW
+ *   FLT = TFL + DFL + KFL           IDL = IDL
+ *   APG = APG                       SLP = SLP + STP, and states this
+ *   LCK = LCK                             reader does not know
+ *
+ * No USERNAME column: the lines are wide enough without it.
+ */
+#include <string.h>
+
+#include "table.h"
+#include "util.h"
+
+const char *const sol_col_name[SOL_NCOLS] = {
+	"USR", "SYS", "TRP", "TFL", "DFL", "LCK", "SLP", "LAT",
+};
+
+const char *const tsa_col_name[TSA_NCOLS] = {
+	"EXEC", "RUN", "APG", "SLP", "LCK", "IDL", "STP",
+};
+
+const char *const call_col_name[CALL_NCOLS] = {
+	"SYS", "LAT", "FLT", "APG", "LCK", "KLK", "IOW", "IDL", "SLP",
+};
+
+void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS])
+{
+	const uint64_t *s = d->ns;
+
+	ns[SOL_USR] = s[S_USR];
+	ns[SOL_SYS] = s[S_SYS];
+	ns[SOL_TRP] = s[S_TRP];
+	ns[SOL_TFL] = s[S_TFL];
+	ns[SOL_DFL] = s[S_DFL] + s[S_APG];
+	ns[SOL_LCK] = s[S_LCK];
+	ns[SOL_SLP] = s[S_SLP] + s[S_KLK] + s[S_IOW] + s[S_IDL];
+	ns[SOL_LAT] = s[S_LAT];
+}
+
+void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS])
+{
+	const uint64_t *s = d->ns;
+
+	ns[TSA_EXEC] = s[S_USR] + s[S_SYS] + s[S_TRP];
+	ns[TSA_RUN] = s[S_LAT];
+	ns[TSA_APG] = s[S_APG];
+	ns[TSA_SLP] = s[S_TFL] + s[S_DFL] + s[S_KFL] + s[S_IOW] + s[S_SLP];
+	ns[TSA_LCK] = s[S_LCK] + s[S_KLK];
+	ns[TSA_IDL] = s[S_IDL];
+	ns[TSA_STP] = s[S_STP];
+}
+
+void call_cols(const struct tsa_cvec *v, uint64_t ns[CALL_NCOLS])
+{
+	const uint64_t *s = v->st;
+
+	ns[CALL_SYS] = s[S_SYS] + s[S_TRP];
+	ns[CALL_LAT] = s[S_LAT];
+	ns[CALL_FLT] = s[S_TFL] + s[S_DFL] + s[S_KFL];
+	ns[CALL_APG] = s[S_APG];
+	ns[CALL_LCK] = s[S_LCK];
+	ns[CALL_KLK] = s[S_KLK];
+	ns[CALL_IOW] = s[S_IOW];
+	ns[CALL_IDL] = s[S_IDL];
+	ns[CALL_SLP] = s[S_SLP] + s[S_STP] + s[S_USR] + v->rest;
+}
+
+double pct_of(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+const char *table_header(const struct show *o)
+{
+	if (o->view == VIEW_CALLS)
+		return o->lwps ? HDR_CALLS_LWP : HDR_CALLS_PROC;
+	if (o->view == VIEW_TSA)
+		return o->lwps ? HDR_TSA_LWP : HDR_TSA_PROC;
+	return o->lwps ? HDR_SOL_LWP : HDR_SOL_PROC;
+}
+
+/*
+ * The view's columns, each followed by a space: process, thread and
+ * group lines differ only in what comes before and after them.
+ */
+static void print_cols(FILE *f, const struct show *o,
+		       const struct tsa_delta *d)
+{
+	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
+	uint64_t ns[SOL_NCOLS];	/* the wider of the two views */
+	int i;
+
+	if (o->view == VIEW_TSA) {
+		tsa_cols(d, ns);
+		for (i = 0; i < TSA_NCOLS; i++)
+			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
+		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s ",
+			c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+		return;
+	}
+	sol_cols(d, ns);
+	for (i = 0; i < SOL_NCOLS; i++)
+		format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
+	format_num(n[0], d->shown[C_VCX]);
+	format_num(n[1], d->shown[C_ICX]);
+	format_num(n[2], d->shown[C_SCL]);
+	format_num(n[3], d->shown[C_SIG]);
+	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
+		"%3.3s %3.3s %3.3s %3.3s ",
+		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
+		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
+		n[0], n[1], n[2], n[3]);
+}
+
+static void print_line(FILE *f, const struct show *o,
+		       const struct tsa_delta *d, int trunc_names)
+{
+	char user[64], comm[64];
+
+	format_user(user, sizeof(user), user_name((uid_t)d->uid),
+		    trunc_names);
+	strip_comm(comm, sizeof(comm), d->comm);
+
+	fprintf(f, "%6d %-8s ", (int)d->pid, user);
+	print_cols(f, o, d);
+	fprintf(f, "%-.12s/%d\n", comm, (int)d->id);
+}
+
+static void print_total(FILE *f, const struct tsa_totals *tot,
+			const double loadavg[3])
+{
+	fprintf(f, "Total: %lu processes, %lu lwps, load averages: "
+		"%3.2f, %3.2f, %3.2f\n", tot->nprocs, tot->nlwps,
+		loadavg[0], loadavg[1], loadavg[2]);
+}
+
+void table_print(FILE *f, const struct show *o,
+		 const struct tsa_delta *d, size_t n,
+		 const struct tsa_totals *tot, const double loadavg[3],
+		 int trunc_names)
+{
+	size_t i;
+
+	fputs(table_header(o), f);
+	fputc('\n', f);
+	for (i = 0; i < n; i++)
+		print_line(f, o, &d[i], trunc_names);
+	print_total(f, tot, loadavg);
+}
+
+const char *group_title(enum group_by by)
+{
+	static const char *const title[GROUP_NBY] = {
+		"PID COMM", "CGROUP", "USERNAME", "THREADNAME",
+	};
+
+	return title[by];
+}
+
+/*
+ * A group's line: as a process's, with the processes and live threads
+ * it has instead of PID and USERNAME, and its whole name last (a cgroup
+ * path can be long; it is the last column so nothing is cut).  With
+ * @with_time (a compare), TIME: the threads' time over the interval.
+ */
+static void print_group_line(FILE *f, const struct show *o,
+			     enum group_by by, const struct tsa_group *g,
+			     const struct tsa_delta *d, int with_time)
+{
+	char name[4096], comm[64], t[24];
+
+	strip_comm(name, sizeof(name), g->key);
+	if (by == GROUP_PID) {	/* "PID comm" */
+		strip_comm(comm, sizeof(comm), g->comm ? g->comm : "");
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 " %s", comm);
+	}
+	fprintf(f, "%6lu %5lu ", g->nprocs, g->nlwps);
+	if (with_time) {
+		format_dur(t, d->elapsed);
+		fprintf(f, "%6s ", t);
+	}
+	print_cols(f, o, d);
+	fprintf(f, "%s\n", name);
+}
+
+void group_lines_print(FILE *f, const struct show *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, int with_time)
+{
+	const char *hdr = o->view == VIEW_TSA ? HDR_TSA_GROUP : HDR_SOL_GROUP;
+	size_t i;
+
+	/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP ". */
+	fprintf(f, "%.12s%s%s%s\n", hdr, with_time ? "   TIME" : "",
+		hdr + 12, group_title(by));
+	for (i = 0; i < n; i++)
+		print_group_line(f, o, by, &r->t.g[d[i].id], &d[i],
+				 with_time);
+}
+
+void group_table_print(FILE *f, const struct show *o, enum group_by by,
+		       const struct group_report *r, const struct tsa_delta *d,
+		       size_t n, const struct tsa_totals *tot,
+		       const double loadavg[3])
+{
+	group_lines_print(f, o, by, r, d, n, 0);
+	print_total(f, tot, loadavg);
+}
+
+static void print_call_line(FILE *f, const struct tsa_call_line *l,
+			    int trunc_names)
+{
+	char name[64], comm[64], pct[4], c[CALL_NCOLS][4];
+	char calls[24], avg[24], max[24];
+	uint64_t ns[CALL_NCOLS];
+	int i;
+
+	format_cut(name, sizeof(name), l->name, 16, trunc_names);
+	strip_comm(comm, sizeof(comm), l->who->comm);
+	format_pct(pct, (float)pct_of(l->d.ns, l->elapsed));
+	format_count(calls, l->d.calls);
+	if (l->d.calls)
+		format_dur(avg, l->d.ns / l->d.calls);
+	else
+		snprintf(avg, sizeof(avg), "-");
+	format_dur(max, l->d.max);
+	call_cols(&l->d, ns);
+	for (i = 0; i < CALL_NCOLS; i++)
+		format_pct(c[i], (float)pct_of(ns[i], l->d.ns));
+	fprintf(f, "%6d %-16s %3.3s %5s %6s %6s %3.3s %3.3s %3.3s %3.3s "
+		"%3.3s %3.3s %3.3s %3.3s %3.3s %-.12s/%d\n", (int)l->who->pid,
+		name, pct, calls, avg, max, c[CALL_SYS], c[CALL_LAT],
+		c[CALL_FLT], c[CALL_APG], c[CALL_LCK], c[CALL_KLK], c[CALL_IOW],
+		c[CALL_IDL], c[CALL_SLP], comm, (int)l->who->id);
+}
+
+void calls_table_print(FILE *f, const struct show *o,
+		       const struct tsa_call_line *l, size_t n,
+		       const struct tsa_totals *tot, const double loadavg[3],
+		       int trunc_names)
+{
+	size_t i;
+
+	fputs(table_header(o), f);
+	fputc('\n', f);
+	for (i = 0; i < n; i++)
+		print_call_line(f, &l[i], trunc_names);
+	print_total(f, tot, loadavg);
+}
