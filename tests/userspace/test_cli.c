@@ -2257,8 +2257,8 @@ static void test_hist_binary(void)
 	dir = mkdir_in_tmp("hist");
 	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-H without /proc/tsa/hist: exit 2");
-	ok(strstr(err, "must be loaded with hist=1 for -H") != NULL,
-	   "-H without /proc/tsa/hist: says to load tsa with hist=1");
+	ok(strstr(err, "must be loaded without hist=0 for -H") != NULL,
+	   "-H without /proc/tsa/hist: says to load tsa without hist=0");
 	free(out);
 	free(err);
 	hist_snaps(a, b, sizeof(a));

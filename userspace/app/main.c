@@ -586,8 +586,8 @@ static void fail_read_hist(int rc, const char *path, const char *msg)
 	switch (rc) {
 	case TSA_ENOENT:
 		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
-		    "loaded with hist=1 for -H (sudo modprobe -r tsa; sudo "
-		    "modprobe tsa hist=1)", path);
+		    "loaded without hist=0 for -H (sudo modprobe -r tsa; sudo "
+		    "modprobe tsa)", path);
 	case TSA_EACCES:
 		die(EXIT_ACCESS, "%s: permission denied", path);
 	default:
