@@ -175,7 +175,9 @@ for w in "${wl_names[@]}"; do
 	taskset -c 1 sh -c "${wl_cmd[$w]}" >/dev/null 2>&1 ||
 		{ echo "bench: workload $w failed: ${wl_cmd[$w]}"; exit 1; }
 done
-for rep in $(seq 1 "${TSA_BENCH_WL_REPS:-3}"); do
+# One round by default (a round of the three is 15 runs, about 15 minutes
+# under the meter); TSA_BENCH_WL_REPS=N for more.
+for rep in $(seq 1 "${TSA_BENCH_WL_REPS:-1}"); do
 	for c in "${wl_configs[@]}"; do
 		load "$c" || { echo "bench: insmod $c failed"; exit 1; }
 		for w in "${wl_names[@]}"; do
