@@ -643,6 +643,72 @@ static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 	return 0;
 }
 
+/*
+ * --record: every o->interval seconds until a signal (or o->count
+ * blocks), /proc/tsa/all (and /proc/tsa/calls when the module keeps
+ * them) into the recorder.
+ */
+static int record_loop(const struct options *o, const char *allpath,
+		       const char *callspath, volatile sig_atomic_t *stop)
+{
+	struct rec_config c = { o->record, o->interval, o->count,
+				o->keep_secs, o->max_bytes, o->procfs };
+	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct ct_file calls[2];
+	struct recorder *rec;
+	struct timespec deadline;
+	char msg[4400];
+	double la[3];
+	int ck = 0, with_calls = 0, err;
+	long done;
+
+	memset(snaps, 0, sizeof(snaps));
+	memset(calls, 0, sizeof(calls));
+	rec = recorder_open(&c, &err, msg, sizeof(msg));
+	if (!rec)
+		die(err == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s", msg);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
+		if (done) {
+			next_deadline(&deadline, o->interval);
+			while (!*stop &&
+			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &deadline, NULL) == EINTR)
+				;
+			if (*stop)
+				break;
+		}
+		err = tsa_snap_read(cur, allpath, msg, sizeof(msg));
+		if (err != TSA_OK)
+			fail_read(err, allpath, msg);
+		/* The system-call rows too, when the module keeps them. */
+		err = done && !with_calls ? TSA_ENOENT :
+		      ct_read(&calls[ck], callspath, msg, sizeof(msg));
+		if (!done)
+			with_calls = err != TSA_ENOENT;
+		if (with_calls && err != TSA_OK)
+			die(err == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA,
+			    "%s: %s", callspath, msg);
+		read_loadavg(la);
+		if (recorder_block(rec, prev, cur,
+				   with_calls ? &calls[!ck] : NULL,
+				   with_calls ? &calls[ck] : NULL, la, msg,
+				   sizeof(msg)))
+			die(EXIT_BADDATA, "%s", msg);
+		prev = cur;
+		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+		ck = !ck;
+	}
+	ct_free(&calls[0]);
+	ct_free(&calls[1]);
+	if (recorder_close(rec, msg, sizeof(msg)))
+		die(EXIT_BADDATA, "%s", msg);
+	tsa_snap_free(&snaps[0]);
+	tsa_snap_free(&snaps[1]);
+	return 0;
+}
+
+
 /* With -p: complain about pids that are not there; exit if none is. */
 static void check_pids(const struct options *o, const struct tsa_snap *s)
 {
@@ -1386,12 +1452,8 @@ int main(int argc, char **argv)
 	if (o.replay)
 		return replay_recording(&o);
 	set_signals();
-	if (o.record) {
-		struct rec_config rc = { o.record, o.interval, o.count,
-					 o.keep_secs, o.max_bytes, o.procfs };
-
-		return record_run(&rc, path, cpath, &stop);
-	}
+	if (o.record)
+		return record_loop(&o, path, cpath, &stop);
 	if (o.show.view == VIEW_HIST) {
 		int rc = hist_run(&o, &stop);
 

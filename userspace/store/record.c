@@ -218,7 +218,6 @@ struct recorder {
 	struct keyidx prev_idx;
 	struct cgroup_cache cc;	/* cgroups of the last block's processes */
 	char boot_id[64];
-	int calls;		/* /proc/tsa/calls is there: recorded too */
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -337,8 +336,12 @@ static void retain(struct recorder *rc, time_t now)
 	free_files(v, n);
 }
 
-/* The hour's file, opened (and begun) when the hour changes. */
-static int rec_file(struct recorder *rc, time_t wall)
+/*
+ * The hour's file, opened (and begun) when the hour changes: 1 then
+ * (every file begins with a key block), else 0; -1 with @msg on error.
+ */
+static int rec_file(struct recorder *rc, time_t wall, char *msg,
+		    size_t msglen)
 {
 	time_t hour = wall - wall % 3600;
 	char name[32];
@@ -351,17 +354,21 @@ static int rec_file(struct recorder *rc, time_t wall)
 	hour_name(name, sizeof(name), hour);
 	rc->fd = openat(rc->dirfd, name, O_WRONLY | O_APPEND | O_CREAT |
 			O_CLOEXEC, 0640);
-	if (rc->fd < 0)
-		die(EXIT_BADDATA, "%s/%s: %s", rc->o->dir, name,
-		    strerror(errno));
+	if (rc->fd < 0) {
+		snprintf(msg, msglen, "%s/%s: %s", rc->o->dir, name,
+			 strerror(errno));
+		return -1;
+	}
 	rc->hour = hour;
 	if (fstat(rc->fd, &st) == 0 && st.st_size == 0 &&
 	    write(rc->fd, REC_HEADER, strlen(REC_HEADER)) !=
-	    (ssize_t)strlen(REC_HEADER))
-		die(EXIT_BADDATA, "%s/%s: write error: %s", rc->o->dir,
-		    name, strerror(errno));
+	    (ssize_t)strlen(REC_HEADER)) {
+		snprintf(msg, msglen, "%s/%s: write error: %s", rc->o->dir,
+			 name, strerror(errno));
+		return -1;
+	}
 	retain(rc, wall);
-	return 1;		/* every file begins with a key block */
+	return 1;
 }
 
 /* One block's text: @cur against @prev (NULL: a key block). */
@@ -461,8 +468,9 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 	}
 }
 
-/* Compress @raw and append it as one block, durably. */
-static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
+/* Compress @raw and append it as one block, durably; 0, or -1 (@msg). */
+static int rec_append(struct recorder *rc, const char *raw, size_t rawlen,
+		      char *msg, size_t msglen)
 {
 	unsigned char hdr[REC_HDR_LEN];
 	size_t bound = ZSTD_compressBound(rawlen), z;
@@ -476,8 +484,10 @@ static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
 	}
 	z = ZSTD_compressCCtx(rc->zc, rc->zbuf, rc->zcap, raw, rawlen,
 			      REC_ZLEVEL);
-	if (ZSTD_isError(z))
-		die(EXIT_BADDATA, "zstd: %s", ZSTD_getErrorName(z));
+	if (ZSTD_isError(z)) {
+		snprintf(msg, msglen, "zstd: %s", ZSTD_getErrorName(z));
+		return -1;
+	}
 	memcpy(hdr, REC_MAGIC, 4);
 	put32(hdr + 4, (uint32_t)z);
 	put32(hdr + 8, (uint32_t)rawlen);
@@ -488,111 +498,104 @@ static void rec_append(struct recorder *rc, const char *raw, size_t rawlen)
 	iov[1].iov_base = rc->zbuf;
 	iov[1].iov_len = z;
 	w = writev(rc->fd, iov, 2);
-	if (w != (ssize_t)(sizeof(hdr) + z) || fdatasync(rc->fd))
-		die(EXIT_BADDATA, "%s: write error: %s", rc->o->dir,
-		    w < 0 ? strerror(errno) : "short write");
+	if (w != (ssize_t)(sizeof(hdr) + z) || fdatasync(rc->fd)) {
+		snprintf(msg, msglen, "%s: write error: %s", rc->o->dir,
+			 w < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
 }
 
-int record_run(const struct rec_config *o, const char *allpath,
-	       const char *callspath, volatile sig_atomic_t *stop)
+struct recorder *recorder_open(const struct rec_config *o, int *err,
+			       char *msg, size_t msglen)
 {
-	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
-	struct ct_file calls[2];
-	int ck = 0;
-	struct recorder rc;
-	struct timespec deadline;
-	char msg[256];
+	struct recorder *rc = xmalloc(sizeof(*rc));
+
+	memset(rc, 0, sizeof(*rc));
+	rc->o = o;
+	rc->fd = -1;
+	*err = TSA_EIO;
+	if (mkdir(o->dir, 0750) && errno != EEXIST) {
+		snprintf(msg, msglen, "%s: %s", o->dir, strerror(errno));
+		goto fail;
+	}
+	rc->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rc->dirfd < 0) {
+		if (errno == EACCES)
+			*err = TSA_EACCES;
+		snprintf(msg, msglen, "%s: %s", o->dir, strerror(errno));
+		goto fail;
+	}
+	/* One recorder a directory: two would interleave their blocks. */
+	if (flock(rc->dirfd, LOCK_EX | LOCK_NB)) {
+		snprintf(msg, msglen, "%s: another tsa-prstat is recording "
+			 "there", o->dir);
+		close(rc->dirfd);
+		goto fail;
+	}
+	rc->zc = ZSTD_createCCtx();
+	if (!rc->zc)
+		die(EXIT_BADDATA, "out of memory");
+	read_boot_id(rc->boot_id, sizeof(rc->boot_id), o->procfs);
+	*err = TSA_OK;
+	return rc;
+fail:
+	free(rc);
+	return NULL;
+}
+
+int recorder_block(struct recorder *rc, const struct tsa_snap *prev,
+		   const struct tsa_snap *cur, const struct ct_file *cprev,
+		   const struct ct_file *ccur, const double la[3], char *msg,
+		   size_t msglen)
+{
 	char *raw = NULL;
 	size_t rawlen = 0;
-	double la[3];
-	long done;
-	int rcode;
+	FILE *m;
+	int nf, err;
 
-	memset(&rc, 0, sizeof(rc));
-	memset(snaps, 0, sizeof(snaps));
-	memset(calls, 0, sizeof(calls));
-	rc.o = o;
-	rc.fd = -1;
-	if (mkdir(o->dir, 0750) && errno != EEXIST)
-		die(EXIT_BADDATA, "%s: %s", o->dir, strerror(errno));
-	rc.dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rc.dirfd < 0)
-		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
-		    o->dir, strerror(errno));
-	/* One recorder a directory: two would interleave their blocks. */
-	if (flock(rc.dirfd, LOCK_EX | LOCK_NB))
-		die(EXIT_BADDATA, "%s: another tsa-prstat is recording "
-		    "there", o->dir);
-	rc.zc = ZSTD_createCCtx();
-	if (!rc.zc)
+	/* By the snapshots' own clock, which no one sets. */
+	nf = rec_file(rc, cur->wall.tv_sec, msg, msglen);
+	if (nf < 0)
+		return TSA_EIO;
+	if (nf ||
+	    cur->now - rc->key_now >= REC_KEY_SECS * UINT64_C(1000000000) ||
+	    (prev && prev->now > cur->now))
+		prev = NULL;
+	if (!prev)
+		rc->key_now = cur->now;
+	m = open_memstream(&raw, &rawlen);
+	if (!m)
 		die(EXIT_BADDATA, "out of memory");
-	read_boot_id(rc.boot_id, sizeof(rc.boot_id), o->procfs);
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
-		FILE *m;
+	rec_text(rc, m, prev, cur, cprev, ccur, la);
+	if (fclose(m))
+		die(EXIT_BADDATA, "out of memory");
+	err = rec_append(rc, raw, rawlen, msg, msglen);
+	free(raw);
+	if (err)
+		return TSA_EIO;
+	/* The size limit, checked now and then within the hour. */
+	if (rc->o->max_bytes && ++rc->blocks % 60 == 0)
+		retain(rc, cur->wall.tv_sec);
+	keyidx_build(&rc->prev_idx, cur->nrows, snap_key, cur->rows);
+	return TSA_OK;
+}
 
-		if (done) {
-			next_deadline(&deadline, o->interval);
-			while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
-					TIMER_ABSTIME, &deadline, NULL) == EINTR)
-				;
-			if (*stop)
-				break;
-		}
-		rcode = tsa_snap_read(cur, allpath, msg, sizeof(msg));
-		if (rcode == TSA_ENOENT)
-			die(EXIT_NOMODULE, "%s: not found; is the tsa module "
-			    "loaded? (sudo modprobe tsa)", allpath);
-		if (rcode == TSA_EACCES)
-			die(EXIT_ACCESS, "%s: permission denied", allpath);
-		if (rcode != TSA_OK)
-			die(EXIT_BADDATA, "%s: %s", allpath, msg);
-		/* The system-call rows too, when the module keeps them. */
-		rcode = done && !rc.calls ? TSA_ENOENT :
-			ct_read(&calls[ck], callspath, msg, sizeof(msg));
-		if (!done)
-			rc.calls = rcode != TSA_ENOENT;
-		if (rc.calls && rcode != TSA_OK)
-			die(rcode == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA,
-			    "%s: %s", callspath, msg);
-		read_loadavg(la);
-		/* By the snapshots' own clock, which no one sets. */
-		if (rec_file(&rc, cur->wall.tv_sec) ||
-		    cur->now - rc.key_now >= REC_KEY_SECS * UINT64_C(1000000000) ||
-		    (prev && prev->now > cur->now))
-			prev = NULL;
-		if (!prev)
-			rc.key_now = cur->now;
-		m = open_memstream(&raw, &rawlen);
-		if (!m)
-			die(EXIT_BADDATA, "out of memory");
-		rec_text(&rc, m, prev, cur, rc.calls ? &calls[!ck] : NULL,
-			 rc.calls ? &calls[ck] : NULL, la);
-		if (fclose(m))
-			die(EXIT_BADDATA, "out of memory");
-		rec_append(&rc, raw, rawlen);
-		free(raw);
-		raw = NULL;
-		/* The size limit, checked now and then within the hour. */
-		if (o->max_bytes && ++rc.blocks % 60 == 0)
-			retain(&rc, cur->wall.tv_sec);
-		keyidx_build(&rc.prev_idx, cur->nrows, snap_key, cur->rows);
-		prev = cur;
-		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
-		ck = !ck;
+int recorder_close(struct recorder *rc, char *msg, size_t msglen)
+{
+	int err = TSA_OK;
+
+	if (rc->fd >= 0 && close(rc->fd)) {
+		snprintf(msg, msglen, "%s: %s", rc->o->dir, strerror(errno));
+		err = TSA_EIO;
 	}
-	ct_free(&calls[0]);
-	ct_free(&calls[1]);
-	if (rc.fd >= 0 && close(rc.fd))
-		die(EXIT_BADDATA, "%s: %s", o->dir, strerror(errno));
-	close(rc.dirfd);
-	ZSTD_freeCCtx(rc.zc);
-	free(rc.zbuf);
-	free(rc.prev_idx.slot);
-	cgroup_cache_free(&rc.cc);
-	tsa_snap_free(&snaps[0]);
-	tsa_snap_free(&snaps[1]);
-	return 0;
+	close(rc->dirfd);
+	ZSTD_freeCCtx(rc->zc);
+	free(rc->zbuf);
+	free(rc->prev_idx.slot);
+	cgroup_cache_free(&rc->cc);
+	free(rc);
+	return err;
 }
 
 /* ---- replay ------------------------------------------------------------ */

@@ -8,7 +8,6 @@
 #ifndef STORE_RECORD_H
 #define STORE_RECORD_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -28,12 +27,32 @@ struct rec_config {
 };
 
 /*
- * Record @allpath (and @callspath, when it exists) into o->dir every
- * o->interval seconds until *@stop (or o->count blocks); retention by
- * o->keep_secs and o->max_bytes.  Returns 0, or dies with a message.
+ * The recorder: it writes blocks into the hour's file of o->dir and
+ * keeps the directory to o->keep_secs and o->max_bytes.  The program's
+ * loop reads the snapshots and hands them over; errors come back (a
+ * tsa_err and a one-line @msg naming the file), and the loop decides.
  */
-int record_run(const struct rec_config *o, const char *allpath,
-	       const char *callspath, volatile sig_atomic_t *stop);
+struct recorder;
+
+/*
+ * Make o->dir when missing, open and lock it against a second recorder;
+ * NULL on error, *@err TSA_EACCES or TSA_EIO.
+ */
+struct recorder *recorder_open(const struct rec_config *o, int *err,
+			       char *msg, size_t msglen);
+/*
+ * Append a block of @cur: a delta against @prev, the snapshot of the
+ * last block (NULL for the first), or a key block when a file begins,
+ * the last key block is 10 minutes old or the clock went back.  @cprev
+ * and @ccur: /proc/tsa/calls with them (NULL: not recorded); @la: the
+ * load averages.  TSA_OK, or TSA_EIO (a file that cannot be written).
+ */
+int recorder_block(struct recorder *rc, const struct tsa_snap *prev,
+		   const struct tsa_snap *cur, const struct ct_file *cprev,
+		   const struct ct_file *ccur, const double la[3], char *msg,
+		   size_t msglen);
+/* Close the file and free @rc; TSA_OK, or TSA_EIO if the close failed. */
+int recorder_close(struct recorder *rc, char *msg, size_t msglen);
 
 struct rec_row {
 	uint64_t key;		/* tid, or TOTALS_KEY | pid for totals */
