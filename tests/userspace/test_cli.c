@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1818,6 +1819,45 @@ static void test_record_replay(void)
 }
 
 /*
+ * The recorder's own errors come back to the program's top, which exits
+ * with them: a directory another recorder holds, one that cannot be
+ * made.
+ */
+static void test_record_errors(void)
+{
+	char *dir = mkdir_in_tmp("recerr"), rec[400], path[400], *out, *err;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, snap_a());
+	snprintf(rec, sizeof(rec), "%s/held", tmp);
+	mkdir(rec, 0750);
+	fd = open(rec, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		skip("flock %s: %s", rec, strerror(errno));
+	} else {
+		rc = run(dir, (const char *[]){ "--record", rec, "--interval",
+			 "0.1", "1", NULL }, &out, &err, 0);
+		ok(rc == 5 && strstr(err, "held: another tsa-prstat is "
+				     "recording there"),
+		   "--record into a directory another recorder holds: exit 5, "
+		   "why (exit %d: %s)", rc, err);
+		free(out);
+		free(err);
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(rec, sizeof(rec), "%s/all/rec", dir);
+	rc = run(dir, (const char *[]){ "--record", rec, "--interval", "0.1",
+		 "1", NULL }, &out, &err, 0);
+	ok(rc == 5 && strstr(err, "all/rec: Not a directory"),
+	   "--record into a directory that cannot be made: exit 5, why "
+	   "(exit %d: %s)", rc, err);
+	free(out);
+	free(err);
+}
+
+/*
  * Block b (0..3) of three threads that sleep inside calls, at 10 + b s:
  * 21 sleeps in read, its call the longest it made (max grows with it);
  * 22 waits in futex behind a longer one (max stays); 23 sleeps in
@@ -2809,6 +2849,7 @@ int main(void)
 	test_group_binary();
 	test_compare_binary();
 	test_record_replay();
+	test_record_errors();
 	test_record_calls_aging();
 	test_keys();
 	test_hist_binary();

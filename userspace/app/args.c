@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * app/args.c - what the user asked: the usage text, the options
+ * (getopt_long) and each mode's checks of them, into struct options.
+ * A mistake is a usage error (exit 2) with the usage text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+#include "group.h"
+#include "hist.h"
+#include "metrics.h"
+#include "sort.h"
+#include "record.h"
+#include "args.h"
+
+#ifndef TSA_PRSTAT_VERSION
+#define TSA_PRSTAT_VERSION "unknown"
+#endif
+
+static void usage(FILE *f, int code)
+{
+	fprintf(f,
+"Usage:\ttsa-prstat [-cLmvAWyH] [--tsa] [--syscalls] [--hist] [--json]\n"
+"\t[-p pidlist] [--draw]\n"
+"\t[--group pid|cgroup|user|comm]\n"
+"\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
+"\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
+"\t[-p pidlist]\n"
+"\ttsa-prstat --save file\n"
+"\ttsa-prstat --compare a b [--group by] [-AH] [--json] [-p pidlist]\n"
+"\t  (a, b: captures, or DIR@TIME: a recording at a time)\n"
+"\t[-s key | -S key] [-n ntop]\n"
+"\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
+"\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
+"\t[-LAy] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
+"\ttsa-prstat --calibrate\n"
+"\ttsa-prstat -h | --help | --version\n"
+"\n"
+"  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
+"  -A, --tsa   TSA view: EXEC RUN APG SLP LCK IDL STP\n"
+"  -y, --syscalls\n"
+"              system-call view: the calls the time went to, with\n"
+"              PCT CALLS AVG MAX and their SYS LAT FLT APG LCK KLK IOW\n"
+"              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
+"  -H, --hist  distributions view: per thread (-L), process or --group\n"
+"              and state (LAT, STP and each sleep), the stays that\n"
+"              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
+"              hist=1); with --draw, each line's buckets as bars\n"
+"  -L          one line per thread instead of per process\n"
+"  -c          print each report below the previous one; never redraw\n"
+"  -p pidlist  only these processes (comma or space separated)\n"
+"  -n ntop     at most ntop lines per report (nbottom is accepted,\n"
+"              ignored)\n"
+"  -s key      sort descending by key; -S key: ascending.  Keys: cpu\n"
+"              time vcx icx scl sig, -m: usr sys trp tfl dfl lck slp lat,\n"
+"              TSA: exec run apg slp lck idl stp wait; -y has its own:\n"
+"              pct calls avg max sys lat flt apg lck klk iow idl slp\n"
+"  -W          truncate long user names, and call names with -y\n"
+"              (always, on a terminal)\n"
+"  --json      one JSON object per line and interval\n"
+"  --prometheus, --openmetrics\n"
+"              one snapshot's lifetime state seconds and counters as\n"
+"              Prometheus text (node_exporter's textfile collector) or\n"
+"              OpenMetrics, per process, then exit\n"
+"  --save file\n"
+"              write one capture of every visible thread and process\n"
+"              (with each process's cgroup) to file ('-': stdout)\n"
+"  --compare a b\n"
+"              what happened between two captures, per process or\n"
+"              --group, sorted by the time in the -s state\n"
+"  --record dir\n"
+"              the flight recorder: every --interval seconds (10), what\n"
+"              changed for every visible thread and process, compressed,\n"
+"              into dir/tsa-YYYYMMDD-HH.rec (an hour a file, UTC); --keep\n"
+"              age (7d, 12h) and --max-size size (2G, 500M) remove the\n"
+"              oldest files\n"
+"  --replay dir\n"
+"              the reports of a recording, as they would have been live,\n"
+"              from --from to --to (2026-11-26 03:00, 03:00, -2h,\n"
+"              @epoch; local time), or with --summary one report over\n"
+"              that window\n"
+"  --calibrate measure on each CPU what a system call and a page fault\n"
+"              cost beyond tsa's hooks (the kernel's entry and exit\n"
+"              paths) and have tsa.ko charge it to SYS (root)\n"
+"  --group by  one line per cgroup (v2 path), user or comm (thread\n"
+"              name, trailing number folded: worker-{N}) instead of per\n"
+"              process (pid); exited threads count in their group\n"
+"\n"
+"On a terminal, without -c: keys q quit, s S > < sort key, r reverse,\n"
+"L threads, m A y view, g group, p pid, / name, space pause, h help.\n"
+"\n"
+"Examples:\n"
+"  tsa-prstat -mL 1            # Solaris prstat -mL, every second\n"
+"  tsa-prstat -A -L -p 4240 1  # TSA states of one process's threads\n"
+"  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
+"  tsa-prstat -HL -p 4240 1    # its threads' waits for a CPU, p99 and max\n"
+"  tsa-prstat -HL --draw -p 4240 -n 1 1 1  # its busiest thread's, drawn\n"
+"  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
+"  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
+"  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
+"  tsa-prstat --save before; ...; tsa-prstat --save after\n"
+"  tsa-prstat --compare before after --group comm -s lck\n"
+"  tsa-prstat --record /var/log/tsa --keep 7d --max-size 2G\n"
+"  tsa-prstat --replay /var/log/tsa --from 03:00 --to 03:10 -L\n"
+"\n"
+"Reads $TSA_PROC_DIR/all (default /proc/tsa/all), with -y calls, with\n"
+"-H hist.\n"
+"See tsa-prstat(8).\n");
+	exit(code);
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", progname);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr, EXIT_USAGE);
+}
+
+static long parse_long(const char *s, long min, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min)
+		bad_usage(what, s);
+	return v;
+}
+
+static void parse_pids(struct options *o, const char *arg)
+{
+	struct show *sh = &o->show;
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		die(EXIT_BADDATA, "out of memory");
+	tok = strtok_r(copy, ", ", &save);
+	if (!tok)
+		bad_usage("invalid argument for -p: '%s'", arg);
+	for (; tok; tok = strtok_r(NULL, ", ", &save)) {
+		sh->pids = xrealloc(sh->pids,
+				    (sh->npids + 1) * sizeof(*sh->pids));
+		sh->pids[sh->npids++] = (uint64_t)parse_long(tok, 1,
+				"invalid argument for -p: '%s'");
+	}
+	free(copy);
+}
+
+static void parse_n(struct options *o, const char *arg)
+{
+	char *copy = strdup(arg), *comma;
+
+	if (!copy)
+		die(EXIT_BADDATA, "out of memory");
+	comma = strchr(copy, ',');
+	if (comma) {
+		*comma = '\0';
+		parse_long(comma + 1, 1, "invalid argument for -n: '%s'");
+	}
+	o->show.ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
+	free(copy);
+}
+
+/*
+ * The export is one snapshot's lifetime numbers, per process or group:
+ * no interval, no view, and no per-thread series (their number is not
+ * bounded: threads come and go, each would be a series of its own).
+ */
+static void check_metrics_args(const struct options *o, int argc,
+			       int nmetrics, int view)
+{
+	if (nmetrics > 1)
+		bad_usage("%s", "--prometheus and --openmetrics: choose one");
+	if (o->show.lwps)
+		bad_usage("%s", "-L: the export has no per-thread series "
+			  "(unbounded); use --group comm");
+	if (view || o->show.json)
+		bad_usage("%s", "--prometheus and --openmetrics show no view; "
+			  "drop -A, -y and --json");
+	if (optind < argc)
+		bad_usage("%s", "--prometheus and --openmetrics take one "
+			  "snapshot: no interval or count");
+}
+
+enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
+       OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
+       OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
+       OPT_DRAW };
+
+static double parse_interval(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 1e6)
+		bad_usage("invalid interval '%s'", arg);
+	return v;
+}
+
+/* The recorder's and the replay's options, checked. */
+static void check_record_args(struct options *o, int argc, char **argv,
+			      const char *interval, const char *from,
+			      const char *to, int view_opts)
+{
+	time_t now = time(NULL);
+
+	if ((o->keep_secs || o->max_bytes) && !o->record)
+		bad_usage("%s", "--keep and --max-size are the recorder's: "
+			  "with --record");
+	if (interval && !o->record)
+		bad_usage("%s", "--interval is the recorder's: with --record "
+			  "(live reports take it as an operand)");
+	if ((from || to || o->summary) && !o->replay)
+		bad_usage("%s", "--from, --to and --summary choose a "
+			  "recording's window: with --replay");
+	o->from = o->to = -1;
+	if (o->record) {
+		if (view_opts)
+			bad_usage("%s", "--record keeps every visible thread "
+				  "and process: no view, -p or --group (the "
+				  "replay chooses them)");
+		if (interval)
+			o->interval = parse_interval(interval);
+		else if (optind < argc)
+			o->interval = parse_interval(argv[optind++]);
+		else
+			o->interval = 10;
+		if (optind < argc)
+			o->count = parse_long(argv[optind++], 1,
+					      "invalid counter value '%s'");
+		if (optind < argc)
+			bad_usage("unexpected argument '%s'", argv[optind]);
+	}
+	if (o->replay) {
+		if (optind < argc)
+			bad_usage("%s", "--replay: its reports are the "
+				  "recording's intervals (no interval or count)");
+		if (from && (o->from = parse_when(from, now)) < 0)
+			bad_usage("invalid time for --from: '%s' (YYYY-MM-DD "
+				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)",
+				  from);
+		if (to && (o->to = parse_when(to, now)) < 0)
+			bad_usage("invalid time for --to: '%s' (YYYY-MM-DD "
+				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)", to);
+		if (o->from >= 0 && o->to >= 0 && o->to < o->from)
+			bad_usage("%s", "--to is before --from");
+	}
+}
+
+void parse_args(struct options *o, int argc, char **argv)
+{
+	struct show *sh = &o->show;
+	static const struct option longopts[] = {
+		{ "tsa", no_argument, NULL, 'A' },
+		{ "syscalls", no_argument, NULL, 'y' },
+		{ "hist", no_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "prometheus", no_argument, NULL, OPT_PROM },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "group", required_argument, NULL, OPT_GROUP },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "max-size", required_argument, NULL, OPT_MAXSIZE },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "draw", no_argument, NULL, OPT_DRAW },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
+	int tsa = 0, calls = 0, hist = 0, nmetrics = 0;
+	char why[128];
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	sh->sort_order = -1;
+	o->interval = 5;
+	o->count = -1;
+	o->proc_dir = getenv("TSA_PROC_DIR");
+	if (!o->proc_dir || !*o->proc_dir)
+		o->proc_dir = "/proc/tsa";
+	o->procfs = getenv("TSA_PROCFS");
+	if (!o->procfs || !*o->procfs)
+		o->procfs = "/proc";
+	sh->group_by = -1;
+
+	opterr = 0;	/* our own messages, named like the others */
+	while ((c = getopt_long(argc, argv, ":AcHLmvWyhp:n:s:S:", longopts,
+				NULL)) != -1) {
+		char opt[2] = { (char)optopt, '\0' };
+		int shortopt = optopt > 0 && optopt < 256;
+
+		switch (c) {
+		case ':':
+			bad_usage(shortopt ? "option requires an argument -- '%s'"
+				  : "option requires an argument: %s",
+				  shortopt ? opt : argv[optind - 1]);
+			break;
+		case '?':
+			bad_usage(shortopt ? "invalid option -- '%s'"
+				  : "bad option '%s'",
+				  shortopt ? opt : argv[optind - 1]);
+			break;
+		case 'A':
+			sh->view = VIEW_TSA;
+			tsa = 1;
+			break;
+		case 'y':
+			sh->view = VIEW_CALLS;
+			calls = 1;
+			break;
+		case 'H':
+			sh->view = VIEW_HIST;
+			hist = 1;
+			break;
+		case 'c':
+			o->no_clear = 1;
+			break;
+		case 'L':
+			sh->lwps = 1;
+			break;
+		case 'm':
+		case 'v':
+			break;	/* microstates are all there is */
+		case 'W':
+			sh->trunc = 1;
+			break;
+		case 'p':
+			parse_pids(o, optarg);
+			break;
+		case 'n':
+			parse_n(o, optarg);
+			break;
+		case 's':
+		case 'S':
+			sh->sort_order = c == 's' ? -1 : 1;
+			sortk = optarg;
+			break;
+		case OPT_JSON:
+			sh->json = 1;
+			break;
+		case OPT_PROM:
+		case OPT_OPENMETRICS:
+			o->metrics = 1 + (c == OPT_OPENMETRICS ?
+					  METRICS_OPENMETRICS :
+					  METRICS_PROMETHEUS);
+			nmetrics++;
+			break;
+		case OPT_GROUP:
+			sh->group_by = group_by_lookup(optarg);
+			if (sh->group_by < 0)
+				bad_usage("invalid argument for --group: '%s' "
+					  "(pid, cgroup, user or comm)",
+					  optarg);
+			break;
+		case OPT_SAVE:
+			o->save = optarg;
+			break;
+		case OPT_COMPARE:
+			o->compare[0] = optarg;
+			break;
+		case OPT_DRAW:
+			sh->draw = 1;
+			break;
+		case OPT_CALIBRATE:
+			o->calibrate = 1;
+			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
+		case OPT_INTERVAL:
+			interval = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep_secs = parse_age(optarg);
+			if (o->keep_secs <= 0)
+				bad_usage("invalid argument for --keep: '%s' "
+					  "(7d, 12h, 90m, 3600s)", optarg);
+			break;
+		case OPT_MAXSIZE:
+			o->max_bytes = parse_size(optarg);
+			if (o->max_bytes <= 0)
+				bad_usage("invalid argument for --max-size: "
+					  "'%s' (2G, 500M, 64K, bytes)", optarg);
+			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case OPT_SUMMARY:
+			o->summary = 1;
+			break;
+		case OPT_VERSION:
+			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
+		default:
+			usage(stderr, EXIT_USAGE);
+		}
+	}
+	if (o->calibrate && argc != 2)
+		bad_usage("%s", "--calibrate measures and writes the "
+			  "calibration: no other option or operand");
+	if ((o->save != NULL) + (o->compare[0] != NULL) + !!o->metrics +
+	    (o->record != NULL) + (o->replay != NULL) > 1)
+		bad_usage("%s", "--save, --compare, --record, --replay and an "
+			  "export are modes of their own; choose one");
+	check_record_args(o, argc, argv, interval, from, to,
+			  tsa || calls || sh->lwps || sh->json || sh->npids ||
+			  sh->group_by >= 0 || sortk || sh->ntop ||
+			  o->no_clear);
+	if (o->record)
+		optind = argc;
+	if (o->save && (sh->lwps || tsa || calls || sh->json || sh->npids ||
+			sh->group_by >= 0 || optind < argc))
+		bad_usage("%s", "--save writes every visible thread once: no "
+			  "other option or operand");
+	if (o->compare[0]) {
+		if (optind >= argc)
+			bad_usage("%s", "--compare needs two captures: "
+				  "--compare a b");
+		o->compare[1] = argv[optind++];
+		if (sh->lwps || calls)
+			bad_usage("%s", "--compare shows processes or groups: "
+				  "not with -L or -y");
+	}
+	if (o->metrics)
+		check_metrics_args(o, argc, nmetrics, tsa || calls);
+	else if (sh->group_by >= 0 && (sh->lwps || calls))
+		bad_usage("%s", "--group shows groups: not with -L or -y");
+	if (optind < argc) {
+		errno = 0;
+		o->interval = strtod(argv[optind], &end);
+		if (errno || end == argv[optind] || *end ||
+		    !(o->interval > 0) || o->interval > 1e6)
+			bad_usage("invalid interval '%s'", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		o->count = parse_long(argv[optind++], 1,
+				      "invalid counter value '%s'");
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (tsa + calls + hist > 1)
+		bad_usage("%s", "-A (--tsa), -y (--syscalls) and -H (--hist) "
+			  "are views of their own; choose one");
+	if (hist && (o->save || o->metrics || o->record || o->replay ||
+		     sortk))
+		bad_usage("%s", "-H (--hist) shows threads, processes or "
+			  "groups, live or between two captures (--compare), "
+			  "the most time in the states shown first: not with "
+			  "-s, -S or another mode");
+	if (sh->draw && (!hist || sh->json))
+		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
+			  "only with -H, not with --json");
+
+	if (hist) {
+		sh->sort_key = 0;	/* its own order (tsa_hist_compute()) */
+	} else if (sortk) {
+		sh->sort_key = sort_key_lookup(sortk, sh->view, why,
+					       sizeof(why));
+		if (sh->sort_key < 0)
+			bad_usage("%s", why);
+	} else {
+		sh->sort_key = sort_default_key(sh->view);
+	}
+}
