@@ -2,7 +2,8 @@
 /*
  * store/reccalls.h - the system-call rows in a recording: /proc/tsa/calls
  * as the recorder keeps it (every row in a key block, then what changed)
- * and as its replay rebuilds it, for -y.  See store/record.c for the blocks.
+ * and as its replay rebuilds it, for -y.  See store/recfile.c for the
+ * blocks.
  */
 #ifndef STORE_RECCALLS_H
 #define STORE_RECCALLS_H
