@@ -111,18 +111,14 @@ static void fail_read_calls(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
+/* /proc/tsa/hist: absent when the module keeps none (hist=0). */
 static void fail_read_hist(int rc, const char *path, const char *msg)
 {
-	switch (rc) {
-	case TSA_ENOENT:
+	if (rc == TSA_ENOENT)
 		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
 		    "loaded without hist=0 for -H (sudo modprobe -r tsa; sudo "
 		    "modprobe tsa)", path);
-	case TSA_EACCES:
-		die(EXIT_ACCESS, "%s: permission denied", path);
-	default:
-		die(EXIT_BADDATA, "%s: %s", path, msg);
-	}
+	fail_read(rc, path, msg);
 }
 
 /* -H, live: until @stop or o->count reports. */

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 /* The kernel's states and counters, in its order (state index = enum). */
@@ -186,5 +187,20 @@ size_t tsa_delta_compute(const struct tsa_snap *prev,
 			 const struct tsa_select *sel,
 			 struct tsa_delta **out, size_t *cap,
 			 struct tsa_totals *tot);
+
+/*
+ * Writing the format, the one place it is written: the head ("tsa-all
+ * 1", "now", "states", "fields") and the rows of a snapshot in one of
+ * two layouts: every column the reader knows (the recorder's), or those
+ * a compare needs (a capture's: no state, x_n, x_max).  Names escaped
+ * as the kernel escapes them.
+ */
+enum tsa_layout {
+	TSA_LAYOUT_FULL,
+	TSA_LAYOUT_COMPARE,
+};
+
+void tsa_write_head(FILE *f, uint64_t now, enum tsa_layout l);
+void tsa_write_row(FILE *f, const struct tsa_row *r, enum tsa_layout l);
 
 #endif /* MODEL_ALL_H */

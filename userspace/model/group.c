@@ -291,11 +291,11 @@ static void add_row(struct tsa_group *g, const struct tsa_row *r)
 		g->cnt[i] += r->v[F_CNT + i];
 }
 
-static enum group_by sort_by;
-
-static int cmp_group(const void *a, const void *b)
+/* By pid, uid or name, as @by (qsort_r's argument) groups. */
+static int cmp_group(const void *a, const void *b, void *by)
 {
 	const struct tsa_group *x = a, *y = b;
+	enum group_by sort_by = *(const enum group_by *)by;
 
 	if (sort_by == GROUP_PID && x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -379,8 +379,7 @@ size_t group_compute(const struct tsa_snap *s, enum group_by by,
 	}
 	for (i = 0; i < t->n; i++)
 		t->g[i].key = t->strs + t->g[i].key_off;
-	sort_by = by;
-	qsort(t->g, t->n, sizeof(*t->g), cmp_group);
+	qsort_r(t->g, t->n, sizeof(*t->g), cmp_group, &by);
 	rehash(t, 0);	/* the hash pointed at the order before the sort */
 	if (cc)
 		cgroup_cache_swap(cc);

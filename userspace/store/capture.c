@@ -42,37 +42,10 @@
 static void write_rows(FILE *f, const struct tsa_snap *s)
 {
 	size_t i;
-	int k;
 
-	fprintf(f, "tsa-all 1\nnow %" PRIu64 "\nstates", s->now);
-	for (k = 0; k < TSA_NSTATES; k++)
-		fprintf(f, " %s", tsa_state_name[k]);
-	fputs("\nfields tid pid uid flags elapsed at", f);
-	for (k = 0; k < TSA_NSTATES; k++) {
-		char name[8];
-		int j;
-
-		for (j = 0; tsa_state_name[k][j]; j++)
-			name[j] = (char)(tsa_state_name[k][j] | 0x20);
-		name[j] = '\0';
-		fprintf(f, " %s_ns", name);
-	}
-	fputs(" vcx icx scl sig minf majf mig comm\n", f);
-	for (i = 0; i < s->nrows; i++) {
-		const struct tsa_row *r = &s->rows[i];
-
-		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %" PRIu64, r->v[F_TID], r->v[F_PID],
-			r->v[F_UID], r->v[F_FLAGS], r->v[F_ELAPSED],
-			r->v[F_AT]);
-		for (k = 0; k < TSA_NSTATES; k++)
-			fprintf(f, " %" PRIu64, r->v[F_NS + k]);
-		for (k = 0; k < TSA_NCOUNTERS; k++)
-			fprintf(f, " %" PRIu64, r->v[F_CNT + k]);
-		fputc(' ', f);
-		fput_escaped(f, r->comm);
-		fputc('\n', f);
-	}
+	tsa_write_head(f, s->now, TSA_LAYOUT_COMPARE);
+	for (i = 0; i < s->nrows; i++)
+		tsa_write_row(f, &s->rows[i], TSA_LAYOUT_COMPARE);
 }
 
 int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,

@@ -503,12 +503,11 @@ void ct_end(struct ct_file *st)
 	ct_index(st);
 }
 
-static const struct ct_file *ct_sorting;
-
-static int ct_cmp(const void *a, const void *b)
+/* By pid, then tid (a process's exited threads, tid 0, last), then as read. */
+static int ct_cmp(const void *a, const void *b, void *file)
 {
 	const struct ct_row *x = a, *y = b;
-	const struct ct_file *f = ct_sorting;
+	const struct ct_file *f = file;
 	uint64_t tx = x->v[f->tid_v] ? x->v[f->tid_v] : UINT64_MAX;
 	uint64_t ty = y->v[f->tid_v] ? y->v[f->tid_v] : UINT64_MAX;
 
@@ -531,8 +530,7 @@ int ct_snapshot(const struct ct_file *st, struct tsa_calls_snap *s,
 		return TSA_ENOENT;
 	sorted = xmalloc((st->nrows + 1) * sizeof(*sorted));
 	memcpy(sorted, st->rows, st->nrows * sizeof(*sorted));
-	ct_sorting = st;
-	qsort(sorted, st->nrows, sizeof(*sorted), ct_cmp);
+	qsort_r(sorted, st->nrows, sizeof(*sorted), ct_cmp, (void *)st);
 	free(s->buf);
 	s->buf = NULL;
 	m = open_memstream(&s->buf, &s->len);

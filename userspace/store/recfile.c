@@ -137,57 +137,6 @@ uint64_t u64_key(const void *arr, size_t i)
 	return ((const uint64_t *)arr)[i];
 }
 
-/* The "fields" line and a line in that order: every column tsa-all has. */
-void put_fields(FILE *f)
-{
-	int k, j;
-
-	fputs("fields tid pid uid flags elapsed state state_ns", f);
-	for (k = 0; k < TSA_NSTATES; k++) {
-		char name[8];
-
-		for (j = 0; tsa_state_name[k][j] && j < 7; j++)
-			name[j] = (char)(tsa_state_name[k][j] | 0x20);
-		name[j] = '\0';
-		fprintf(f, " %s_ns %s_n %s_max", name, name, name);
-	}
-	for (k = 0; k < TSA_NCOUNTERS; k++) {
-		fputc(' ', f);
-		for (j = 0; tsa_counter_name[k][j]; j++)
-			fputc(tsa_counter_name[k][j] | 0x20, f);
-	}
-	fputs(" at comm\n", f);
-}
-
-void put_row(FILE *f, const struct tsa_row *r)
-{
-	int k;
-
-	fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-		" %" PRIu64 " %" PRIu64, r->v[F_TID], r->v[F_PID],
-		r->v[F_UID], r->v[F_FLAGS], r->v[F_ELAPSED], r->v[F_STATE],
-		r->v[F_STATE_NS]);
-	for (k = 0; k < TSA_NSTATES; k++)
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64,
-			r->v[F_NS + k], r->v[F_N + k], r->v[F_MAX + k]);
-	for (k = 0; k < TSA_NCOUNTERS; k++)
-		fprintf(f, " %" PRIu64, r->v[F_CNT + k]);
-	fprintf(f, " %" PRIu64 " ", r->v[F_AT]);
-	fput_escaped(f, r->comm);
-	fputc('\n', f);
-}
-
-void put_tsa_all_head(FILE *f, uint64_t now)
-{
-	int k;
-
-	fprintf(f, "tsa-all 1\nnow %" PRIu64 "\nstates", now);
-	for (k = 0; k < TSA_NSTATES; k++)
-		fprintf(f, " %s", tsa_state_name[k]);
-	fputc('\n', f);
-	put_fields(f);
-}
-
 void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)v;

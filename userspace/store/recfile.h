@@ -47,12 +47,6 @@ long keyidx_find(const struct keyidx *k, uint64_t want,
 uint64_t snap_key(const void *arr, size_t i);
 uint64_t u64_key(const void *arr, size_t i);
 
-/* The "fields" line and a line in that order: every column tsa-all has. */
-void put_fields(FILE *f);
-void put_row(FILE *f, const struct tsa_row *r);
-/* "tsa-all 1", "now", "states" and "fields": a block's rows begin. */
-void put_tsa_all_head(FILE *f, uint64_t now);
-
 /* The block frame's little-endian u32s. */
 void put32(unsigned char *p, uint32_t v);
 uint32_t get32(const unsigned char *p);

@@ -192,7 +192,7 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 	}
 	if (ccur)
 		ct_block(m, prev ? cprev : NULL, ccur);
-	put_tsa_all_head(m, cur->now);
+	tsa_write_head(m, cur->now, TSA_LAYOUT_FULL);
 	for (i = 0; i < cur->nrows; i++) {
 		const struct tsa_row *r = &cur->rows[i];
 		long k = prev ? keyidx_find(&rc->prev_idx, row_key(r), snap_key,
@@ -206,7 +206,7 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 				tsa_row_since(r) &&
 				!strcmp(prev->rows[k].comm, r->comm))))
 			continue;	/* left out, or a "=" line above */
-		put_row(m, r);
+		tsa_write_row(m, r, TSA_LAYOUT_FULL);
 	}
 }
 

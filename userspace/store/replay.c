@@ -427,9 +427,9 @@ again:
 	m = open_memstream(&s->buf, &s->len);
 	if (!m)
 		die(EXIT_BADDATA, "out of memory");
-	put_tsa_all_head(m, blk.now);
+	tsa_write_head(m, blk.now, TSA_LAYOUT_FULL);
 	for (i = 0; i < rp->nrows; i++)
-		put_row(m, &rp->rows[i].row);
+		tsa_write_row(m, &rp->rows[i].row, TSA_LAYOUT_FULL);
 	if (fclose(m))
 		die(EXIT_BADDATA, "out of memory");
 	s->cap = s->len + 1;

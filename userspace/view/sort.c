@@ -221,14 +221,12 @@ double call_key_value(int key, const struct tsa_call_line *l)
 	return 0;
 }
 
-static int sort_order;
-
-/* By key in @sort_order, then pid and id: state and call lines alike. */
+/* By key in @order, then pid and id: state and call lines alike. */
 static int cmp_key_who(double xkey, double ykey, const struct tsa_delta *x,
-		       const struct tsa_delta *y)
+		       const struct tsa_delta *y, int order)
 {
 	if (xkey != ykey)
-		return (xkey < ykey ? -1 : 1) * sort_order;
+		return (xkey < ykey ? -1 : 1) * order;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->id != y->id)
@@ -236,11 +234,12 @@ static int cmp_key_who(double xkey, double ykey, const struct tsa_delta *x,
 	return 0;
 }
 
-static int cmp(const void *a, const void *b)
+/* @order: -1 descending, 1 ascending (qsort_r's argument). */
+static int cmp(const void *a, const void *b, void *order)
 {
 	const struct tsa_delta *x = a, *y = b;
 
-	return cmp_key_who(x->key, y->key, x, y);
+	return cmp_key_who(x->key, y->key, x, y, *(const int *)order);
 }
 
 /* Key the lines with @value and sort: report and compare differ in it. */
@@ -251,8 +250,7 @@ static void sort_by(struct tsa_delta *d, size_t n, int key, int order,
 
 	for (i = 0; i < n; i++)
 		d[i].key = value(key, &d[i]);
-	sort_order = order;
-	qsort(d, n, sizeof(*d), cmp);
+	qsort_r(d, n, sizeof(*d), cmp, &order);
 }
 
 void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
@@ -265,10 +263,11 @@ void sort_lines_time(struct tsa_delta *d, size_t n, int key, int order)
 	sort_by(d, n, key, order, sort_key_time);
 }
 
-static int call_cmp(const void *a, const void *b)
+static int call_cmp(const void *a, const void *b, void *order)
 {
 	const struct tsa_call_line *x = a, *y = b;
-	int c = cmp_key_who(x->key, y->key, x->who, y->who);
+	int c = cmp_key_who(x->key, y->key, x->who, y->who,
+			    *(const int *)order);
 
 	if (c)
 		return c;
@@ -283,6 +282,5 @@ void sort_call_lines(struct tsa_call_line *l, size_t n, int key, int order)
 
 	for (i = 0; i < n; i++)
 		l[i].key = call_key_value(key, &l[i]);
-	sort_order = order;
-	qsort(l, n, sizeof(*l), call_cmp);
+	qsort_r(l, n, sizeof(*l), call_cmp, &order);
 }
