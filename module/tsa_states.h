@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The microstates and counters, named once, in plain C: the module
- * (tsa_state.h), tsa-prstat (userspace/tsaall.h) and the test programs
+ * (tsa_state.h), tsa-prstat (userspace/model/all.h) and the test programs
  * (tests/guest/tsa-read.h) build their enums and name tables from this
  * list, each with its own prefix. The order is that of /proc/tsa's
  * columns (docs/proc-format.md): add at the end only. (The replay
