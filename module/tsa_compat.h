@@ -371,16 +371,17 @@ static inline bool tsa_task_memstall(struct task_struct *p)
  * file does is misname one sleep.
  */
 /*
- * The same, already in an RCU read-side section: with IRQs off (the
- * switch, under the rq lock), which is one since RCU's flavours were
- * consolidated (5.0); files_lookup_fd_raw() checks nothing itself.
+ * Called only with IRQs off (a switch, under the rq lock): already an RCU
+ * read-side section since RCU's flavours were consolidated (5.0), so no
+ * rcu_read_lock() call; files_lookup_fd_raw() checks nothing itself.
  */
-static __always_inline bool tsa_current_fd_is_stream_rcu(unsigned long fd)
+static __always_inline bool tsa_current_fd_is_stream(unsigned long fd)
 {
 	struct inode *inode;
 	struct file *f;
 	umode_t mode = 0;
 
+	lockdep_assert_irqs_disabled();
 	if (fd > INT_MAX || !current->files)
 		return false;
 	f = files_lookup_fd_raw(current->files, fd);
@@ -392,14 +393,5 @@ static __always_inline bool tsa_current_fd_is_stream_rcu(unsigned long fd)
 	return S_ISSOCK(mode) || S_ISFIFO(mode);
 }
 
-static inline bool tsa_current_fd_is_stream(unsigned long fd)
-{
-	bool stream;
-
-	rcu_read_lock();
-	stream = tsa_current_fd_is_stream_rcu(fd);
-	rcu_read_unlock();
-	return stream;
-}
 
 #endif /* TSA_COMPAT_H */

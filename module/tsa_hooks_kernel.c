@@ -88,11 +88,12 @@ static __always_inline struct tsa_thread *tsa_fault_thread(void)
 }
 
 /*
- * Fault bits that should not be there: a return handler that could not
- * write (in NMI, behind a seeder's lock) left them. The accounting drops
- * them; say so once.
+ * Fault bits that should not be there (tsa_acct_fault_stale(), seen at a
+ * user fault's entry or a system call's): a return handler that could
+ * not write (in NMI, behind a seeder's lock) left them. The accounting
+ * drops them; say so once.
  */
-static void tsa_fault_stale_seen(void)
+void tsa_fault_stale_seen(void)
 {
 	WARN_ONCE(1, "tsa: a fault's return was not accounted; its context is dropped\n");
 }

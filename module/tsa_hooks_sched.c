@@ -120,17 +120,12 @@ tsa_switch_sleep(struct task_struct *p, unsigned int state, u8 ctx,
 		return tsa_sleep_state(p, state, ctx, in_call);
 	if (in_call && !kthread) {
 		struct pt_regs *regs = task_pt_regs(p);
-		bool compat = tsa_task_compat(p);
-		long nr = syscall_get_nr(p, regs);
 		unsigned long a0, a1;
 
 		tsa_syscall_args01(p, regs, &a0, &a1);
-		w = nr < 0 ? TSA_W_NONE : tsa_syscall_wait(nr, compat, a1);
+		w = tsa_call_wait(p, syscall_get_nr(p, regs), a0, a1);
 		if (w == TSA_W_FUTEX)
 			return TSA_LCK;
-		if (w == TSA_W_IDLE_IF_STREAM)
-			w = tsa_current_fd_is_stream_rcu(a0) ? TSA_W_IDLE :
-				TSA_W_NONE;
 	}
 	if (p->in_iowait)
 		return TSA_IOW;
@@ -306,15 +301,16 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 			sleep = tsa_switch_sleep(prev, prev_state,
 						 pth->acct.ctx, in_call);
 			/* Debug kernels check the short way against the rules. */
-			if (IS_ENABLED(CONFIG_PROVE_LOCKING))
-				WARN_ONCE(sleep != tsa_sleep_state(prev, prev_state,
-								   pth->acct.ctx,
-								   in_call),
+			if (IS_ENABLED(CONFIG_PROVE_LOCKING)) {
+				enum tsa_state full =
+					tsa_sleep_state(prev, prev_state,
+							pth->acct.ctx, in_call);
+
+				WARN_ONCE(sleep != full,
 					  "tsa: a sleep classified %s in the switch, %s by the rules\n",
 					  tsa_state_names[sleep],
-					  tsa_state_names[tsa_sleep_state(prev, prev_state,
-									  pth->acct.ctx,
-									  in_call)]);
+					  tsa_state_names[full]);
+			}
 		}
 		tsa_clamped(tsa_acct_switch_out(&pth->acct,
 						tsa_stamp(TSA_STAMP_SWITCH_OUT,

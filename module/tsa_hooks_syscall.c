@@ -38,9 +38,9 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 	now = tsa_stamp(ev == TSA_EV_SYS_ENTER ? TSA_STAMP_SYS_ENTER :
 			TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 	if (ev == TSA_EV_SYS_ENTER) {
-		/* A fault's return that was never written: see tsa_state.c. */
-		WARN_ONCE(tsa_acct_fault_stale(&th->acct, TSA_C_FAULT_DATA),
-			  "tsa: a fault's return was not accounted; its context is dropped\n");
+		if (unlikely(tsa_acct_fault_stale(&th->acct,
+						  TSA_C_FAULT_DATA)))
+			tsa_fault_stale_seen();
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	} else {
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, now, call,

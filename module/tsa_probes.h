@@ -145,6 +145,9 @@ static __always_inline bool tsa_edge_here(void)
 	return context_tracking_enabled_this_cpu() && READ_ONCE(tsa_edge_live);
 }
 
+/* A fault's return was never written: said once (tsa_hooks_kernel.c). */
+void tsa_fault_stale_seen(void);
+
 /* Timestamps that went backwards, all records together. */
 extern atomic64_t tsa_clamps;
 
