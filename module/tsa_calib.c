@@ -19,19 +19,46 @@ MODULE_PARM_DESC(calibration,
 
 DEFINE_PER_CPU(struct tsa_cross, tsa_cross);
 static DEFINE_PER_CPU(struct tsa_cross, tsa_calib_set);	/* as written */
+/* CPUs written since load or the last "clear" (a cost of 0 included). */
+static cpumask_t tsa_calib_done;
 static DEFINE_MUTEX(tsa_calib_lock);
+
+/*
+ * What a reader is to be told of SYS: "applied" when every online CPU
+ * has been calibrated and the costs are charged, "partial" when some
+ * have (a CPU came online since, or the run could not reach it), "none"
+ * when none has, "off" with calibration=0. Not "applied" means SYS
+ * misses the kernel's entry and exit paths on some CPU: they read as USR.
+ */
+const char *tsa_calib_state(void)
+{
+	unsigned int done = 0, online = 0;
+	int cpu;
+
+	if (!tsa_param_calibration)
+		return "off";
+	/* Racing a CPU's hotplug gives the word of just before or after. */
+	for_each_online_cpu(cpu) {
+		online++;
+		done += cpumask_test_cpu(cpu, &tsa_calib_done);
+	}
+	if (!done)
+		return "none";
+	return done < online ? "partial" : "applied";
+}
 
 void tsa_calib_show(struct seq_file *m)
 {
 	int cpu;
 
-	seq_printf(m, "format tsa-calibration 1\napplied %d\nfields cpu sys_ns fault_ns\n",
-		   tsa_param_calibration);
+	seq_printf(m, "format tsa-calibration 2\napplied %d\nstate %s\nfields cpu sys_ns fault_ns calibrated\n",
+		   tsa_param_calibration, tsa_calib_state());
 	mutex_lock(&tsa_calib_lock);
 	for_each_possible_cpu(cpu)
-		seq_printf(m, "%d %u %u\n", cpu,
+		seq_printf(m, "%d %u %u %d\n", cpu,
 			   per_cpu(tsa_calib_set, cpu).sys,
-			   per_cpu(tsa_calib_set, cpu).fault);
+			   per_cpu(tsa_calib_set, cpu).fault,
+			   cpumask_test_cpu(cpu, &tsa_calib_done));
 	mutex_unlock(&tsa_calib_lock);
 }
 
@@ -108,10 +135,13 @@ int tsa_calib_write(const char *buf, size_t len)
 		goto out;
 	mutex_lock(&tsa_calib_lock);
 	for_each_possible_cpu(cpu) {
-		if (test_bit(cpu, seen))
+		if (test_bit(cpu, seen)) {
 			tsa_calib_store(cpu, &x[cpu]);
-		else if (clear)
+			cpumask_set_cpu(cpu, &tsa_calib_done);
+		} else if (clear) {
 			tsa_calib_store(cpu, &(struct tsa_cross){ 0 });
+			cpumask_clear_cpu(cpu, &tsa_calib_done);
+		}
 	}
 	mutex_unlock(&tsa_calib_lock);
 	ret = 0;
@@ -132,6 +162,6 @@ void tsa_calib_stats(struct seq_file *m)
 		n += per_cpu(tsa_calib_set, cpu).sys ||
 		     per_cpu(tsa_calib_set, cpu).fault;
 	mutex_unlock(&tsa_calib_lock);
-	seq_printf(m, "calibration_applied %d\ncalibrated_cpus %d\n",
-		   tsa_param_calibration, n);
+	seq_printf(m, "calibration_applied %d\ncalibrated_cpus %d\ncalibration_state %s\n",
+		   tsa_param_calibration, n, tsa_calib_state());
 }

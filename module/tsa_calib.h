@@ -39,6 +39,7 @@ struct tsa_cross {
 /* Applied: calibrated and calibration=1. Read by the hooks. */
 DECLARE_PER_CPU(struct tsa_cross, tsa_cross);
 
+const char *tsa_calib_state(void);
 void tsa_calib_show(struct seq_file *m);
 int tsa_calib_write(const char *buf, size_t len);
 void tsa_calib_stats(struct seq_file *m);

@@ -704,6 +704,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
 	tsa_proc_show_degraded(m);
+	seq_printf(m, "calibration %s\n", tsa_calib_state());
 	tsa_show_acct(m, "", &a);
 	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));
 	if (thread_group_leader(t))

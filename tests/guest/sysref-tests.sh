@@ -68,8 +68,12 @@ perf_share() {
 }
 
 say "before calibration: $(tr '\n' ' ' <"$cal")"
-check '[ "$(awk '\''NR > 3 && ($2 || $3)'\'' "$cal")" = "" ]' \
+check '[ "$(awk '\''/^[0-9]/ && ($2 || $3)'\'' "$cal")" = "" ]' \
 	"at load nothing is calibrated: every CPU's costs are 0"
+state() { awk '$1 == "state" { print $2 }' "$cal"; }
+mine() { awk '$1 == "calibration" { print $2 }' "/proc/tsa/$$"; }
+check '[ "$(state)" = none ] && [ "$(mine)" = none ]' \
+	"at load $cal says 'state none' and a thread's own file 'calibration none' (saw '$(state)', '$(mine)')"
 ref getppid
 check "awk -v g=$gap -v t=$tol 'BEGIN { exit !(g > t) }'" \
 	"uncalibrated, a getppid() loop's SYS misses the referee by more than $tol points (referee $ref %, tsa $sys %): the unseen entry and exit paths are USR"
@@ -83,8 +87,10 @@ before_fault="$ref/$sys $gap"
 st=$?
 sed 's/^/# /' "$out/calibrate.txt"
 check "[ $st -eq 0 ]" "tsa-prstat --calibrate measures every CPU and writes $cal (exit $st)"
-check "awk 'NR > 3 && \$1 == 1 && \$2 > 0 { f = 1 } END { exit !f }' $cal" \
-	"$cal holds CPU 1's system call cost ($(awk 'NR > 3 && $1 == 1' "$cal"))"
+check "awk '/^[0-9]/ && \$1 == 1 && \$2 > 0 { f = 1 } END { exit !f }' $cal" \
+	"$cal holds CPU 1's system call cost ($(awk '/^[0-9]/ && $1 == 1' "$cal"))"
+check '[ "$(state)" = applied ] && [ "$(mine)" = applied ]' \
+	"calibrated, $cal says 'state applied' and a thread's own file 'calibration applied' (saw '$(state)', '$(mine)')"
 
 # The calibrated loops. Within $tol points of the referee is the aim
 # (issue 26), and is reported. Under emulation it cannot be asserted: QEMU
@@ -96,7 +102,13 @@ check "awk 'NR > 3 && \$1 == 1 && \$2 > 0 { f = 1 } END { exit !f }' $cal" \
 # is fast enough for its unseen paths to weigh 5 points. So the test asks
 # that every loop's SYS moved toward the referee and never past it by
 # more than $tol points, and that the getppid() loop's SYS is above its
-# USR and at most half as far from the referee as before.
+# USR and at most half as far from the referee as before. For the 64 KiB
+# reads and the faults, whose unseen paths weigh far less, "toward" is
+# judged within the calibrated run: its SYS against the same run's SYS
+# less what calibration gave (tsa counts that part exactly). Between two
+# runs the loop's emulated cost moves by more than the calibration adds:
+# a CI run of 2026-11-28 saw the fault loop's uncalibrated share at 87.4 %
+# in one run and 78.0 % in the next, beside a busy guest.
 for m in getppid read64k fault; do
 	ref "$m"
 	eval "before=\$before_$m"
@@ -107,8 +119,10 @@ for m in getppid read64k fault; do
 		check "awk -v g=$gap -v b=$bgap -v s=$sys 'BEGIN { exit !(g <= b / 2 && s > 50) }'" \
 			"calibrated, a getppid loop's SYS is above its USR and at most half as far from the referee as before (gap $gap, before $bgap)"
 	else
-		check "awk -v g=$gap -v b=$bgap -v t=$tol 'BEGIN { exit !(g < b || g <= t / 3) }'" \
-			"calibrated, a $m loop's SYS is nearer the referee than before, or within a third of $tol points of it (gap $gap, before $bgap)"
+		raw=$(awk -v s="$sys" -v c="$calp" 'BEGIN { printf "%.1f", s - c }')
+		rgap=$(awk -v r="$ref" -v s="$raw" 'BEGIN { g = r - s; if (g < 0) g = -g; printf "%.1f", g }')
+		check "awk -v g=$gap -v b=$rgap -v t=$tol 'BEGIN { exit !(g < b || g <= t / 3) }'" \
+			"calibrated, a $m loop's SYS is nearer the referee than the same run's SYS less what calibration gave, or within a third of $tol points of it (referee $ref %, tsa $sys %, without calibration $raw %: gap $gap, without $rgap; an earlier uncalibrated run's gap $bgap)"
 	fi
 	within=no
 	awk -v g="$gap" -v t="$tol" 'BEGIN { exit !(g <= t) }' && within=yes
@@ -130,8 +144,14 @@ nonsense" ""; do
 		"a write of '$(printf '%s' "$bad" | tr '\n' '|')' is refused and changes nothing (exit $st)"
 done
 echo clear >"$cal"
-check '[ "$(awk '\''NR > 3 && ($2 || $3)'\'' "$cal")" = "" ]' "'clear' sets every CPU's costs back to 0"
-awk 'NR > 3 { print $1, $2, $3 }' "$out/cal.saved" >"$cal"
+check '[ "$(awk '\''/^[0-9]/ && ($2 || $3 || $4)'\'' "$cal")" = "" ] && [ "$(state)" = none ]' \
+	"'clear' sets every CPU's costs back to 0, not calibrated (state '$(state)')"
+if [ "$(nproc)" -gt 1 ]; then
+	echo "1 0 0" >"$cal"
+	check '[ "$(state)" = partial ] && [ "$(awk '\''$1 == 1 { print $4 }'\'' "$cal")" = 1 ]' \
+		"CPU 1 written alone (a cost of 0 is a calibration too): 'state partial' (saw '$(state)')"
+fi
+awk '/^[0-9]/ { print $1, $2, $3 }' "$out/cal.saved" >"$cal"
 check "same" "the saved calibration written back reads the same"
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "echo '1 1 1' >$cal" 2>/dev/null
