@@ -165,10 +165,18 @@ deb: check-version userspace
 	chmod 0755 $(DEBOUT)/deb/dkms/DEBIAN/postinst $(DEBOUT)/deb/dkms/DEBIAN/prerm
 	$(MAKE) --no-print-directory install-userspace install-man \
 		DESTDIR=$(DEBOUT)/deb/prstat PREFIX=/usr MANDIR=/usr/share/man \
-		UNITDIR=/lib/systemd/system
+		UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d
 	install -D -m 0644 LICENSE $(DEBOUT)/deb/prstat/usr/share/doc/tsa-prstat/copyright
 	gzip -9n $(DEBOUT)/deb/prstat/usr/share/man/man*/*
 	mkdir -p $(DEBOUT)/deb/prstat/DEBIAN
+	printf '%s\n' '#!/bin/sh' 'set -e' \
+		'# The udev rule calibrates each later load; a module loaded already' \
+		'# (an upgrade, or tsa.ko before this package) is calibrated now.' \
+		'if [ "$$1" = configure ] && [ -e /proc/tsa/calibration ] &&' \
+		'	! grep -qx "state applied" /proc/tsa/calibration; then' \
+		'	/usr/bin/tsa-prstat --calibrate >/dev/null 2>&1 || true' \
+		'fi' > $(DEBOUT)/deb/prstat/DEBIAN/postinst
+	chmod 0755 $(DEBOUT)/deb/prstat/DEBIAN/postinst
 	printf '%s\n' 'Package: tsa-prstat' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
 		'Maintainer: tsa developers <tsa@localhost>' 'Section: admin' 'Priority: optional' \
 		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC))), libzstd1$(if $(DEB_ZSTD), (>= $(DEB_ZSTD)))' \

@@ -96,9 +96,22 @@ out=$(make -s --no-print-directory install DESTDIR="$d" 2>&1)
 check "make install DESTDIR=<tmp> exits 0" 0 "$?"
 for f in "lib/modules/$kver/updates/tsa.ko" usr/local/bin/tsa-prstat \
 	usr/local/share/man/man8/tsa-prstat.8 usr/local/share/man/man4/tsa.4 \
-	usr/local/lib/systemd/system/tsa-record.service; do
+	usr/local/lib/systemd/system/tsa-record.service etc/udev/rules.d/60-tsa.rules; do
 	check "install puts $f" present "$(exists "$d/$f")"
 done
+check "the udev rule calibrates with the installed tsa-prstat, on load and for a CPU that comes online" \
+	"/usr/local/bin/tsa-prstat --calibrate /usr/local/bin/tsa-prstat --calibrate=%n" \
+	"$(sed -n 's/.*RUN+="\([^"]*\)".*/\1/p' "$d/etc/udev/rules.d/60-tsa.rules" 2>&1 | xargs)"
+if command -v udevadm >/dev/null; then
+	out=$(udevadm verify "$d/etc/udev/rules.d/60-tsa.rules" 2>&1)
+	rc=$?
+	# udevadm verify is newer than Debian 12's udev (252): it says so.
+	if [ $rc -ne 0 ] && grep -qi 'unknown command' <<<"$out"; then
+		skip "udevadm verify accepts the rule" "this udev has no verify"
+	else
+		check "udevadm verify accepts the rule" 0 "$rc${out:+ ($out)}"
+	fi
+fi
 check "the recorder's unit runs the installed tsa-prstat" \
 	"ExecStart=/usr/local/bin/tsa-prstat --record /var/log/tsa --interval 10 --keep 7d --max-size 2G" \
 	"$(grep '^ExecStart=' "$d/usr/local/lib/systemd/system/tsa-record.service" 2>&1)"
@@ -223,13 +236,14 @@ check "tsa-dkms has postinst and prerm" "postinst prerm" \
 	"$(dpkg-deb --ctrl-tarfile "$ddeb" | tar -t | sed 's|^\./||' | grep -xE 'postinst|prerm' | sort | xargs)"
 pcontents=$(dpkg-deb -c "$pdeb" 2>/dev/null | awk '{print $6}')
 for f in usr/bin/tsa-prstat usr/share/man/man8/tsa-prstat.8.gz usr/share/man/man4/tsa.4.gz \
-	lib/systemd/system/tsa-record.service; do
+	lib/systemd/system/tsa-record.service lib/udev/rules.d/60-tsa.rules; do
 	check "tsa-prstat package ships /$f" yes "$(grep -qx "\./$f" <<<"$pcontents" && echo yes || echo no)"
 done
 check "tsa-prstat package depends on libzstd1 (its recorder compresses)" yes \
 	"$(dpkg-deb -f "$pdeb" Depends | grep -q 'libzstd1' && echo yes || echo no)"
-check "tsa-prstat package enables no service (postinst absent)" "" \
-	"$(dpkg-deb --ctrl-tarfile "$pdeb" | tar -t | sed 's|^\./||' | grep -x postinst)"
+pinst=$(dpkg-deb -I "$pdeb" postinst 2>&1)
+check "tsa-prstat's postinst calibrates a loaded module and enables no service" "calibrates, enables nothing" \
+	"$(grep -q 'tsa-prstat --calibrate' <<<"$pinst" && echo calibrates || echo "no calibration"), $(grep -qE 'systemctl|deb-systemd' <<<"$pinst" && echo "enables a service" || echo "enables nothing")"
 owners=$(dpkg-deb -c "$pdeb" | awk '{print $2}' | sort -u | xargs)
 check "package files are owned by root" "root/root" "$owners"
 elapsed "make deb" "$t0"

@@ -41,7 +41,7 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
 "\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
 "\t[-LAy] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
-"\ttsa-prstat --calibrate\n"
+"\ttsa-prstat --calibrate[=cpulist]\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
 "  -m, -v      microstates in Solaris prstat -m columns (the default)\n"
@@ -89,7 +89,8 @@ static void usage(FILE *f, int code)
 "              that window\n"
 "  --calibrate measure on each CPU what a system call and a page fault\n"
 "              cost beyond tsa's hooks (the kernel's entry and exit\n"
-"              paths) and have tsa.ko charge it to SYS (root)\n"
+"              paths) and have tsa.ko charge it to SYS (root); with\n"
+"              =cpulist (0,2-3) those CPUs only\n"
 "  --group by  one line per cgroup (v2 path), user or comm (thread\n"
 "              name, trailing number folded: worker-{N}) instead of per\n"
 "              process (pid); exited threads count in their group\n"
@@ -274,7 +275,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
-		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "calibrate", optional_argument, NULL, OPT_CALIBRATE },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "keep", required_argument, NULL, OPT_KEEP },
@@ -384,6 +385,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case OPT_CALIBRATE:
 			o->calibrate = 1;
+			o->calibrate_cpus = optarg;
 			break;
 		case OPT_RECORD:
 			o->record = optarg;

@@ -163,7 +163,53 @@ static int calibrate_cpu(int cpu, const char *proc_dir, size_t n,
 	return 1;
 }
 
-int calibrate(const char *proc_dir)
+/*
+ * Whether @cpu is in @list ("0,2-3"); -1 if @list is not such a list.
+ * The udev rule for a CPU that comes online names that CPU alone.
+ */
+static int in_cpulist(const char *list, int cpu)
+{
+	const char *p = list;
+	int in = 0;
+
+	do {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0 || lo >= CPU_SETSIZE)
+			return -1;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(++p, &end, 10);
+			if (end == p || hi < lo || hi >= CPU_SETSIZE)
+				return -1;
+			p = end;
+		}
+		in |= cpu >= lo && cpu <= hi;
+	} while (*p == ',' && *++p);
+	return *p ? -1 : in;
+}
+
+void calibration_state(const char *proc_dir, char *out, size_t len)
+{
+	char path[256], line[128];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/calibration", proc_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "state ", 6)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%s", line + 6);
+			break;
+		}
+	fclose(f);
+}
+
+int calibrate(const char *proc_dir, const char *cpus)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	const char *env = getenv("TSA_CALIBRATE_CALLS");
@@ -178,10 +224,14 @@ int calibrate(const char *proc_dir)
 	if (access(path, R_OK))
 		die(EXIT_NOMODULE, "%s: %s (tsa.ko not loaded, or too old)",
 		    path, strerror(errno));
+	if (cpus && in_cpulist(cpus, 0) < 0)
+		die(EXIT_USAGE, "--calibrate=%s: not a CPU list (0,2-3)", cpus);
 	if (sched_getaffinity(0, sizeof(orig), &orig))
 		CPU_ZERO(&orig);
 	printf("%-5s %8s %9s\n", "CPU", "SYS_NS", "FAULT_NS");
 	for (cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		if (cpus && !in_cpulist(cpus, cpu))
+			continue;
 		if (!calibrate_cpu(cpu, proc_dir, n, n / 5, &sys, &flt))
 			continue;
 		printf("%-5d %8u %9u\n", cpu, sys, flt);

@@ -265,13 +265,17 @@ static void sleep_until(struct timespec *deadline, double interval)
 		;
 }
 
-/* At most the -n lines, or on a redrawn terminal its height. */
-static size_t lines_shown(const struct options *o, size_t n, int redraw)
+/*
+ * At most the -n lines, or on a redrawn terminal its height less @extra
+ * lines of notes.
+ */
+static size_t lines_shown(const struct options *o, size_t n, int redraw,
+			  int extra)
 {
 	if (o->show.ntop && (size_t)o->show.ntop < n)
 		n = (size_t)o->show.ntop;
 	if (redraw && !o->show.ntop) {
-		long rows = screen_lines();
+		long rows = screen_lines() - extra;
 
 		if (rows > 0 && (size_t)rows < n)
 			n = (size_t)rows;
@@ -455,7 +459,7 @@ static int compare_captures(const struct options *o)
 	sort_lines_time(r.d, n, sh->sort_key, sh->sort_order);
 	compare_count(&a.snap, &b.snap, &sum);
 	compare_print(stdout, sh, by, &a.snap, &b.snap, &r,
-		      lines_shown(o, n, 0), &tot, &sum);
+		      lines_shown(o, n, 0, 0), &tot, &sum);
 out:
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -557,6 +561,7 @@ static void report(struct reporter *rp, const struct options *o,
 	int grouped = sh->group_by > GROUP_PID;	/* pid: the usual report */
 	struct tsa_totals tot;
 	size_t n, show;
+	int uncal;
 
 	if (grouped) {
 		n = group_report_compute(&rp->groups, prev, cur,
@@ -580,7 +585,8 @@ static void report(struct reporter *rp, const struct options *o,
 			sort_lines(rp->lines, n, sh->sort_key, sh->sort_order);
 		}
 	}
-	show = lines_shown(o, n, rp->redraw);
+	uncal = cur->calib[0] && strcmp(cur->calib, "applied");
+	show = lines_shown(o, n, rp->redraw, uncal);
 
 	if (sh->json) {
 		if (grouped)
@@ -604,6 +610,11 @@ static void report(struct reporter *rp, const struct options *o,
 		else
 			table_print(stdout, sh, rp->lines, show, &tot, la,
 				    sh->trunc || rp->redraw);
+		/* Said where the numbers are: SYS short, USR long. */
+		if (uncal)
+			printf("tsa: calibration %s: SYS misses the kernel's "
+			       "entry and exit paths (they read as USR); run "
+			       "tsa-prstat --calibrate as root\n", cur->calib);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -968,7 +979,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/all", o.proc_dir);
 	snprintf(cpath, sizeof(cpath), "%s/calls", o.proc_dir);
 	if (o.calibrate)
-		return calibrate(o.proc_dir);
+		return calibrate(o.proc_dir, o.calibrate_cpus);
 	if (o.metrics)
 		return export_metrics(&o, path);
 	if (o.save)
@@ -1021,6 +1032,7 @@ int main(int argc, char **argv)
 		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read(rc, path, msg);
+		calibration_state(o.proc_dir, cur->calib, sizeof(cur->calib));
 		if (calls) {
 			rc = tsa_calls_read(ccur, cpath, msg, sizeof(msg));
 			if (rc != TSA_OK && keys && sh.cur) {

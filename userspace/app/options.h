@@ -22,6 +22,7 @@ struct options {
 	const char *save;	/* --save FILE: write one capture */
 	const char *compare[2];	/* --compare A B: the two captures */
 	int calibrate;		/* --calibrate */
+	const char *calibrate_cpus;	/* --calibrate=LIST; NULL: all */
 	const char *record;	/* --record DIR: the flight recorder */
 	long long keep_secs;	/* --keep AGE: its files' retention; 0: all */
 	long long max_bytes;	/* --max-size SIZE: its directory's; 0: any */

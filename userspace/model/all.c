@@ -470,6 +470,7 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 	s->nrows = 0;
 	s->nprocs = 0;
 	s->now = 0;
+	s->calib[0] = '\0';
 	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-all", &p, &end,
 			     msg, msglen);
 	if (rc != TSA_OK)

@@ -75,6 +75,11 @@ struct tsa_snap {
 	uint32_t *tid_hash;		/* row index + 1; 0 = empty */
 	uint32_t *pid_hash;		/* proc index + 1; 0 = empty */
 	size_t hash_cap;		/* power of two, for both */
+	/*
+	 * /proc/tsa/calibration's state when read live ("applied", "partial",
+	 * "none", "off"); "" when unknown (a file, an older module).
+	 */
+	char calib[12];
 };
 
 enum tsa_err {

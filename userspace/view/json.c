@@ -109,6 +109,8 @@ static void one(struct jsonw *w, FILE *f, const struct show *o,
 	jw_time(w, "ts", &cur->wall);
 	jw_u64(w, "now", o->lwps ? r->v[F_AT] : cur->now);
 	jw_u64(w, "at", r->v[F_AT]);
+	if (cur->calib[0])
+		jw_str(w, "calibration", cur->calib);
 	jw_u64(w, "pid", d->pid);
 	who(w, o, d);
 	if (o->lwps) {
@@ -156,6 +158,8 @@ static void one_group(struct jsonw *w, FILE *f, enum group_by by,
 	jw_line(w, f);
 	jw_time(w, "ts", &cur->wall);
 	jw_u64(w, "now", cur->now);
+	if (cur->calib[0])
+		jw_str(w, "calibration", cur->calib);
 	jw_str(w, "group", group_by_name[by]);
 	if (by == GROUP_USER)
 		jw_u64(w, "uid", g->uid);
