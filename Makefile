@@ -92,6 +92,7 @@ DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 # tsa-prstat needs the C library it was built against (upstream version).
 DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
 DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
+DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}' libmicrohttpd12 2>/dev/null | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
 DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
 
@@ -179,13 +180,14 @@ deb: check-version userspace
 	chmod 0755 $(DEBOUT)/deb/prstat/DEBIAN/postinst
 	printf '%s\n' 'Package: tsa-prstat' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
 		'Maintainer: tsa developers <tsa@localhost>' 'Section: admin' 'Priority: optional' \
-		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC))), libzstd1$(if $(DEB_ZSTD), (>= $(DEB_ZSTD)))' \
+		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC))), libzstd1$(if $(DEB_ZSTD), (>= $(DEB_ZSTD))), libmicrohttpd12$(if $(DEB_MHD), (>= $(DEB_MHD))), zlib1g' \
 		'Recommends: tsa-dkms (= $(VERSION))' \
 		'Description: Solaris prstat -m for Linux, reading the tsa module' \
 		' tsa-prstat reports per-thread microstates (USR SYS TRP TFL DFL LCK SLP' \
 		' LAT) and the TSA method view from /proc/tsa/all, and records them' \
-		' (tsa-record.service, not enabled) for replay. Man pages tsa-prstat(8)' \
-		' and tsa(4).' > $(DEBOUT)/deb/prstat/DEBIAN/control
+		' (tsa-record.service, not enabled) for replay; tsa-exporter serves them' \
+		' to Prometheus (tsa-exporter.service, not enabled). Man pages' \
+		' tsa-prstat(8), tsa-exporter(8) and tsa(4).' > $(DEBOUT)/deb/prstat/DEBIAN/control
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/dkms $(DEBOUT)/tsa-dkms_$(VERSION)_all.deb
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/prstat $(DEBOUT)/tsa-prstat_$(VERSION)_$(DEB_ARCH).deb
 
@@ -197,7 +199,7 @@ check-version:
 	@fail=0; \
 	d=$$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf); \
 	[ "$$d" = "$(VERSION)" ] || { echo "check-version: dkms.conf PACKAGE_VERSION=$$d, tsa_version.h $(VERSION)" >&2; fail=1; }; \
-	for m in docs/tsa.4 docs/tsa-prstat.8; do \
+	for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8; do \
 		t=$$(sed -n 's/^\.TH [^ ]* [0-9] "[^"]*" "tsa \([^"]*\)".*/\1/p' $$m); \
 		[ "$$t" = "$(VERSION)" ] || { echo "check-version: $$m .TH says tsa $$t, tsa_version.h $(VERSION)" >&2; fail=1; }; \
 	done; \

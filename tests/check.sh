@@ -49,7 +49,7 @@ suites=(
 	# after the others: the 7.x debug kernel's build installs its source
 	# in the same root first, under the series' lock
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
-	prstat		"tests/guest/run-prstat-tests.sh"
+	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
 	userspace	"make -s -C userspace WERROR=y test"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"

@@ -26,6 +26,9 @@ pkgs=(
 	# tsa-prstat's recorder compresses with zstd; its keys are tested
 	# under tmux
 	libzstd-dev tmux
+	# tsa-exporter serves /metrics with libmicrohttpd, gzip by zlib; its
+	# tests ask with curl
+	libmicrohttpd-dev zlib1g-dev curl
 	# disks, swap and cgroups for the wait-state tests
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON

@@ -74,13 +74,13 @@ elapsed build "$t0"
 # --- version: written once, checked everywhere ---------------------------
 check "version defined in module/tsa_version.h" yes "$([ -n "$version" ] && echo yes || echo no)"
 out=$(make -s --no-print-directory check-version 2>&1)
-check "make check-version (dkms.conf, tsa.4, tsa-prstat.8)" "check-version: $version everywhere" "$out"
+check "make check-version (dkms.conf, tsa.4, tsa-prstat.8, tsa-exporter.8)" "check-version: $version everywhere" "$out"
 check "modinfo version of tsa.ko" "$version" "$(modinfo -F version tsa.ko 2>&1)"
 check "tsa-prstat --version" "tsa-prstat $version" "$(userspace/tsa-prstat --version 2>&1 | head -n 1)"
 check "modinfo license (GPL-only symbols)" "GPL" "$(modinfo -F license tsa.ko 2>&1)"
 
 # --- man pages lint clean -----------------------------------------------
-for m in docs/tsa.4 docs/tsa-prstat.8; do
+for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8; do
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>&1 >/dev/null)
 	check "man --warnings $m is silent" "" "$out"
 	if command -v lexgrog >/dev/null; then
@@ -96,6 +96,8 @@ out=$(make -s --no-print-directory install DESTDIR="$d" 2>&1)
 check "make install DESTDIR=<tmp> exits 0" 0 "$?"
 for f in "lib/modules/$kver/updates/tsa.ko" usr/local/bin/tsa-prstat \
 	usr/local/share/man/man8/tsa-prstat.8 usr/local/share/man/man4/tsa.4 \
+	usr/local/bin/tsa-exporter usr/local/share/man/man8/tsa-exporter.8 \
+	usr/local/lib/systemd/system/tsa-exporter.service \
 	usr/local/lib/systemd/system/tsa-record.service etc/udev/rules.d/60-tsa.rules; do
 	check "install puts $f" present "$(exists "$d/$f")"
 done
@@ -115,6 +117,9 @@ fi
 check "the recorder's unit runs the installed tsa-prstat" \
 	"ExecStart=/usr/local/bin/tsa-prstat --record /var/log/tsa --interval 10 --keep 7d --max-size 2G" \
 	"$(grep '^ExecStart=' "$d/usr/local/lib/systemd/system/tsa-record.service" 2>&1)"
+check "the exporter's unit runs the installed tsa-exporter on loopback, as its own user with CAP_SYS_PTRACE alone" \
+	"ExecStart=/usr/local/bin/tsa-exporter --listen 127.0.0.1:9837 DynamicUser=yes CapabilityBoundingSet=CAP_SYS_PTRACE" \
+	"$(grep -E '^(ExecStart|DynamicUser|CapabilityBoundingSet)=' "$d/usr/local/lib/systemd/system/tsa-exporter.service" 2>&1 | xargs)"
 check "installed tsa-prstat is executable" yes "$([ -x "$d/usr/local/bin/tsa-prstat" ] && echo yes || echo no)"
 check "installed tsa.ko is tsa.ko" "$(sha256sum <tsa.ko)" "$(sha256sum <"$d/lib/modules/$kver/updates/tsa.ko" 2>&1)"
 check "depmod skipped on a staging DESTDIR (no modules.builtin)" absent \
@@ -236,6 +241,7 @@ check "tsa-dkms has postinst and prerm" "postinst prerm" \
 	"$(dpkg-deb --ctrl-tarfile "$ddeb" | tar -t | sed 's|^\./||' | grep -xE 'postinst|prerm' | sort | xargs)"
 pcontents=$(dpkg-deb -c "$pdeb" 2>/dev/null | awk '{print $6}')
 for f in usr/bin/tsa-prstat usr/share/man/man8/tsa-prstat.8.gz usr/share/man/man4/tsa.4.gz \
+	usr/bin/tsa-exporter usr/share/man/man8/tsa-exporter.8.gz lib/systemd/system/tsa-exporter.service \
 	lib/systemd/system/tsa-record.service lib/udev/rules.d/60-tsa.rules; do
 	check "tsa-prstat package ships /$f" yes "$(grep -qx "\./$f" <<<"$pcontents" && echo yes || echo no)"
 done

@@ -17,11 +17,21 @@
 # 8. --record at 1 s while a thread spins, sleeps and waits for a lock,
 #    4 s each; --replay of each phase's window; a recorder killed
 #    mid-write, its torn tail
+# 9. with "with-exporter" first: tsa-exporter scraped by a real
+#    Prometheus (exporter-tests.sh)
 # TAP on stdout (plan last), then "prstat: N passed, N failed"; exit
 # status non-zero if any test failed.
 set -u
 prstat=$1 ptest=$2
 shift 2
+# "with-exporter": also tsa-exporter against a real Prometheus
+# (exporter-tests.sh); user space that is the same on every kernel, so
+# the 6.1 prstat suite alone runs it.
+with_exporter=
+if [ "${1:-}" = with-exporter ]; then
+	with_exporter=1
+	shift
+fi
 only=" $* "
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 n=0 failed=0
@@ -556,6 +566,12 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/de
 say "clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null);" \
 	"$(dmesg | grep -iE 'tsc.*unstable|sched_clock.*unstable|Marking clock' | head -n2 | tr '\n' ' ')"
 grep -iE 'clamp|backw|clock' /sys/kernel/debug/tsa/stats 2>/dev/null | sed 's/^/# debugfs: /'
+
+if [ -n "$with_exporter" ]; then
+say "9. tsa-exporter scraped by a real Prometheus"
+# shellcheck source=tests/guest/exporter-tests.sh
+. "$(dirname "$(readlink -f "$0")")/exporter-tests.sh"
+fi
 
 if want unload; then
 say "4b. tsa.ko unloaded"

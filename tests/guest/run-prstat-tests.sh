@@ -36,7 +36,10 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-ptest" \
 
 set +e
 # shellcheck disable=SC2086 # GUEST_RUN_ARGS is a list of words
-"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --allow-oom --no-unload --smp 2 --timeout 300 \
+# tsa-exporter's Prometheus test adds about 2 minutes.
+timeout=300
+[ "${1:-}" != with-exporter ] || timeout=480
+"$repo/tests/guest-run" --kernel "$TSA_KERNEL" --module "$TSA_KO" --allow-oom --no-unload --smp 2 --timeout "$timeout" \
 	${GUEST_RUN_ARGS:-} -- \
 	bash "$here/prstat-tests.sh" "$repo/userspace/tsa-prstat" "$out/tsa-ptest" "$@"
 rc=$?

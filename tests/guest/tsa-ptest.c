@@ -17,6 +17,9 @@
  *   tsa-ptest open TID...     prints OK, or the errno name of open/read, per TID
  *   tsa-ptest all             prints "self PID", then "tid pid uid flags" for
  *                             every line of /proc/tsa/all
+ *   tsa-ptest churn N         N threads made and joined, 100 at a time
+ *   tsa-ptest lockwait        a thread waits for a mutex its sibling holds
+ *                             asleep, until killed (LCK); prints "ready"
  *   tsa-ptest holdfd          opens /proc/tsa/all and its own file, prints
  *                             READY, waits for a line on stdin, reads both
  *                             and prints the errno names ("all=EIO self=EIO")
@@ -2133,6 +2136,62 @@ static void *ph_holder(void *arg)
 	return NULL;
 }
 
+/*
+ * lockwait: a "waiter" thread blocks on a mutex that the main thread
+ * holds asleep, until the process is killed: LCK at one second a second
+ * (tsa-exporter's Prometheus test). Prints "ready" once it waits.
+ */
+static void *lw_waiter(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "waiter");
+	pthread_mutex_lock(&ph_lock);
+	pthread_mutex_unlock(&ph_lock);
+	return NULL;
+}
+
+static int lockwait(void)
+{
+	pthread_t w;
+
+	pthread_mutex_lock(&ph_lock);
+	if (pthread_create(&w, NULL, lw_waiter, NULL))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/*
+ * churn N: N threads made and joined, 100 at a time, each exiting at
+ * once; prints N. Threads that come and go under a reader.
+ */
+static void *ch_nothing(void *arg)
+{
+	return arg;
+}
+
+static int churn(long n)
+{
+	pthread_t t[100];
+	long done = 0;
+	int i, k;
+
+	while (done < n) {
+		for (k = 0; k < 100 && done + k < n; k++)
+			if (pthread_create(&t[k], NULL, ch_nothing, NULL))
+				break;
+		for (i = 0; i < k; i++)
+			pthread_join(t[i], NULL);
+		if (!k)
+			return 1;
+		done += k;
+	}
+	printf("%ld\n", done);
+	return 0;
+}
+
 static int phases(double secs)
 {
 	double t0, m0;
@@ -2208,11 +2267,15 @@ int main(int argc, char **argv)
 			pause();
 	} else if (!strcmp(argv[1], "phases") && argc == 3) {
 		return phases(atof(argv[2]));
+	} else if (!strcmp(argv[1], "lockwait")) {
+		return lockwait();
+	} else if (!strcmp(argv[1], "churn") && argc == 3) {
+		return churn(atol(argv[2]));
 	} else {
 		goto usage;
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep | phases SECS\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep | phases SECS | lockwait | churn N\n");
 	return 2;
 }

@@ -190,25 +190,6 @@ static int in_cpulist(const char *list, int cpu)
 	return *p ? -1 : in;
 }
 
-void calibration_state(const char *proc_dir, char *out, size_t len)
-{
-	char path[256], line[128];
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/calibration", proc_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "state ", 6)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(out, len, "%s", line + 6);
-			break;
-		}
-	fclose(f);
-}
-
 int calibrate(const char *proc_dir, const char *cpus)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);

@@ -6,18 +6,11 @@
 #ifndef APP_CALIBRATE_H
 #define APP_CALIBRATE_H
 
-#include <stddef.h>
-
 /*
  * Measure every CPU this process may run on (of @cpus, "0,2-3", if not
  * NULL), print and write; exit code.
  */
 int calibrate(const char *proc_dir, const char *cpus);
 
-/*
- * @proc_dir's calibration state ("applied", "partial", "none", "off")
- * into @out; "" if the module does not say (older, or not loaded).
- */
-void calibration_state(const char *proc_dir, char *out, size_t len);
 
 #endif /* APP_CALIBRATE_H */

@@ -43,6 +43,7 @@
 #include "capture.h"
 #include "record.h"
 #include "keys.h"
+#include "calib.h"
 #include "calibrate.h"
 #include "args.h"
 #include "options.h"
@@ -1032,7 +1033,7 @@ int main(int argc, char **argv)
 		rc = tsa_snap_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read(rc, path, msg);
-		calibration_state(o.proc_dir, cur->calib, sizeof(cur->calib));
+		tsa_calib_state(o.proc_dir, cur->calib, sizeof(cur->calib));
 		if (calls) {
 			rc = tsa_calls_read(ccur, cpath, msg, sizeof(msg));
 			if (rc != TSA_OK && keys && sh.cur) {

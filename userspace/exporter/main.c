@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exporter/main.c - tsa-exporter: tsa's microstates for Prometheus,
+ * served on /metrics (libmicrohttpd), as node_exporter serves its own.
+ *
+ *   tsa-exporter [--listen [ADDR:]PORT] [--group cgroup|user|comm|pid]
+ *                [-p pidlist] [--max-series N] [--timeout SECS]
+ *
+ * The text format 0.0.4 by default, OpenMetrics 1.0 when the client's
+ * Accept asks for application/openmetrics-text; gzip when its
+ * Accept-Encoding allows it; a landing page at /. Scrapes that arrive
+ * while one is reading the module's files wait for that read and answer
+ * with it: one read serves them all. HTTP is libmicrohttpd's: a small
+ * thread pool, a bound on connections and on each one's memory (a
+ * request's headers included), and a timeout for a client that sends
+ * nothing. The body is shared by every response made from it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "scrape.h"
+#include "util.h"
+
+#define DEFAULT_LISTEN	"127.0.0.1:9837"
+#define POOL_THREADS	4
+#define MAX_CONNECTIONS	256
+
+static const char *const content_type[2] = {
+	[METRICS_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
+	[METRICS_OPENMETRICS] =
+		"application/openmetrics-text; version=1.0.0; charset=utf-8",
+};
+
+/* One scrape's texts, shared by the responses made from them. */
+struct body {
+	struct scrape_out out;
+	char *gz[2];		/* made on the first request for it */
+	size_t gzlen[2];
+	int refs;		/* under lock */
+};
+
+static struct scrape_conf conf;
+static struct scrape_health health;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t read_done = PTHREAD_COND_INITIALIZER;
+static int reading;		/* a read is in progress */
+static unsigned long reads_done;
+static struct body *last;	/* the newest read's (a reference) */
+
+static void body_free(struct body *b)
+{
+	scrape_out_free(&b->out);
+	free(b->gz[0]);
+	free(b->gz[1]);
+	free(b);
+}
+
+/* Drop a reference to @b, under lock. */
+static void body_unref(struct body *b)
+{
+	if (b && --b->refs == 0)
+		body_free(b);
+}
+
+static void body_put(struct body *b)
+{
+	pthread_mutex_lock(&lock);
+	body_unref(b);
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * The body of this scrape, a reference: the read that is in progress
+ * when it arrives, or a new one.
+ */
+static struct body *body_get(void)
+{
+	struct body *b;
+
+	pthread_mutex_lock(&lock);
+	if (reading) {
+		unsigned long seen = reads_done;
+
+		while (reading && reads_done == seen)
+			pthread_cond_wait(&read_done, &lock);
+	} else {
+		reading = 1;
+		pthread_mutex_unlock(&lock);
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			die(EXIT_BADDATA, "out of memory");
+		b->refs = 1;
+		/* The health counters: only the reader touches them. */
+		scrape_run(&conf, &health, &b->out);
+		if (!b->out.up || b->out.err[0])
+			warnmsg("%s", b->out.err);
+		pthread_mutex_lock(&lock);
+		body_unref(last);
+		last = b;
+		reading = 0;
+		reads_done++;
+		pthread_cond_broadcast(&read_done);
+	}
+	b = last;
+	b->refs++;
+	pthread_mutex_unlock(&lock);
+	return b;
+}
+
+static int gzip_text(const char *in, size_t len, char **out, size_t *outlen)
+{
+	z_stream z;
+	uLong cap;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip wrapper, as Content-Encoding: gzip means. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	cap = deflateBound(&z, (uLong)len);
+	*out = malloc(cap);
+	if (!*out) {
+		deflateEnd(&z);
+		return -1;
+	}
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)*out;
+	z.avail_out = (uInt)cap;
+	rc = deflate(&z, Z_FINISH);
+	*outlen = z.total_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void free_body(void *cls)
+{
+	body_put(cls);
+}
+
+/* Does the header value @v list @token (case aside, before any ;q=0)? */
+static int accepts(const char *v, const char *token)
+{
+	size_t n = strlen(token);
+
+	for (; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL) {
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!strncasecmp(v, token, n) &&
+		    (v[n] == '\0' || v[n] == ',' || v[n] == ';' || v[n] == ' ')) {
+			const char *q = strstr(v, ";q=");
+			const char *end = strchr(v, ',');
+
+			/* q=0 (or 0.0...) says "not this". */
+			if (q && (!end || q < end) && q[3] == '0' &&
+			    strspn(q + 4, ".0") == strcspn(q + 4, ", "))
+				return 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     const char *type, const char *text)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static const char landing[] =
+	"<!DOCTYPE html>\n<html><head><title>tsa-exporter</title></head>\n"
+	"<body><h1>tsa-exporter</h1>\n"
+	"<p>Per-thread microstates from tsa.ko, folded by group: "
+	"<a href=\"/metrics\">/metrics</a>.</p>\n"
+	"<p>See tsa-exporter(8) and tsa(4).</p>\n</body></html>\n";
+
+static enum MHD_Result metrics(struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 "Accept");
+	const char *enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	enum metrics_format fmt = accepts(accept, "application/openmetrics-text") ?
+				  METRICS_OPENMETRICS : METRICS_PROMETHEUS;
+	struct body *b = body_get();
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	const char *data = b->out.text[fmt];
+	size_t len = b->out.len[fmt];
+	int gz = 0;
+
+	if (accepts(enc, "gzip")) {
+		pthread_mutex_lock(&lock);
+		if (!b->gz[fmt])
+			gzip_text(b->out.text[fmt], b->out.len[fmt], &b->gz[fmt],
+				  &b->gzlen[fmt]);
+		pthread_mutex_unlock(&lock);
+		if (b->gz[fmt]) {
+			data = b->gz[fmt];
+			len = b->gzlen[fmt];
+			gz = 1;
+		}
+	}
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+		len, (void *)data, free_body, b);
+	if (!r) {
+		body_put(b);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				content_type[fmt]);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					"gzip");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **state)
+{
+	static int seen;
+
+	(void)cls;
+	(void)version;
+	(void)upload;
+	/* The first call has the headers only; answer on the next. */
+	if (!*state) {
+		*state = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;	/* a body we do not read */
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     "only GET and HEAD\n");
+	if (!strcmp(url, "/metrics"))
+		return metrics(c);
+	if (!strcmp(url, "/"))
+		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8",
+			     landing);
+	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain",
+		     "not found: tsa-exporter serves /metrics\n");
+}
+
+static void usage(FILE *f, int code)
+{
+	fprintf(f,
+"Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
+"\t[--max-series N] [--timeout SECS]\n"
+"\ttsa-exporter -h | --help | --version\n"
+"\n"
+"Serves tsa's microstates on http://ADDR:PORT/metrics for Prometheus\n"
+"(text 0.0.4, or OpenMetrics 1.0 when asked; gzip when asked).\n"
+"\n"
+"  --listen [ADDR:]PORT  where to listen (default %s; [::1]:PORT for\n"
+"              IPv6; 0.0.0.0:PORT or [::]:PORT for every address)\n"
+"  --group by  one series set per cgroup (the default), user, comm, or\n"
+"              pid (with -p only)\n"
+"  -p pidlist  only these processes (comma or space separated)\n"
+"  --max-series N\n"
+"              at most N group series a scrape (default 20000; 0: no\n"
+"              cap): the groups with the least time are left out, and\n"
+"              tsa_exporter_series_dropped says how many series\n"
+"  --timeout SECS\n"
+"              close a connection idle for SECS (default 10)\n"
+"\n"
+"Reads $TSA_PROC_DIR (default /proc/tsa): all, hist, calibration.\n"
+"See tsa-exporter(8).\n", DEFAULT_LISTEN);
+	exit(code);
+}
+
+static void parse_pids(const char *arg)
+{
+	char *copy = xmalloc(strlen(arg) + 1), *tok, *save = NULL;
+	uint64_t *p = NULL;
+	size_t n = 0;
+
+	strcpy(copy, arg);
+	for (tok = strtok_r(copy, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		char *end;
+		unsigned long long v = strtoull(tok, &end, 10);
+
+		if (*end || !v || end == tok)
+			die(EXIT_USAGE, "-p %s: not a process id", tok);
+		p = xrealloc(p, (n + 1) * sizeof(*p));
+		p[n++] = v;
+	}
+	if (!n)
+		die(EXIT_USAGE, "-p: no process id");
+	free(copy);
+	conf.pids = p;
+	conf.npids = n;
+}
+
+/* A listening socket for "[ADDR:]PORT" ("[v6]:PORT" too). */
+static int listen_on(const char *spec)
+{
+	char host[256] = "", port[32];
+	const char *colon = strrchr(spec, ':');
+	struct addrinfo hints, *ai, *a;
+	int fd = -1, one = 1, rc;
+
+	if (!colon) {
+		snprintf(port, sizeof(port), "%s", spec);
+	} else if (spec[0] == '[' && colon > spec && colon[-1] == ']') {
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec - 2),
+			 spec + 1);
+		snprintf(port, sizeof(port), "%s", colon + 1);
+	} else {
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+		snprintf(port, sizeof(port), "%s", colon + 1);
+	}
+	if (!port[0] || strspn(port, "0123456789") != strlen(port))
+		die(EXIT_USAGE, "--listen %s: not [ADDR:]PORT", spec);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	rc = getaddrinfo(host[0] ? host : "127.0.0.1", port, &hints, &ai);
+	if (rc)
+		die(EXIT_USAGE, "--listen %s: %s", spec, gai_strerror(rc));
+	for (a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
+			    a->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 128))
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		die(EXIT_ACCESS, "--listen %s: %s", spec, strerror(errno));
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "max-series", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen_spec = DEFAULT_LISTEN, *env;
+	unsigned long timeout = 10;
+	struct MHD_Daemon *d;
+	sigset_t sigs;
+	char *end;
+	int c, fd, sig, by;
+
+	progname = "tsa-exporter";
+	conf.by = GROUP_CGROUP;
+	conf.max_series = 20000;
+	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen_spec = optarg;
+			break;
+		case 'g':
+			by = group_by_lookup(optarg);
+			if (by < 0)
+				die(EXIT_USAGE, "--group %s: not pid, cgroup, "
+				    "user or comm", optarg);
+			conf.by = (enum group_by)by;
+			break;
+		case 'p':
+			parse_pids(optarg);
+			break;
+		case 'm':
+			errno = 0;
+			conf.max_series = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-')
+				die(EXIT_USAGE, "--max-series %s: not a count",
+				    optarg);
+			break;
+		case 't':
+			errno = 0;
+			timeout = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || !timeout ||
+			    timeout > 3600)
+				die(EXIT_USAGE, "--timeout %s: not 1-3600 "
+				    "seconds", optarg);
+			break;
+		case 'V':
+			printf("tsa-exporter %s\n", TSA_PRSTAT_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		default:
+			usage(stderr, EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		die(EXIT_USAGE, "%s: no operands (see --help)", argv[optind]);
+	if (conf.by == GROUP_PID && !conf.npids)
+		die(EXIT_USAGE, "--group pid needs -p pidlist: a series set per "
+		    "process of a whole machine is not bounded");
+	env = getenv("TSA_PROC_DIR");
+	conf.proc_dir = env && *env ? env : "/proc/tsa";
+	env = getenv("TSA_PROCFS");
+	conf.procfs = env && *env ? env : "/proc";
+	env = getenv("TSA_SYS_MODULE");
+	conf.sys_module = env && *env ? env : "/sys/module/tsa";
+
+	fd = listen_on(listen_spec);
+	/* The pool's threads inherit the mask: only sigwait() takes these. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+			     0, NULL, NULL, handle, NULL,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL_THREADS,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+			     MHD_OPTION_END);
+	if (!d)
+		die(EXIT_BADDATA, "cannot start the HTTP server on %s",
+		    listen_spec);
+	fprintf(stderr, "tsa-exporter %s: serving http://%s/metrics from %s\n",
+		TSA_PRSTAT_VERSION, listen_spec, conf.proc_dir);
+	do {
+		if (sigwait(&sigs, &sig))
+			sig = SIGTERM;
+	} while (sig == SIGHUP);	/* nothing to reload */
+	MHD_stop_daemon(d);
+	close(fd);
+	body_put(last);
+	last = NULL;
+	free((void *)conf.pids);
+	return 0;
+}

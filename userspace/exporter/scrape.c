@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exporter/scrape.c - one scrape: the module's files read once, each
+ * group's series written by view/metrics.c in both formats, then the
+ * exporter's own health. A cap on series (--max-series) keeps the groups
+ * with the most time and drops whole groups beyond it, never part of
+ * one, so that no group's states stop adding up; the health says how
+ * many series were dropped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "all.h"
+#include "calib.h"
+#include "hist.h"
+#include "scrape.h"
+#include "util.h"
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Samples in a text: its lines that are not comments. */
+static uint64_t samples(const char *t, size_t len)
+{
+	const char *p = t, *end = t + len;
+	uint64_t n = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		n += *p != '#';
+		p = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
+struct groups {
+	enum group_by by;
+	struct tsa_group *g;
+	struct metrics_hist *mh;	/* NULL: no distributions */
+	unsigned int shift;
+};
+
+/* The first @n groups of @gs in @fmt, into a malloc'ed text. */
+static char *render(const struct groups *gs, size_t n,
+		    enum metrics_format fmt, size_t *len)
+{
+	char *t = NULL;
+	FILE *f = open_memstream(&t, len);
+
+	if (!f)
+		die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
+	metrics_print(f, fmt, gs->by, gs->g, n, gs->mh, gs->shift);
+	if (fclose(f))
+		die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
+	return t;
+}
+
+static uint64_t total_ns(const struct tsa_group *g)
+{
+	uint64_t t = 0;
+	int s;
+
+	for (s = 0; s < TSA_NSTATES; s++)
+		t += g->ns[s];
+	return t;
+}
+
+static int by_time(const void *a, const void *b, void *arg)
+{
+	const struct groups *gs = arg;
+	uint64_t x = total_ns(&gs->g[*(const size_t *)a]);
+	uint64_t y = total_ns(&gs->g[*(const size_t *)b]);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Reorder @gs's @n groups by their time, most first, and return how
+ * many of them fit in @max samples (all when @max is 0 or they fit).
+ */
+static size_t fit(struct groups *gs, size_t n, size_t max, uint64_t *all)
+{
+	struct tsa_group *g = xmalloc((n + 1) * sizeof(*g));
+	struct metrics_hist *mh = gs->mh ? xmalloc((n + 1) * sizeof(*mh)) : NULL;
+	size_t *ix = xmalloc((n + 1) * sizeof(*ix)), i, lo, hi, len;
+	char *t;
+
+	t = render(gs, n, METRICS_PROMETHEUS, &len);
+	*all = samples(t, len);
+	free(t);
+	if (!max || *all <= max) {
+		free(g);
+		free(mh);
+		free(ix);
+		return n;
+	}
+	for (i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), by_time, gs);
+	for (i = 0; i < n; i++) {
+		g[i] = gs->g[ix[i]];
+		if (mh)
+			mh[i] = gs->mh[ix[i]];
+	}
+	memcpy(gs->g, g, n * sizeof(*g));
+	if (mh)
+		memcpy(gs->mh, mh, n * sizeof(*mh));
+	/* The most groups whose samples fit: lo fits, hi does not. */
+	for (lo = 0, hi = n; hi - lo > 1;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		t = render(gs, mid, METRICS_PROMETHEUS, &len);
+		if (samples(t, len) <= max)
+			lo = mid;
+		else
+			hi = mid;
+		free(t);
+	}
+	free(g);
+	free(mh);
+	free(ix);
+	return lo;
+}
+
+static void family(FILE *f, enum metrics_format fmt, const char *name,
+		   const char *type, const char *help)
+{
+	int counter = !strcmp(type, "counter");
+
+	/* OpenMetrics names a counter's family without its _total. */
+	fprintf(f, "# HELP %s%s %s\n", name,
+		counter && fmt == METRICS_PROMETHEUS ? "_total" : "", help);
+	fprintf(f, "# TYPE %s%s %s\n", name,
+		counter && fmt == METRICS_PROMETHEUS ? "_total" : "", type);
+}
+
+static void read_version(const char *dir, char *out, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(out, len, "unknown");
+	snprintf(path, sizeof(path), "%s/version", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(out, (int)len, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+/* The exporter's own series, after the groups' (before # EOF). */
+static void health(FILE *f, enum metrics_format fmt,
+		   const struct scrape_conf *c, const struct scrape_health *h,
+		   const struct scrape_out *o, uint64_t bytes)
+{
+	char version[64], calib[16];
+
+	family(f, fmt, "tsa_up", "gauge",
+	       "1 when the last read of the module's /proc/tsa/all succeeded");
+	fprintf(f, "tsa_up %d\n", o->up);
+	read_version(c->sys_module, version, sizeof(version));
+	tsa_calib_state(c->proc_dir, calib, sizeof(calib));
+	family(f, fmt, "tsa_module_info", "gauge",
+	       "tsa.ko's version and calibration state (applied: SYS has the "
+	       "kernel's entry and exit paths; tsa(4))");
+	fputs("tsa_module_info{version=\"", f);
+	metrics_label_value(f, version);
+	fputs("\",calibration=\"", f);
+	metrics_label_value(f, calib[0] ? calib : "unknown");
+	fputs("\"} 1\n", f);
+	family(f, fmt, "tsa_exporter_build_info", "gauge",
+	       "tsa-exporter's version");
+	fprintf(f, "tsa_exporter_build_info{version=\"%s\"} 1\n",
+		TSA_PRSTAT_VERSION);
+	family(f, fmt, "tsa_exporter_scrape_duration_seconds", "gauge",
+	       "How long this scrape's read of the module's files and its "
+	       "writing took");
+	fprintf(f, "tsa_exporter_scrape_duration_seconds %.6f\n", o->secs);
+	family(f, fmt, "tsa_exporter_read_bytes", "gauge",
+	       "Bytes this scrape read from the module's files");
+	fprintf(f, "tsa_exporter_read_bytes %" PRIu64 "\n", bytes);
+	family(f, fmt, "tsa_exporter_reads", "counter",
+	       "Reads of the module's files (concurrent scrapes share one)");
+	fprintf(f, "tsa_exporter_reads_total %" PRIu64 "\n", h->reads);
+	family(f, fmt, "tsa_exporter_read_errors", "counter",
+	       "Reads of the module's files that failed");
+	fprintf(f, "tsa_exporter_read_errors_total %" PRIu64 "\n",
+		h->read_errors);
+	family(f, fmt, "tsa_exporter_series", "gauge",
+	       "Group series in this scrape");
+	fprintf(f, "tsa_exporter_series %" PRIu64 "\n", o->series);
+	family(f, fmt, "tsa_exporter_series_dropped", "gauge",
+	       "Group series left out of this scrape by --max-series (whole "
+	       "groups, those with the least time)");
+	fprintf(f, "tsa_exporter_series_dropped %" PRIu64 "\n", o->dropped);
+	if (fmt == METRICS_OPENMETRICS)
+		fputs("# EOF\n", f);
+}
+
+void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
+		struct scrape_out *o)
+{
+	double t0 = mono();
+	struct tsa_snap s;
+	struct tsa_hist_snap hs;
+	struct group_table t;
+	struct groups gs;
+	char path[4096], msg[256];
+	long *proc_group = NULL;
+	uint64_t all = 0, bytes = 0;
+	size_t n = 0, k = 0;
+	int fmt, rc;
+
+	memset(o, 0, sizeof(*o));
+	memset(&s, 0, sizeof(s));
+	memset(&hs, 0, sizeof(hs));
+	memset(&t, 0, sizeof(t));
+	memset(&gs, 0, sizeof(gs));
+	gs.by = c->by;
+	h->reads++;
+	snprintf(path, sizeof(path), "%s/all", c->proc_dir);
+	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
+	if (rc == TSA_OK) {
+		o->up = 1;
+		bytes = s.len;
+		proc_group = xmalloc((s.nprocs + 1) * sizeof(*proc_group));
+		n = group_compute(&s, c->by, c->pids, c->npids, c->procfs,
+				  NULL, &t, proc_group);
+		gs.g = t.g;
+		snprintf(path, sizeof(path), "%s/hist", c->proc_dir);
+		rc = tsa_hist_read(&hs, path, msg, sizeof(msg));
+		if (rc == TSA_OK) {
+			bytes += hs.len;
+			gs.mh = xmalloc((n + 1) * sizeof(*gs.mh));
+			gs.shift = hs.shift;
+			metrics_hist_compute(&s, &hs, c->by, c->pids, c->npids,
+					     proc_group, &t, gs.mh);
+		} else if (rc != TSA_ENOENT) {
+			/* The states without their distributions: said. */
+			h->read_errors++;
+			snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
+		}
+		k = fit(&gs, n, c->max_series, &all);
+	} else {
+		h->read_errors++;
+		snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
+	}
+	for (fmt = METRICS_PROMETHEUS; fmt <= METRICS_OPENMETRICS; fmt++) {
+		char *text = render(&gs, k, (enum metrics_format)fmt, &o->len[fmt]);
+		size_t len = o->len[fmt];
+		FILE *f;
+
+		if (fmt == METRICS_PROMETHEUS) {
+			o->series = samples(text, len);
+			o->dropped = all - o->series;
+		}
+		/* Its # EOF comes after the health. */
+		if (fmt == METRICS_OPENMETRICS && len >= 6 &&
+		    !memcmp(text + len - 6, "# EOF\n", 6))
+			len -= 6;
+		o->secs = mono() - t0;
+		f = open_memstream(&o->text[fmt], &o->len[fmt]);
+		if (!f)
+			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
+		fwrite(text, 1, len, f);
+		health(f, (enum metrics_format)fmt, c, h, o, bytes);
+		if (fclose(f))
+			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
+		free(text);
+	}
+	free(gs.mh);
+	free(proc_group);
+	tsa_hist_free(&hs);
+	group_table_free(&t);
+	tsa_snap_free(&s);
+}
+
+void scrape_out_free(struct scrape_out *o)
+{
+	free(o->text[0]);
+	free(o->text[1]);
+	memset(o, 0, sizeof(*o));
+}

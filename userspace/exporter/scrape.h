@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * exporter/scrape.h - one scrape of tsa-exporter: /proc/tsa/all (and
+ * hist) read once, written as Prometheus text 0.0.4 and as OpenMetrics
+ * 1.0, with the exporter's own health series; no HTTP here.
+ */
+#ifndef EXPORTER_SCRAPE_H
+#define EXPORTER_SCRAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "group.h"
+#include "metrics.h"
+
+struct scrape_conf {
+	const char *proc_dir;	/* $TSA_PROC_DIR or /proc/tsa */
+	const char *procfs;	/* $TSA_PROCFS or /proc */
+	const char *sys_module;	/* $TSA_SYS_MODULE or /sys/module/tsa */
+	enum group_by by;
+	const uint64_t *pids;	/* -p; with GROUP_PID, required */
+	size_t npids;
+	size_t max_series;	/* samples per scrape; 0: no cap */
+};
+
+/* Kept across scrapes: the counters of the health series. */
+struct scrape_health {
+	uint64_t reads, read_errors;
+};
+
+/* What one scrape made: both formats' texts (malloc'ed). */
+struct scrape_out {
+	char *text[2];		/* [enum metrics_format] */
+	size_t len[2];
+	int up;			/* /proc/tsa/all was read */
+	uint64_t series, dropped;
+	double secs;
+	char err[4608];		/* why not up, or the distributions */
+};
+
+/* One scrape into @out; @h's counters advance. */
+void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
+		struct scrape_out *out);
+void scrape_out_free(struct scrape_out *out);
+
+#endif /* EXPORTER_SCRAPE_H */
