@@ -375,6 +375,25 @@ static int listen_on(const char *spec)
 	return fd;
 }
 
+/* The address it listens on, as bound (a port of 0 gets one). */
+static void say_where(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[NI_MAXHOST], port[NI_MAXSERV];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) ||
+	    getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host), port,
+			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(host, sizeof(host), "?");
+		port[0] = '\0';
+	}
+	fprintf(stderr, "tsa-exporter %s: serving http://%s%s%s:%s/metrics "
+		"from %s\n", TSA_PRSTAT_VERSION, ss.ss_family == AF_INET6 ?
+		"[" : "", host, ss.ss_family == AF_INET6 ? "]" : "", port,
+		conf.proc_dir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -467,8 +486,7 @@ int main(int argc, char **argv)
 	if (!d)
 		die(EXIT_BADDATA, "cannot start the HTTP server on %s",
 		    listen_spec);
-	fprintf(stderr, "tsa-exporter %s: serving http://%s/metrics from %s\n",
-		TSA_PRSTAT_VERSION, listen_spec, conf.proc_dir);
+	say_where(fd);
 	do {
 		if (sigwait(&sigs, &sig))
 			sig = SIGTERM;

@@ -66,6 +66,18 @@ void put(const char *path, const char *text)
 int run(const char *dir, const char *const *args, char **out, char **err,
 	int as_nobody)
 {
+	return run_as(prstat_bin, dir, args, out, err, as_nobody);
+}
+
+int run_prog(const char *bin, const char *dir, const char *const *args,
+	     char **out, char **err)
+{
+	return run_as(bin, dir, args, out, err, 0);
+}
+
+int run_as(const char *bin, const char *dir, const char *const *args,
+	   char **out, char **err, int as_nobody)
+{
 	char opath[300], epath[300];
 	const char *argv[32];
 	int i, status;
@@ -73,7 +85,7 @@ int run(const char *dir, const char *const *args, char **out, char **err,
 
 	snprintf(opath, sizeof(opath), "%s/stdout", tmp);
 	snprintf(epath, sizeof(epath), "%s/stderr", tmp);
-	argv[0] = prstat_bin;
+	argv[0] = bin;
 	for (i = 0; args[i] && i < 30; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
@@ -90,7 +102,7 @@ int run(const char *dir, const char *const *args, char **out, char **err,
 		if (as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(126);
 		alarm(20);
-		execv(prstat_bin, (char *const *)argv);
+		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);

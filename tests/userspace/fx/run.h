@@ -37,6 +37,11 @@ void put(const char *path, const char *text);
  */
 int run(const char *dir, const char *const *args, char **out, char **err,
 	int as_nobody);
+/* The same for another program @bin (tsa-exporter), as this user. */
+int run_prog(const char *bin, const char *dir, const char *const *args,
+	     char **out, char **err);
+int run_as(const char *bin, const char *dir, const char *const *args,
+	   char **out, char **err, int as_nobody);
 
 /*
  * Hand @snaps[i] to whoever opens @fifos[i % nf] next, one open each,

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_exporter.c - tsa-exporter end to end on the host, over the
+ * frozen inputs of golden/in/a (no module): its command line's errors,
+ * the series of each group against tsa-prstat --prometheus on the same
+ * files, --max-series (whole groups, the dropped ones counted), a module
+ * that is not there (tsa_up 0, still serving), and HTTP answered by a
+ * plain socket. The real Prometheus scrapes it in the guest suites
+ * (tests/guest/exporter-tests.sh).
+ */
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fx/run.h"
+#include "tap.h"
+
+static const char *exporter_bin = "./tsa-exporter";
+
+struct server {
+	pid_t pid;
+	int port;
+};
+
+/* Start it on a port of its choosing with @args; 0 when it says where. */
+static int start(struct server *s, const char *dir, const char *const *args)
+{
+	const char *argv[16];
+	char line[512];
+	int pfd[2], i, n = 0;
+	FILE *f;
+
+	argv[n++] = exporter_bin;
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	for (i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (pipe(pfd))
+		return -1;
+	fflush(stdout);
+	s->pid = fork();
+	if (s->pid == 0) {
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		setenv("TSA_PROC_DIR", dir, 1);
+		setenv("TSA_PROCFS", "/nonexistent", 1);
+		setenv("TSA_SYS_MODULE", "/nonexistent", 1);
+		alarm(60);
+		execv(exporter_bin, (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	s->port = 0;
+	if (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "127.0.0.1:");
+
+		if (p)
+			s->port = atoi(p + 10);
+	}
+	if (f)
+		fclose(f);
+	return s->port ? 0 : -1;
+}
+
+static int stop(struct server *s)
+{
+	int status;
+
+	kill(s->pid, SIGTERM);
+	waitpid(s->pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* One HTTP/1.0 request; the whole answer (malloc'ed), or NULL. */
+static char *get(int port, const char *request)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char *buf = NULL, chunk[4096];
+	size_t len = 0;
+	ssize_t r;
+	FILE *m;
+	int fd;
+
+	a.sin_port = htons((unsigned short)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	m = open_memstream(&buf, &len);
+	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
+		fwrite(chunk, 1, (size_t)r, m);
+	fclose(m);
+	close(fd);
+	return buf;
+}
+
+static char *metrics(int port)
+{
+	char *a = get(port, "GET /metrics HTTP/1.0\r\n\r\n"), *body;
+
+	if (!a)
+		return NULL;
+	body = strstr(a, "\r\n\r\n");
+	body = strdup(body ? body + 4 : "");
+	free(a);
+	return body;
+}
+
+/* The lines of @text that start with @prefix, in order. */
+static char *lines_of(const char *text, const char *prefix)
+{
+	char *buf = NULL;
+	size_t len = 0, n = strlen(prefix);
+	const char *p = text;
+	FILE *m = open_memstream(&buf, &len);
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (!strncmp(p, prefix, n))
+			fwrite(p, 1, l, m);
+		p = nl ? nl + 1 : NULL;
+	}
+	fclose(m);
+	return buf;
+}
+
+static long value_of(const char *text, const char *name)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", name);
+	p = strstr(text, want);
+	return p ? atol(p + strlen(want)) : -1;
+}
+
+static void test_args(void)
+{
+	static const char *const bad[][4] = {
+		{ "--group", "pid", NULL },
+		{ "--group", "nope", NULL },
+		{ "--max-series", "-1", NULL },
+		{ "--timeout", "0", NULL },
+		{ "--listen", "127.0.0.1:http", NULL },
+		{ "extra", NULL },
+	};
+	char *out, *err;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[6] = { exporter_bin };
+		char cmd[256];
+		int k;
+
+		snprintf(cmd, sizeof(cmd), "%s", bad[i][0]);
+		for (k = 0; bad[i][k]; k++) {
+			argv[k + 1] = bad[i][k];
+			if (k)
+				snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+					 " %s", bad[i][k]);
+		}
+		argv[k + 1] = NULL;
+		rc = run_prog(exporter_bin, "/nonexistent", argv + 1, &out, &err);
+		ok(rc == 1 && *err, "tsa-exporter %s: a usage error, exit 1 (%d: %.80s)",
+		   cmd, rc, err);
+		free(out);
+		free(err);
+	}
+}
+
+static void test_scrape(void)
+{
+	char dir[300], cmd[700], *m, *want, *got, *a;
+	struct server s;
+	long series, dropped;
+
+	snprintf(dir, sizeof(dir), "%s/golden/in/a", testdir);
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user", NULL }) == 0,
+		"--group user over golden/in/a: it says where it listens"))
+		return;
+	m = metrics(s.port);
+	ok(m && has_line(m, "tsa_up 1"), "a scrape: tsa_up 1");
+	/* The groups' series are tsa-prstat --prometheus's, byte for byte. */
+	snprintf(cmd, sizeof(cmd), "TSA_PROC_DIR=%s TSA_PROCFS=/nonexistent %s "
+		 "--prometheus --group user", dir, prstat_bin);
+	{
+		FILE *p = popen(cmd, "r");
+		char *buf = NULL, chunk[4096];
+		size_t len = 0, r;
+		FILE *mm = open_memstream(&buf, &len);
+
+		while (p && (r = fread(chunk, 1, sizeof(chunk), p)) > 0)
+			fwrite(chunk, 1, r, mm);
+		if (p)
+			pclose(p);
+		fclose(mm);
+		want = buf;
+	}
+	got = m ? lines_of(m, "tsa_user_") : strdup("");
+	a = lines_of(want, "tsa_user_");
+	is_str(got, a, "its tsa_user_* samples are tsa-prstat --prometheus's");
+	series = m ? value_of(m, "tsa_exporter_series") : -1;
+	ok(series > 20 && value_of(m, "tsa_exporter_series_dropped") == 0,
+	   "tsa_exporter_series %ld, none dropped", series);
+	free(a);
+	free(got);
+	free(m);
+	m = (char *)get(s.port, "GET / HTTP/1.0\r\n\r\n");
+	ok(m && strstr(m, " 200 ") && strstr(m, "href=\"/metrics\""),
+	   "/: a landing page");
+	free(m);
+	m = (char *)get(s.port, "GET /x HTTP/1.0\r\n\r\n");
+	ok(m && !strncmp(m, "HTTP/1.", 7) && !strncmp(m + 8, " 404", 4),
+	   "/x: 404 (%.20s)", m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "DELETE /metrics HTTP/1.0\r\n\r\n");
+	ok(m && !strncmp(m, "HTTP/1.", 7) && !strncmp(m + 8, " 405", 4) &&
+	   strstr(m, "Allow: GET, HEAD"),
+	   "DELETE: 405 with Allow (%.20s)", m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "GET /metrics HTTP/1.0\r\nAccept: "
+			"application/openmetrics-text; version=1.0.0\r\n\r\n");
+	ok(m && strstr(m, "Content-Type: application/openmetrics-text; "
+		       "version=1.0.0; charset=utf-8") &&
+	   strlen(m) > 6 && !strcmp(m + strlen(m) - 6, "# EOF\n"),
+	   "Accept: application/openmetrics-text: OpenMetrics, # EOF last");
+	free(m);
+	m = (char *)get(s.port, "GET /metrics HTTP/1.0\r\nAccept: "
+			"application/openmetrics-text;q=0, text/plain\r\n\r\n");
+	ok(m && strstr(m, "Content-Type: text/plain; version=0.0.4"),
+	   "Accept: application/openmetrics-text;q=0: the text format");
+	free(m);
+	is_long(stop(&s), 0, "SIGTERM: exit 0");
+
+	/*
+	 * A cap: whole groups go, the rest stay whole. Here root has 84
+	 * series (its LAT histogram included) and the most time, user
+	 * 4000000 24: a cap of 100 keeps root alone.
+	 */
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user",
+				"--max-series", "100", NULL }) == 0,
+		"--max-series 100: started"))
+		goto out;
+	m = metrics(s.port);
+	series = m ? value_of(m, "tsa_exporter_series") : -1;
+	dropped = m ? value_of(m, "tsa_exporter_series_dropped") : -1;
+	got = m ? lines_of(m, "tsa_user_state_seconds_total{") : strdup("");
+	ok(series == 84 && dropped == 24 &&
+	   strstr(m, "user=\"root\"") && !strstr(m, "user=\"4000000\""),
+	   "--max-series 100: root's 84 series kept (the most time), "
+	   "4000000's 24 dropped (saw %ld, %ld)", series, dropped);
+	{
+		/* Each kept user has all 14 states. */
+		int users = 0, lines = 0;
+		char *p;
+
+		for (p = got; (p = strstr(p, "state=\"USR\"")); p++)
+			users++;
+		for (p = got; *p; p++)
+			lines += *p == '\n';
+		ok(users == 1 && lines == 14 * users,
+		   "--max-series: every kept group whole (%d users, %d state lines)",
+		   users, lines);
+	}
+	free(got);
+	free(m);
+	stop(&s);
+
+	/* No module: tsa_up 0, its health, still serving. */
+	if (!ok(start(&s, "/nonexistent", (const char *[]){ NULL }) == 0,
+		"no module: started"))
+		goto out;
+	m = metrics(s.port);
+	ok(m && has_line(m, "tsa_up 0") &&
+	   value_of(m, "tsa_exporter_read_errors_total") == 1 &&
+	   strstr(m, "tsa_module_info{version=\"unknown\",calibration=\"unknown\"} 1"),
+	   "no module: tsa_up 0, one read error, the module unknown");
+	free(m);
+	m = metrics(s.port);
+	ok(m && value_of(m, "tsa_exporter_read_errors_total") == 2,
+	   "no module: the next scrape reads again (2 read errors)");
+	free(m);
+	is_long(stop(&s), 0, "no module: SIGTERM, exit 0");
+out:
+	free(want);
+}
+
+int main(void)
+{
+	const char *env = getenv("TSA_EXPORTER");
+
+	if (fx_init())
+		return 2;
+	if (env)
+		exporter_bin = env;
+	test_args();
+	test_scrape();
+	fx_done(tap_failed);
+	return tap_done();
+}
