@@ -182,6 +182,16 @@ static struct tsa_hook tsa_hooks[] = {
 	  TSA_ALL, TSA_EV_WAKEUP },
 	{ "sched_wakeup_new", TSA_TRACEPOINT, tsa_sched_wakeup_new,
 	  &tsa_always, TSA_ALL, TSA_EV_WAKEUP_NEW },
+	/*
+	 * Before the system-call and signal hooks, so unregistered after
+	 * them: a fault in flight when its kretprobe goes loses its return
+	 * handler, and its fault context would be stale to a later hook
+	 * (tsa_fault_stale_seen()). Once they are gone nothing reads it.
+	 */
+	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
+	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
+	{ TSA_SWAPIN_FUNC, TSA_KPROBE, &tsa_swapin_probe,
+	  &tsa_param_faults, TSA_STATE_BIT(TSA_APG), TSA_EV_SWAPIN },
 	{ "sys_exit", TSA_TRACEPOINT, tsa_sys_exit, &tsa_param_syscalls,
 	  TSA_STATE_BIT(TSA_SYS) | TSA_COUNTER_BIT(TSA_SCL), TSA_EV_SYS_EXIT },
 	{ "sys_enter", TSA_TRACEPOINT, tsa_sys_enter, &tsa_param_syscalls,
@@ -196,10 +206,6 @@ static struct tsa_hook tsa_hooks[] = {
 	  0, TSA_EV_USER_ENTER },
 	{ "user_exit", TSA_TRACEPOINT, tsa_user_exit, &tsa_param_syscalls,
 	  0, TSA_EV_USER_EXIT, "user_enter" },
-	{ "handle_mm_fault", TSA_KRETPROBE, &tsa_fault_probe,
-	  &tsa_param_faults, TSA_DEG_FAULTS, TSA_EV_FAULT },
-	{ TSA_SWAPIN_FUNC, TSA_KPROBE, &tsa_swapin_probe,
-	  &tsa_param_faults, TSA_STATE_BIT(TSA_APG), TSA_EV_SWAPIN },
 	{ "contention_end", TSA_TRACEPOINT, tsa_contention_end,
 	  &tsa_param_locks, TSA_STATE_BIT(TSA_KLK), TSA_EV_CONTENTION_END },
 	{ "contention_begin", TSA_TRACEPOINT, tsa_contention_begin,

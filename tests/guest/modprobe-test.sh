@@ -123,18 +123,11 @@ if [ -n "$udevd" ]; then
 
 	# The getppid() referee of the replay suite (tests/guest/sysref-tests.sh):
 	# the loop's time less the same loop without the call, against tsa's SYS.
-	if gcc -O2 -o /tmp/tsa-sysref tests/guest/tsa-sysref.c 2>/dev/null; then
+	if gcc -O2 -o /tmp/tsa-sysref tests/guest/tsa-sysref.c -lm 2>/dev/null; then
 		referee() {	# prints "REF SYS CAL GAP RAWGAP" (%, %, %, points, points)
 			taskset -c 1 /tmp/tsa-sysref getppid 2 | awk '{
 				for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-				on = v["sys_ns"] + v["usr_ns"]
-				r = on > 0 ? 100 * v["kernel_ns"] / on : 0
-				if (r > 100) r = 100
-				s = on > 0 ? 100 * v["sys_ns"] / on : 0
-				c = on > 0 ? 100 * v["calibrated_ns"] / on : 0
-				g = r - s; if (g < 0) g = -g
-				u = r - (s - c); if (u < 0) u = -u
-				printf "%.1f %.1f %.1f %.1f %.1f\n", r, s, c, g, u }'
+				print v["ref_pct"], v["sys_pct"], v["cal_pct"], v["gap"], v["raw_gap"] }'
 		}
 		read -r ref sys calp gap rawgap <<<"$(referee)"
 		echo clear >"$cal"

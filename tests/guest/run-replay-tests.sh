@@ -37,7 +37,7 @@ fi
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-replay" \
 	"$here/tsa-replay.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/replay-work" "$here/replay-work.c"
-gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-sysref" "$here/tsa-sysref.c"
+gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-sysref" "$here/tsa-sysref.c" -lm
 make -C "$repo/userspace" -s WERROR=y tsa-prstat >&2
 
 # A scratch ext4 disk for the hdd stressor (O_DIRECT and O_DSYNC writes

@@ -32,18 +32,13 @@ check() {	# check COND DESCRIPTION
 
 # ref MODE: sets ref (the referee's kernel share of the loop's on-CPU
 # time, %), sys (tsa's SYS share), calp (calibration's part of SYS, %),
-# gap (|ref - sys|, points) and line (what tsa-sysref printed).
+# gap (|ref - sys|, points), rgap (the same for SYS less calibration's
+# part) and line (what tsa-sysref printed).
 ref() {
 	line=$(taskset -c 1 "$out/tsa-sysref" "$1" "$secs")
-	read -r ref sys calp gap <<<"$(awk '{
+	read -r ref sys calp gap rgap <<<"$(awk '{
 		for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-		on = v["sys_ns"] + v["usr_ns"]
-		r = on > 0 ? 100 * v["kernel_ns"] / on : 0
-		if (r > 100) r = 100
-		s = on > 0 ? 100 * v["sys_ns"] / on : 0
-		c = on > 0 ? 100 * v["calibrated_ns"] / on : 0
-		g = r - s; if (g < 0) g = -g
-		printf "%.1f %.1f %.1f %.1f\n", r, s, c, g }' <<<"$line")"
+		print v["ref_pct"], v["sys_pct"], v["cal_pct"], v["gap"], v["raw_gap"] }' <<<"$line")"
 	say "$line"
 }
 
@@ -120,7 +115,6 @@ for m in getppid read64k fault; do
 			"calibrated, a getppid loop's SYS is above its USR and at most half as far from the referee as before (gap $gap, before $bgap)"
 	else
 		raw=$(awk -v s="$sys" -v c="$calp" 'BEGIN { printf "%.1f", s - c }')
-		rgap=$(awk -v r="$ref" -v s="$raw" 'BEGIN { g = r - s; if (g < 0) g = -g; printf "%.1f", g }')
 		check "awk -v g=$gap -v b=$rgap -v t=$tol 'BEGIN { exit !(g < b || g <= t / 3) }'" \
 			"calibrated, a $m loop's SYS is nearer the referee than the same run's SYS less what calibration gave, or within a third of $tol points of it (referee $ref %, tsa $sys %, without calibration $raw %: gap $gap, without $rgap; an earlier uncalibrated run's gap $bgap)"
 	fi

@@ -9,16 +9,21 @@
  * operation removed (for fault: the same stores to pages now present).
  * The difference is the time the kernel took. Prints one line:
  *
- *   MODE n N kernel_ns K sys_ns S usr_ns U calibrated_ns C
+ *   MODE n N kernel_ns K sys_ns S usr_ns U calibrated_ns C ref_pct R
+ *        sys_pct P cal_pct Q gap G raw_gap W
  *
  * with tsa's SYS and USR for this thread over the first loop (its own
  * /proc/tsa file, read before and after) and how much of that SYS the
- * calibration gave (sys_calibrated). The caller compares. With "only",
+ * calibration gave (sys_calibrated); then the shares of the loop's
+ * on-CPU time (SYS + USR) that the referee gives the kernel (R, at most
+ * 100) and tsa gives SYS (P), calibration's part of it (Q), and the gaps
+ * |R - P| and |R - (P - Q)| in points. The caller compares. With "only",
  * the loop with the operation runs alone and nothing is printed: for a
  * sampling profiler's view of the same loop.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +117,8 @@ int main(int argc, char **argv)
 {
 	long pagesz = sysconf(_SC_PAGESIZE), n, probe = 1000;
 	uint64_t t_probe, with, without;
+	long long kernel, sys, cal, on;
+	double ref, sysp, calp;
 	struct books b0, b1;
 	char *pages = NULL;
 	enum mode m;
@@ -155,8 +162,18 @@ int main(int argc, char **argv)
 	with = run(m, n, 1, fd, pages, pagesz);
 	tsa_books(&b1);
 	without = run(m, n, 0, fd, pages, pagesz);
-	printf("%s n %ld kernel_ns %lld sys_ns %lld usr_ns %lld calibrated_ns %lld\n",
-	       argv[1], n, (long long)with - (long long)without,
-	       b1.sys - b0.sys, b1.usr - b0.usr, b1.cal - b0.cal);
+	kernel = (long long)with - (long long)without;
+	sys = b1.sys - b0.sys;
+	cal = b1.cal - b0.cal;
+	on = sys + (b1.usr - b0.usr);
+	ref = on > 0 ? 100.0 * kernel / on : 0;
+	if (ref > 100)
+		ref = 100;
+	sysp = on > 0 ? 100.0 * sys / on : 0;
+	calp = on > 0 ? 100.0 * cal / on : 0;
+	printf("%s n %ld kernel_ns %lld sys_ns %lld usr_ns %lld calibrated_ns %lld "
+	       "ref_pct %.1f sys_pct %.1f cal_pct %.1f gap %.1f raw_gap %.1f\n",
+	       argv[1], n, kernel, sys, b1.usr - b0.usr, cal, ref, sysp, calp,
+	       fabs(ref - sysp), fabs(ref - (sysp - calp)));
 	return 0;
 }
