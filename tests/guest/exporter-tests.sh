@@ -28,10 +28,12 @@ cgr=/sys/fs/cgroup
 # Tolerances as the suites' (groups: cpu.max shares within 10-15 points).
 rtol=0.12
 
-# q PROMQL: Prometheus's answer (the first sample's value), or "none".
+# q PROMQL: Prometheus's answer (the first sample's value), or "none";
+# evaluated at $qt (epoch seconds) when set, else now.
+qt=
 q() {
 	local v
-	v=$(curl -s --max-time 20 --data-urlencode "query=$1" \
+	v=$(curl -s --max-time 20 --data-urlencode "query=$1" ${qt:+--data-urlencode "time=$qt"} \
 		"http://127.0.0.1:$pport/api/v1/query" |
 		sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
 	echo "${v:-none}"
@@ -151,33 +153,39 @@ sched() {	# sum of run_delay and of timeslices of the LAT pair
 	done
 	echo "$rd $pc"
 }
-# Let it scrape, then a window of 10 s that schedstat also measures.
+# Let it scrape, then a window of 10 s that schedstat also measures;
+# Prometheus is asked about that same window (time=t1, range t1 - t0),
+# however long the asking takes.
 sleep 4
 read -r rd0 pc0 <<<"$(sched)"
-t0=$(date +%s)
+t0=$(date +%s.%N)
 sleep 10
 read -r rd1 pc1 <<<"$(sched)"
-t1=$(date +%s)
-w=$((t1 - t0))
+t1=$(date +%s.%N)
+wms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 + 0.5 }')
+w=${wms}ms
+sleep 2	# the scrape after t1 is in
+qt=$t1
 up=$(q 'up{job="tsa"}')
 [ "$up" = 1 ]
 t $? "prometheus: up{job=\"tsa\"} is 1 (saw $up; $(q 'scrape_samples_scraped{job="tsa"}') samples a scrape)"
 st='state_seconds_total{cgroup'
-usr=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-spin\",state=\"USR\"}[${w}s])")
-on=$(q "sum(rate(tsa_cgroup_${st}=\"/tsa-x-spin\",state=~\"USR|SYS|TRP|LAT\"}[${w}s]))")
+usr=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-spin\",state=\"USR\"}[${w}])")
+on=$(q "sum(rate(tsa_cgroup_${st}=\"/tsa-x-spin\",state=~\"USR|SYS|TRP|LAT\"}[${w}]))")
 awk -v u="$usr" -v r="$rtol" 'BEGIN { exit !(u != "none" && u > 0.2 && u <= 0.5 + r) }' && near "$on" 1 "$rtol"
 t $? "prometheus: rate of /tsa-x-spin's USR $usr s/s (0.2-0.62: held to half a CPU), its USR+SYS+TRP+LAT $on s/s (1 +- $rtol)"
-lck=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lock\",state=\"LCK\"}[${w}s])")
+lck=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lock\",state=\"LCK\"}[${w}])")
 near "$lck" 1 "$rtol"
 t $? "prometheus: rate of /tsa-x-lock's LCK $lck s/s (1 +- $rtol: one thread waits on its sibling's mutex)"
-lat=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lat\",state=\"LAT\"}[${w}s])")
-slat=$(awk -v d=$((rd1 - rd0)) -v w="$w" 'BEGIN { printf "%.4f", d / w / 1e9 }')
+lat=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lat\",state=\"LAT\"}[${w}])")
+slat=$(awk -v d=$((rd1 - rd0)) -v w="$wms" 'BEGIN { printf "%.4f", d / w / 1e6 }')
 awk -v l="$lat" -v s="$slat" -v r="$rtol" 'BEGIN { exit !(l != "none" && l >= 1 - r && l - s <= r * s && s - l <= r * s) }'
 t $? "prometheus: rate of /tsa-x-lat's LAT $lat s/s: at least 1 - $rtol (two spinners on one CPU: one always waits) and within $rtol of schedstat's run_delay, $slat s/s"
-med=$(q "histogram_quantile(0.5, sum by (le) (rate(tsa_cgroup_stay_seconds_bucket{cgroup=\"/tsa-x-lat\",state=\"LAT\"}[${w}s])))")
+med=$(q "histogram_quantile(0.5, sum by (le) (rate(tsa_cgroup_stay_seconds_bucket{cgroup=\"/tsa-x-lat\",state=\"LAT\"}[${w}])))")
+qt=
 mean=$(awk -v d=$((rd1 - rd0)) -v n=$((pc1 - pc0)) 'BEGIN { if (n > 0) printf "%.6f", d / n / 1e9; else print "none" }')
 awk -v m="$med" -v s="$mean" 'BEGIN { exit !(m != "none" && s != "none" && m + 0 > 0 && m <= 2 * s && m >= s / 2) }'
-t $? "prometheus: histogram_quantile(0.5) of /tsa-x-lat's LAT stays ${med} s, within a log2 bucket of schedstat's mean wait ${mean} s (run_delay over timeslices, ${w} s)"
+t $? "prometheus: histogram_quantile(0.5) of /tsa-x-lat's LAT stays ${med} s, within a log2 bucket of schedstat's mean wait ${mean} s (run_delay over timeslices, ${w})"
 
 # The HTTP edges.
 say "exporter: the HTTP edges"

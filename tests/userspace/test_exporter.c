@@ -4,11 +4,12 @@
  * frozen inputs of golden/in/a (no module): its command line's errors,
  * the series of each group against tsa-prstat --prometheus on the same
  * files, --max-series (whole groups, the dropped ones counted), a module
- * that is not there (tsa_up 0, still serving), and HTTP answered by a
- * plain socket. The real Prometheus scrapes it in the guest suites
+ * that is not there (tsa_up 0, still serving), HTTP answered by a
+ * plain socket, and --web.config.file's TLS and basic auth (curl). The real Prometheus scrapes it in the guest suites
  * (tests/guest/exporter-tests.sh).
  */
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,12 @@ struct server {
 	int port;
 };
 
-/* Start it on a port of its choosing with @args; 0 when it says where. */
-static int start(struct server *s, const char *dir, const char *const *args)
+/*
+ * Start it on a port of its choosing with @args; 0 when it says where
+ * (@scheme://127.0.0.1:PORT).
+ */
+static int start_scheme(struct server *s, const char *dir,
+			const char *const *args, const char *scheme)
 {
 	const char *argv[16];
 	char line[512];
@@ -59,14 +64,21 @@ static int start(struct server *s, const char *dir, const char *const *args)
 	f = fdopen(pfd[0], "r");
 	s->port = 0;
 	if (f && fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, "127.0.0.1:");
+		char want[32], *p;
 
+		snprintf(want, sizeof(want), "%s://127.0.0.1:", scheme);
+		p = strstr(line, want);
 		if (p)
-			s->port = atoi(p + 10);
+			s->port = atoi(p + strlen(want));
 	}
 	if (f)
 		fclose(f);
 	return s->port ? 0 : -1;
+}
+
+static int start(struct server *s, const char *dir, const char *const *args)
+{
+	return start_scheme(s, dir, args, "http");
 }
 
 static int stop(struct server *s)
@@ -299,6 +311,100 @@ out:
 	free(want);
 }
 
+/* A command's stdout (malloc'ed). */
+static char *capture(const char *cmd)
+{
+	char *buf = NULL, chunk[4096];
+	size_t len = 0, r;
+	FILE *p = popen(cmd, "r"), *m = open_memstream(&buf, &len);
+
+	while (p && (r = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		fwrite(chunk, 1, r, m);
+	if (p)
+		pclose(p);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * --web.config.file: TLS with a self-signed certificate and basic auth
+ * with a bcrypt hash (made here with crypt(3)), asked with curl; and
+ * files it must refuse.
+ */
+static void test_web_config(void)
+{
+	static const char *const bad[][2] = {
+		{ "tls_server_config:\n  cert_file: c.pem\n", "needs cert_file and key_file" },
+		{ "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+		  "  client_auth_type: RequireAndVerifyClientCert\n",
+		  "tls_server_config.client_auth_type: not supported" },
+		{ "basic_auth_users:\n  bob: plain\n", "not a bcrypt hash" },
+		{ "http_server_config:\n  http2: true\n", "http_server_config: not supported" },
+		{ "tls_server_config:\n  cert_file: nope.pem\n  key_file: k.pem\n", "nope.pem: No such file" },
+	};
+	char dir[300], path[400], cmd[1400], *out, *err, *o;
+	const char *salt, *hash, *dir2;
+	struct server s;
+	size_t i;
+	int rc;
+
+	if (system("command -v openssl >/dev/null && command -v curl >/dev/null")) {
+		skip("--web.config.file: needs openssl and curl");
+		return;
+	}
+	dir2 = mkdir_in_tmp("web");
+	snprintf(dir, sizeof(dir), "%s", dir2);
+	snprintf(cmd, sizeof(cmd), "cd %s && openssl req -x509 -newkey rsa:2048 "
+		 "-nodes -keyout k.pem -out c.pem -days 2 -subj /CN=localhost "
+		 "-addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1", dir);
+	if (!ok(system(cmd) == 0, "openssl makes a self-signed certificate"))
+		return;
+	salt = crypt_gensalt("$2b$", 5, NULL, 0);
+	hash = salt ? crypt("s3cret", salt) : NULL;
+	if (!ok(hash && !strncmp(hash, "$2b$", 4), "crypt(3) makes a bcrypt hash"))
+		return;
+	snprintf(path, sizeof(path), "%s/web.yml", dir);
+	snprintf(cmd, sizeof(cmd), "# TLS and a user\ntls_server_config:\n"
+		 "  cert_file: c.pem\n  key_file: \"k.pem\"\n"
+		 "basic_auth_users:\n  alice: '%s'\n", hash);
+	put(path, cmd);
+	snprintf(cmd, sizeof(cmd), "%s/golden/in/a", testdir);
+	if (!ok(start_scheme(&s, cmd, (const char *[]){ "--group", "user",
+				"--web.config.file", path, NULL }, "https") == 0,
+		"--web.config.file with TLS and a user: it says https"))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "for u in '' '-u alice:wrong' '-u eve:s3cret' '-u alice:s3cret'; do "
+		 "curl -s -o /dev/null -w '%%{http_code} ' --cacert %s/c.pem $u "
+		 "https://127.0.0.1:%d/metrics; done; "
+		 "curl -s -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/metrics",
+		 dir, s.port, s.port);
+	o = capture(cmd);
+	is_str(o, "401 401 401 200 000",
+	       "no user, a wrong password, an unknown user: 401; alice: 200; "
+	       "plain HTTP: no answer");
+	free(o);
+	snprintf(cmd, sizeof(cmd), "curl -s --cacert %s/c.pem -u alice:s3cret "
+		 "https://127.0.0.1:%d/metrics | grep -c '^tsa_user_state_seconds_total'",
+		 dir, s.port);
+	o = capture(cmd);
+	is_str(o, "28\n", "over TLS, alice gets the groups' series (2 users x 14 states)");
+	free(o);
+	is_long(stop(&s), 0, "TLS: SIGTERM, exit 0");
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put(path, bad[i][0]);
+		rc = run_prog(exporter_bin, "/nonexistent", (const char *[]){
+			      "--listen", "127.0.0.1:0", "--web.config.file",
+			      path, NULL }, &out, &err);
+		ok(rc == 1 && strstr(err, bad[i][1]),
+		   "web config %zu refused, exit 1, '%s' (%d: %.100s)", i,
+		   bad[i][1], rc, err);
+		free(out);
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const char *env = getenv("TSA_EXPORTER");
@@ -309,6 +415,7 @@ int main(void)
 		exporter_bin = env;
 	test_args();
 	test_scrape();
+	test_web_config();
 	fx_done(tap_failed);
 	return tap_done();
 }

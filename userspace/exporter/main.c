@@ -31,6 +31,7 @@
 
 #include "scrape.h"
 #include "util.h"
+#include "webconfig.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9837"
 #define POOL_THREADS	4
@@ -51,6 +52,7 @@ struct body {
 };
 
 static struct scrape_conf conf;
+static struct web_config web;
 static struct scrape_health health;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t read_done = PTHREAD_COND_INITIALIZER;
@@ -267,6 +269,28 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		*upload_size = 0;	/* a body we do not read */
 		return MHD_YES;
 	}
+	if (web.nusers) {
+		char *pass = NULL;
+		char *user = MHD_basic_auth_get_username_password(c, &pass);
+		int good = web_config_check(&web, user, pass);
+
+		MHD_free(user);
+		MHD_free(pass);
+		if (!good) {
+			struct MHD_Response *r;
+			enum MHD_Result ret;
+			static const char no[] = "authentication required\n";
+
+			r = MHD_create_response_from_buffer(strlen(no), (void *)no,
+							    MHD_RESPMEM_PERSISTENT);
+			if (!r)
+				return MHD_NO;
+			ret = MHD_queue_basic_auth_fail_response(c, "tsa-exporter",
+								 r);
+			MHD_destroy_response(r);
+			return ret;
+		}
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
@@ -284,7 +308,7 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
-"\t[--max-series N] [--timeout SECS]\n"
+"\t[--max-series N] [--timeout SECS] [--web.config.file FILE]\n"
 "\ttsa-exporter -h | --help | --version\n"
 "\n"
 "Serves tsa's microstates on http://ADDR:PORT/metrics for Prometheus\n"
@@ -301,6 +325,10 @@ static void usage(FILE *f, int code)
 "              tsa_exporter_series_dropped says how many series\n"
 "  --timeout SECS\n"
 "              close a connection idle for SECS (default 10)\n"
+"  --web.config.file FILE\n"
+"              TLS (tls_server_config: cert_file, key_file) and basic\n"
+"              auth (basic_auth_users: name: bcrypt hash), as Prometheus's\n"
+"              exporters read them\n"
 "\n"
 "Reads $TSA_PROC_DIR (default /proc/tsa): all, hist, calibration.\n"
 "See tsa-exporter(8).\n", DEFAULT_LISTEN);
@@ -388,8 +416,9 @@ static void say_where(int fd)
 		snprintf(host, sizeof(host), "?");
 		port[0] = '\0';
 	}
-	fprintf(stderr, "tsa-exporter %s: serving http://%s%s%s:%s/metrics "
-		"from %s\n", TSA_PRSTAT_VERSION, ss.ss_family == AF_INET6 ?
+	fprintf(stderr, "tsa-exporter %s: serving http%s://%s%s%s:%s/metrics "
+		"from %s\n", TSA_PRSTAT_VERSION, web.cert_pem ? "s" : "",
+		ss.ss_family == AF_INET6 ?
 		"[" : "", host, ss.ss_family == AF_INET6 ? "]" : "", port,
 		conf.proc_dir);
 }
@@ -401,11 +430,16 @@ int main(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "max-series", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "web.config.file", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *listen_spec = DEFAULT_LISTEN, *env;
+	const char *listen_spec = DEFAULT_LISTEN, *env, *web_file = NULL;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	char err[4352];
+	struct MHD_OptionItem opt[8];
+	int n = 0;
 	unsigned long timeout = 10;
 	struct MHD_Daemon *d;
 	sigset_t sigs;
@@ -445,6 +479,9 @@ int main(int argc, char **argv)
 				die(EXIT_USAGE, "--timeout %s: not 1-3600 "
 				    "seconds", optarg);
 			break;
+		case 'w':
+			web_file = optarg;
+			break;
 		case 'V':
 			printf("tsa-exporter %s\n", TSA_PRSTAT_VERSION);
 			return 0;
@@ -467,6 +504,10 @@ int main(int argc, char **argv)
 	env = getenv("TSA_SYS_MODULE");
 	conf.sys_module = env && *env ? env : "/sys/module/tsa";
 
+	if (web_file && web_config_read(web_file, &web, err, sizeof(err)))
+		die(EXIT_USAGE, "--web.config.file: %s", err);
+	if (web.cert_pem)
+		flags |= MHD_USE_TLS;
 	fd = listen_on(listen_spec);
 	/* The pool's threads inherit the mask: only sigwait() takes these. */
 	sigemptyset(&sigs);
@@ -475,14 +516,24 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, handle, NULL,
-			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL_THREADS,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-			     MHD_OPTION_END);
+	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
+	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
+					    POOL_THREADS, NULL };
+	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
+					    MAX_CONNECTIONS, NULL };
+	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT,
+					    (intptr_t)timeout, NULL };
+	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+					    32768, NULL };
+	if (web.cert_pem) {
+		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						    web.key_pem };
+		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						    web.cert_pem };
+	}
+	opt[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
+			     MHD_OPTION_ARRAY, opt, MHD_OPTION_END);
 	if (!d)
 		die(EXIT_BADDATA, "cannot start the HTTP server on %s",
 		    listen_spec);
@@ -495,6 +546,7 @@ int main(int argc, char **argv)
 	close(fd);
 	body_put(last);
 	last = NULL;
+	web_config_free(&web);
 	free((void *)conf.pids);
 	return 0;
 }
