@@ -10,11 +10,14 @@
  */
 #include <arpa/inet.h>
 #include <crypt.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -405,6 +408,70 @@ static void test_web_config(void)
 	}
 }
 
+/*
+ * A read that takes long (a FIFO nobody writes yet): a scrape that waits
+ * for it past its limit (Prometheus's X-Prometheus-Scrape-Timeout-Seconds)
+ * gets 503, the one that reads gets its answer once the read ends, and
+ * the health counts the timeout.
+ */
+static void test_scrape_timeout(void)
+{
+	char dir[300], fifo[400], path[400], *snap[1], *m, *a;
+	struct server s;
+	int status;
+	pid_t reader, w;
+	double t0, t1;
+	struct timespec ts, nap = { 0, 300000000 };
+
+	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("slow"));
+	snprintf(fifo, sizeof(fifo), "%s/all", dir);
+	if (mkfifo(fifo, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/golden/in/a/all", testdir);
+	snap[0] = slurp(path);
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user", NULL }) == 0,
+		"a slow module: started"))
+		return;
+	snprintf(path, sizeof(path), "%s/slow.first", tmp);
+	fflush(stdout);
+	reader = fork();
+	if (reader == 0) {
+		char *r = get(s.port, "GET /metrics HTTP/1.0\r\n\r\n");
+
+		put(path, r ? r : "");
+		_exit(0);
+	}
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+	m = get(s.port, "GET /metrics HTTP/1.0\r\n"
+		"X-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
+	ok(m && !strncmp(m + 8, " 503", 4) && t1 - t0 >= 0.9 && t1 - t0 < 5,
+	   "a scrape that waits for a read in progress past its 1 s: 503 "
+	   "after %.1f s (%.12s)", t1 - t0, m ? m : "");
+	free(m);
+	w = feed_fifo(fifo, snap, 1);
+	waitpid(reader, &status, 0);
+	waitpid(w, &status, 0);
+	a = slurp(path);
+	ok(strstr(a, " 200 ") && strstr(a, "tsa_user_state_seconds_total{"),
+	   "the scrape that read: 200 with the groups once the read ended");
+	free(a);
+	w = feed_fifo(fifo, snap, 1);
+	m = metrics(s.port);
+	waitpid(w, &status, 0);
+	ok(m && value_of(m, "tsa_exporter_scrape_timeouts_total") == 1,
+	   "tsa_exporter_scrape_timeouts_total 1");
+	free(m);
+	is_long(stop(&s), 0, "a slow module: SIGTERM, exit 0");
+	free(snap[0]);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	const char *env = getenv("TSA_EXPORTER");
@@ -416,6 +483,7 @@ int main(void)
 	test_args();
 	test_scrape();
 	test_web_config();
+	test_scrape_timeout();
 	fx_done(tap_failed);
 	return tap_done();
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -55,7 +56,8 @@ static struct scrape_conf conf;
 static struct web_config web;
 static struct scrape_health health;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t read_done = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t read_done;	/* on CLOCK_MONOTONIC: main() */
+static double scrape_limit = 10;	/* --scrape-timeout */
 static int reading;		/* a read is in progress */
 static unsigned long reads_done;
 static struct body *last;	/* the newest read's (a reference) */
@@ -84,18 +86,34 @@ static void body_put(struct body *b)
 
 /*
  * The body of this scrape, a reference: the read that is in progress
- * when it arrives, or a new one.
+ * when it arrives, or a new one. NULL when that read is still going
+ * after @limit seconds (the new one this request makes itself is
+ * always waited for: nothing else would stop it).
  */
-static struct body *body_get(void)
+static struct body *body_get(double limit)
 {
 	struct body *b;
 
 	pthread_mutex_lock(&lock);
 	if (reading) {
 		unsigned long seen = reads_done;
+		struct timespec end;
 
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += (time_t)limit;
+		end.tv_nsec += (long)((limit - (time_t)limit) * 1e9);
+		if (end.tv_nsec >= 1000000000L) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000L;
+		}
 		while (reading && reads_done == seen)
-			pthread_cond_wait(&read_done, &lock);
+			if (pthread_cond_timedwait(&read_done, &lock, &end) ==
+			    ETIMEDOUT && reading && reads_done == seen) {
+				pthread_mutex_unlock(&lock);
+				__atomic_add_fetch(&health.timeouts, 1,
+						   __ATOMIC_RELAXED);
+				return NULL;
+			}
 	} else {
 		reading = 1;
 		pthread_mutex_unlock(&lock);
@@ -213,12 +231,26 @@ static enum MHD_Result metrics(struct MHD_Connection *c)
 						      MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	enum metrics_format fmt = accepts(accept, "application/openmetrics-text") ?
 				  METRICS_OPENMETRICS : METRICS_PROMETHEUS;
-	struct body *b = body_get();
+	const char *hint = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					"X-Prometheus-Scrape-Timeout-Seconds");
+	double limit = scrape_limit, h = hint ? strtod(hint, NULL) : 0;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	const char *data = b->out.text[fmt];
-	size_t len = b->out.len[fmt];
+	struct body *b;
+	const char *data;
+	size_t len;
 	int gz = 0;
+
+	/* Prometheus says how long it waits: no longer than that. */
+	if (h > 0 && h < limit)
+		limit = h;
+	b = body_get(limit);
+	if (!b)
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+			     "the read of the module's files that this scrape "
+			     "waited for took longer than its time limit\n");
+	data = b->out.text[fmt];
+	len = b->out.len[fmt];
 
 	if (accepts(enc, "gzip")) {
 		pthread_mutex_lock(&lock);
@@ -308,7 +340,8 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
-"\t[--max-series N] [--timeout SECS] [--web.config.file FILE]\n"
+"\t[--max-series N] [--timeout SECS] [--scrape-timeout SECS]\n"
+"\t[--web.config.file FILE]\n"
 "\ttsa-exporter -h | --help | --version\n"
 "\n"
 "Serves tsa's microstates on http://ADDR:PORT/metrics for Prometheus\n"
@@ -325,6 +358,9 @@ static void usage(FILE *f, int code)
 "              tsa_exporter_series_dropped says how many series\n"
 "  --timeout SECS\n"
 "              close a connection idle for SECS (default 10)\n"
+"  --scrape-timeout SECS\n"
+"              a scrape that waits longer for the read in progress gets\n"
+"              503 (default 10; less if Prometheus says so)\n"
 "  --web.config.file FILE\n"
 "              TLS (tls_server_config: cert_file, key_file) and basic\n"
 "              auth (basic_auth_users: name: bcrypt hash), as Prometheus's\n"
@@ -431,6 +467,7 @@ int main(int argc, char **argv)
 		{ "max-series", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "web.config.file", required_argument, NULL, 'w' },
+		{ "scrape-timeout", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -482,6 +519,13 @@ int main(int argc, char **argv)
 		case 'w':
 			web_file = optarg;
 			break;
+		case 's':
+			scrape_limit = strtod(optarg, &end);
+			if (*end || end == optarg || !(scrape_limit > 0) ||
+			    scrape_limit > 3600)
+				die(EXIT_USAGE, "--scrape-timeout %s: not 0-3600 "
+				    "seconds", optarg);
+			break;
 		case 'V':
 			printf("tsa-exporter %s\n", TSA_PRSTAT_VERSION);
 			return 0;
@@ -508,6 +552,14 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "--web.config.file: %s", err);
 	if (web.cert_pem)
 		flags |= MHD_USE_TLS;
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&read_done, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	fd = listen_on(listen_spec);
 	/* The pool's threads inherit the mask: only sigwait() takes these. */
 	sigemptyset(&sigs);

@@ -197,6 +197,11 @@ static void health(FILE *f, enum metrics_format fmt,
 	       "Reads of the module's files that failed");
 	fprintf(f, "tsa_exporter_read_errors_total %" PRIu64 "\n",
 		h->read_errors);
+	family(f, fmt, "tsa_exporter_scrape_timeouts", "counter",
+	       "Scrapes answered 503 because the read they waited for took "
+	       "longer than their time limit");
+	fprintf(f, "tsa_exporter_scrape_timeouts_total %" PRIu64 "\n",
+		__atomic_load_n(&h->timeouts, __ATOMIC_RELAXED));
 	family(f, fmt, "tsa_exporter_series", "gauge",
 	       "Group series in this scrape");
 	fprintf(f, "tsa_exporter_series %" PRIu64 "\n", o->series);

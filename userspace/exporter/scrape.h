@@ -26,6 +26,7 @@ struct scrape_conf {
 /* Kept across scrapes: the counters of the health series. */
 struct scrape_health {
 	uint64_t reads, read_errors;
+	uint64_t timeouts;	/* scrapes that gave up waiting (atomic) */
 };
 
 /* What one scrape made: both formats' texts (malloc'ed). */
