@@ -266,17 +266,13 @@ static void sleep_until(struct timespec *deadline, double interval)
 		;
 }
 
-/*
- * At most the -n lines, or on a redrawn terminal its height less @extra
- * lines of notes.
- */
-static size_t lines_shown(const struct options *o, size_t n, int redraw,
-			  int extra)
+/* At most the -n lines, or on a redrawn terminal its height. */
+static size_t lines_shown(const struct options *o, size_t n, int redraw)
 {
 	if (o->show.ntop && (size_t)o->show.ntop < n)
 		n = (size_t)o->show.ntop;
 	if (redraw && !o->show.ntop) {
-		long rows = screen_lines() - extra;
+		long rows = screen_lines();
 
 		if (rows > 0 && (size_t)rows < n)
 			n = (size_t)rows;
@@ -460,7 +456,7 @@ static int compare_captures(const struct options *o)
 	sort_lines_time(r.d, n, sh->sort_key, sh->sort_order);
 	compare_count(&a.snap, &b.snap, &sum);
 	compare_print(stdout, sh, by, &a.snap, &b.snap, &r,
-		      lines_shown(o, n, 0, 0), &tot, &sum);
+		      lines_shown(o, n, 0), &tot, &sum);
 out:
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -533,6 +529,7 @@ struct reporter {
 	struct group_report groups;
 	struct tsa_select sel;
 	int redraw;
+	int tty;	/* stdout is a terminal: a person reads it */
 };
 
 /* The / key: only the lines whose name has @f (all when it is ""). */
@@ -562,7 +559,6 @@ static void report(struct reporter *rp, const struct options *o,
 	int grouped = sh->group_by > GROUP_PID;	/* pid: the usual report */
 	struct tsa_totals tot;
 	size_t n, show;
-	int uncal;
 
 	if (grouped) {
 		n = group_report_compute(&rp->groups, prev, cur,
@@ -586,8 +582,14 @@ static void report(struct reporter *rp, const struct options *o,
 			sort_lines(rp->lines, n, sh->sort_key, sh->sort_order);
 		}
 	}
-	uncal = cur->calib[0] && strcmp(cur->calib, "applied");
-	show = lines_shown(o, n, rp->redraw, uncal);
+	show = lines_shown(o, n, rp->redraw);
+	/*
+	 * An uncalibrated module is said in the Total line to a person;
+	 * a pipe keeps the line scripts parse as Solaris prints it (and
+	 * --json has "calibration").
+	 */
+	if (!rp->tty)
+		tot.calib = NULL;
 
 	if (sh->json) {
 		if (grouped)
@@ -611,11 +613,6 @@ static void report(struct reporter *rp, const struct options *o,
 		else
 			table_print(stdout, sh, rp->lines, show, &tot, la,
 				    sh->trunc || rp->redraw);
-		/* Said where the numbers are: SYS short, USR long. */
-		if (uncal)
-			printf("tsa: calibration %s: SYS misses the kernel's "
-			       "entry and exit paths (they read as USR); run "
-			       "tsa-prstat --calibrate as root\n", cur->calib);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -638,6 +635,7 @@ static void reporter_init(struct reporter *rp, const struct options *o,
 	rp->sel.pids = o->show.pids;
 	rp->sel.npids = o->show.npids;
 	rp->redraw = redraw;
+	rp->tty = isatty(STDOUT_FILENO);
 }
 
 static void fmt_local(char *out, size_t len, const struct timespec *t)

@@ -687,6 +687,8 @@ size_t tsa_delta_compute(const struct tsa_snap *prev,
 	size_t i, n = 0;
 
 	tot->nprocs = tot->nlwps = 0;
+	tot->calib = cur->calib[0] && strcmp(cur->calib, "applied") ?
+		     cur->calib : NULL;
 	for (i = 0; i < cur->nprocs; i++) {
 		const struct tsa_proc *pr = &cur->procs[i];
 

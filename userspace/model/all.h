@@ -173,6 +173,12 @@ struct tsa_delta {
 
 struct tsa_totals {
 	unsigned long nprocs, nlwps;
+	/*
+	 * The module's calibration state when it is not "applied" (SYS
+	 * misses the kernel's entry and exit paths); NULL when it is, or
+	 * when nobody knows (a file). The Total line says it.
+	 */
+	const char *calib;
 };
 
 struct tsa_select {

@@ -157,8 +157,13 @@ static void print_total(FILE *f, const struct tsa_totals *tot,
 			const double loadavg[3])
 {
 	fprintf(f, "Total: %lu processes, %lu lwps, load averages: "
-		"%3.2f, %3.2f, %3.2f\n", tot->nprocs, tot->nlwps,
+		"%3.2f, %3.2f, %3.2f", tot->nprocs, tot->nlwps,
 		loadavg[0], loadavg[1], loadavg[2]);
+	/* In the line, not below it: scripts read the lines they know. */
+	if (tot->calib)
+		fprintf(f, "; calibration %s: SYS misses the kernel's entry "
+			"and exit paths (tsa-prstat --calibrate)", tot->calib);
+	fputc('\n', f);
 }
 
 void table_print(FILE *f, const struct show *o,
