@@ -141,20 +141,10 @@ static long parse_long(const char *s, long min, const char *what)
 static void parse_pids(struct options *o, const char *arg)
 {
 	struct show *sh = &o->show;
-	char *copy = strdup(arg), *tok, *save = NULL;
+	char bad[256];
 
-	if (!copy)
-		die(EXIT_BADDATA, "out of memory");
-	tok = strtok_r(copy, ", ", &save);
-	if (!tok)
-		bad_usage("invalid argument for -p: '%s'", arg);
-	for (; tok; tok = strtok_r(NULL, ", ", &save)) {
-		sh->pids = xrealloc(sh->pids,
-				    (sh->npids + 1) * sizeof(*sh->pids));
-		sh->pids[sh->npids++] = (uint64_t)parse_long(tok, 1,
-				"invalid argument for -p: '%s'");
-	}
-	free(copy);
+	if (parse_pidlist(arg, &sh->pids, &sh->npids, bad, sizeof(bad)))
+		bad_usage("invalid argument for -p: '%s'", bad);
 }
 
 static void parse_n(struct options *o, const char *arg)

@@ -12,5 +12,4 @@
  */
 int calibrate(const char *proc_dir, const char *cpus);
 
-
 #endif /* APP_CALIBRATE_H */

@@ -5,6 +5,7 @@
  *
  *   tsa-exporter [--listen [ADDR:]PORT] [--group cgroup|user|comm|pid]
  *                [-p pidlist] [--max-series N] [--timeout SECS]
+ *                [--scrape-timeout SECS] [--web.config.file FILE]
  *
  * The text format 0.0.4 by default, OpenMetrics 1.0 when the client's
  * Accept asks for application/openmetrics-text; gzip when its
@@ -100,12 +101,7 @@ static struct body *body_get(double limit)
 		struct timespec end;
 
 		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += (time_t)limit;
-		end.tv_nsec += (long)((limit - (time_t)limit) * 1e9);
-		if (end.tv_nsec >= 1000000000L) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000L;
-		}
+		next_deadline(&end, limit);
 		while (reading && reads_done == seen)
 			if (pthread_cond_timedwait(&read_done, &lock, &end) ==
 			    ETIMEDOUT && reading && reads_done == seen) {
@@ -121,7 +117,7 @@ static struct body *body_get(double limit)
 		if (!b)
 			die(EXIT_BADDATA, "out of memory");
 		b->refs = 1;
-		/* The health counters: only the reader touches them. */
+		/* The health counters but timeouts: the reader's alone. */
 		scrape_run(&conf, &health, &b->out);
 		if (!b->out.up || b->out.err[0])
 			warnmsg("%s", b->out.err);
@@ -211,7 +207,10 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
+	if (status == MHD_HTTP_UNAUTHORIZED)	/* with WWW-Authenticate */
+		ret = MHD_queue_basic_auth_fail_response(c, "tsa-exporter", r);
+	else
+		ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -253,16 +252,28 @@ static enum MHD_Result metrics(struct MHD_Connection *c)
 	len = b->out.len[fmt];
 
 	if (accepts(enc, "gzip")) {
+		char *z;
+		size_t zlen;
+
+		/* Once a body, outside the lock the other scrapes take. */
 		pthread_mutex_lock(&lock);
-		if (!b->gz[fmt])
-			gzip_text(b->out.text[fmt], b->out.len[fmt], &b->gz[fmt],
-				  &b->gzlen[fmt]);
+		z = b->gz[fmt];
 		pthread_mutex_unlock(&lock);
+		if (z || gzip_text(data, len, &z, &zlen))
+			z = NULL;	/* made already, or could not be */
+		pthread_mutex_lock(&lock);
+		if (z && !b->gz[fmt]) {
+			b->gz[fmt] = z;
+			b->gzlen[fmt] = zlen;
+		} else {
+			free(z);	/* another scrape's came first */
+		}
 		if (b->gz[fmt]) {
 			data = b->gz[fmt];
 			len = b->gzlen[fmt];
 			gz = 1;
 		}
+		pthread_mutex_unlock(&lock);
 	}
 	r = MHD_create_response_from_buffer_with_free_callback_cls(
 		len, (void *)data, free_body, b);
@@ -308,20 +319,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 
 		MHD_free(user);
 		MHD_free(pass);
-		if (!good) {
-			struct MHD_Response *r;
-			enum MHD_Result ret;
-			static const char no[] = "authentication required\n";
-
-			r = MHD_create_response_from_buffer(strlen(no), (void *)no,
-							    MHD_RESPMEM_PERSISTENT);
-			if (!r)
-				return MHD_NO;
-			ret = MHD_queue_basic_auth_fail_response(c, "tsa-exporter",
-								 r);
-			MHD_destroy_response(r);
-			return ret;
-		}
+		if (!good)
+			return reply(c, MHD_HTTP_UNAUTHORIZED, "text/plain",
+				     "authentication required\n");
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -369,30 +369,6 @@ static void usage(FILE *f, int code)
 "Reads $TSA_PROC_DIR (default /proc/tsa): all, hist, calibration.\n"
 "See tsa-exporter(8).\n", DEFAULT_LISTEN);
 	exit(code);
-}
-
-static void parse_pids(const char *arg)
-{
-	char *copy = xmalloc(strlen(arg) + 1), *tok, *save = NULL;
-	uint64_t *p = NULL;
-	size_t n = 0;
-
-	strcpy(copy, arg);
-	for (tok = strtok_r(copy, ", ", &save); tok;
-	     tok = strtok_r(NULL, ", ", &save)) {
-		char *end;
-		unsigned long long v = strtoull(tok, &end, 10);
-
-		if (*end || !v || end == tok)
-			die(EXIT_USAGE, "-p %s: not a process id", tok);
-		p = xrealloc(p, (n + 1) * sizeof(*p));
-		p[n++] = v;
-	}
-	if (!n)
-		die(EXIT_USAGE, "-p: no process id");
-	free(copy);
-	conf.pids = p;
-	conf.npids = n;
 }
 
 /* A listening socket for "[ADDR:]PORT" ("[v6]:PORT" too). */
@@ -476,6 +452,8 @@ int main(int argc, char **argv)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	char err[4352];
 	struct MHD_OptionItem opt[8];
+	uint64_t *pids = NULL;
+	size_t npids = 0;
 	int n = 0;
 	unsigned long timeout = 10;
 	struct MHD_Daemon *d;
@@ -499,7 +477,12 @@ int main(int argc, char **argv)
 			conf.by = (enum group_by)by;
 			break;
 		case 'p':
-			parse_pids(optarg);
+			if (parse_pidlist(optarg, &pids, &npids, err,
+					  sizeof(err)))
+				die(EXIT_USAGE, "-p '%s': not a process id",
+				    err);
+			conf.pids = pids;
+			conf.npids = npids;
 			break;
 		case 'm':
 			errno = 0;

@@ -87,23 +87,27 @@ static int by_time(const void *a, const void *b, void *arg)
 /*
  * Reorder @gs's @n groups by their time, most first, and return how
  * many of them fit in @max samples (all when @max is 0 or they fit).
+ * When all do, *@text is their Prometheus text (*@len bytes), which
+ * had to be written to count them: the scrape uses it; else NULL.
  */
-static size_t fit(struct groups *gs, size_t n, size_t max, uint64_t *all)
+static size_t fit(struct groups *gs, size_t n, size_t max, uint64_t *all,
+		  char **text, size_t *len)
 {
 	struct tsa_group *g = xmalloc((n + 1) * sizeof(*g));
 	struct metrics_hist *mh = gs->mh ? xmalloc((n + 1) * sizeof(*mh)) : NULL;
-	size_t *ix = xmalloc((n + 1) * sizeof(*ix)), i, lo, hi, len;
+	size_t *ix = xmalloc((n + 1) * sizeof(*ix)), i, lo, hi;
 	char *t;
 
-	t = render(gs, n, METRICS_PROMETHEUS, &len);
-	*all = samples(t, len);
-	free(t);
+	*text = render(gs, n, METRICS_PROMETHEUS, len);
+	*all = samples(*text, *len);
 	if (!max || *all <= max) {
 		free(g);
 		free(mh);
 		free(ix);
 		return n;
 	}
+	free(*text);
+	*text = NULL;
 	for (i = 0; i < n; i++)
 		ix[i] = i;
 	qsort_r(ix, n, sizeof(*ix), by_time, gs);
@@ -119,8 +123,10 @@ static size_t fit(struct groups *gs, size_t n, size_t max, uint64_t *all)
 	for (lo = 0, hi = n; hi - lo > 1;) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		t = render(gs, mid, METRICS_PROMETHEUS, &len);
-		if (samples(t, len) <= max)
+		size_t tlen;
+
+		t = render(gs, mid, METRICS_PROMETHEUS, &tlen);
+		if (samples(t, tlen) <= max)
 			lo = mid;
 		else
 			hi = mid;
@@ -144,40 +150,40 @@ static void family(FILE *f, enum metrics_format fmt, const char *name,
 		counter && fmt == METRICS_PROMETHEUS ? "_total" : "", type);
 }
 
-static void read_version(const char *dir, char *out, size_t len)
+/* What the health says of the module, read once a scrape. */
+struct module_info {
+	char version[64], calib[16];
+	uint64_t bytes;		/* read from its files */
+};
+
+static void module_info_read(const struct scrape_conf *c,
+			     struct module_info *mi)
 {
 	char path[4096];
-	FILE *f;
 
-	snprintf(out, len, "unknown");
-	snprintf(path, sizeof(path), "%s/version", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f))
-		out[strcspn(out, "\n")] = '\0';
-	fclose(f);
+	snprintf(path, sizeof(path), "%s/version", c->sys_module);
+	if (read_line(path, mi->version, sizeof(mi->version)))
+		snprintf(mi->version, sizeof(mi->version), "unknown");
+	tsa_calib_state(c->proc_dir, mi->calib, sizeof(mi->calib));
+	if (!mi->calib[0])
+		snprintf(mi->calib, sizeof(mi->calib), "unknown");
 }
 
 /* The exporter's own series, after the groups' (before # EOF). */
 static void health(FILE *f, enum metrics_format fmt,
-		   const struct scrape_conf *c, const struct scrape_health *h,
-		   const struct scrape_out *o, uint64_t bytes)
+		   const struct scrape_health *h, const struct scrape_out *o,
+		   const struct module_info *mi)
 {
-	char version[64], calib[16];
-
 	family(f, fmt, "tsa_up", "gauge",
 	       "1 when the last read of the module's /proc/tsa/all succeeded");
 	fprintf(f, "tsa_up %d\n", o->up);
-	read_version(c->sys_module, version, sizeof(version));
-	tsa_calib_state(c->proc_dir, calib, sizeof(calib));
 	family(f, fmt, "tsa_module_info", "gauge",
 	       "tsa.ko's version and calibration state (applied: SYS has the "
 	       "kernel's entry and exit paths; tsa(4))");
 	fputs("tsa_module_info{version=\"", f);
-	metrics_label_value(f, version);
+	metrics_label_value(f, mi->version);
 	fputs("\",calibration=\"", f);
-	metrics_label_value(f, calib[0] ? calib : "unknown");
+	metrics_label_value(f, mi->calib);
 	fputs("\"} 1\n", f);
 	family(f, fmt, "tsa_exporter_build_info", "gauge",
 	       "tsa-exporter's version");
@@ -189,7 +195,7 @@ static void health(FILE *f, enum metrics_format fmt,
 	fprintf(f, "tsa_exporter_scrape_duration_seconds %.6f\n", o->secs);
 	family(f, fmt, "tsa_exporter_read_bytes", "gauge",
 	       "Bytes this scrape read from the module's files");
-	fprintf(f, "tsa_exporter_read_bytes %" PRIu64 "\n", bytes);
+	fprintf(f, "tsa_exporter_read_bytes %" PRIu64 "\n", mi->bytes);
 	family(f, fmt, "tsa_exporter_reads", "counter",
 	       "Reads of the module's files (concurrent scrapes share one)");
 	fprintf(f, "tsa_exporter_reads_total %" PRIu64 "\n", h->reads);
@@ -221,10 +227,11 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	struct tsa_hist_snap hs;
 	struct group_table t;
 	struct groups gs;
-	char path[4096], msg[256];
+	struct module_info mi = { .bytes = 0 };
+	char path[4096], msg[256], *prom = NULL;
 	long *proc_group = NULL;
-	uint64_t all = 0, bytes = 0;
-	size_t n = 0, k = 0;
+	uint64_t all = 0;
+	size_t n = 0, k = 0, plen = 0;
 	int fmt, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -238,7 +245,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc == TSA_OK) {
 		o->up = 1;
-		bytes = s.len;
+		mi.bytes = s.len;
 		proc_group = xmalloc((s.nprocs + 1) * sizeof(*proc_group));
 		n = group_compute(&s, c->by, c->pids, c->npids, c->procfs,
 				  NULL, &t, proc_group);
@@ -246,7 +253,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 		snprintf(path, sizeof(path), "%s/hist", c->proc_dir);
 		rc = tsa_hist_read(&hs, path, msg, sizeof(msg));
 		if (rc == TSA_OK) {
-			bytes += hs.len;
+			mi.bytes += hs.len;
 			gs.mh = xmalloc((n + 1) * sizeof(*gs.mh));
 			gs.shift = hs.shift;
 			metrics_hist_compute(&s, &hs, c->by, c->pids, c->npids,
@@ -256,14 +263,16 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 			h->read_errors++;
 			snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
 		}
-		k = fit(&gs, n, c->max_series, &all);
+		k = fit(&gs, n, c->max_series, &all, &prom, &plen);
 	} else {
 		h->read_errors++;
 		snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
 	}
+	module_info_read(c, &mi);
 	for (fmt = METRICS_PROMETHEUS; fmt <= METRICS_OPENMETRICS; fmt++) {
-		char *text = render(&gs, k, (enum metrics_format)fmt, &o->len[fmt]);
-		size_t len = o->len[fmt];
+		char *text = fmt == METRICS_PROMETHEUS && prom ? prom :
+			     render(&gs, k, (enum metrics_format)fmt, &plen);
+		size_t len = plen;
 		FILE *f;
 
 		if (fmt == METRICS_PROMETHEUS) {
@@ -279,7 +288,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 		if (!f)
 			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
 		fwrite(text, 1, len, f);
-		health(f, (enum metrics_format)fmt, c, h, o, bytes);
+		health(f, (enum metrics_format)fmt, h, o, &mi);
 		if (fclose(f))
 			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
 		free(text);

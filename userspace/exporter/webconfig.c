@@ -131,12 +131,10 @@ int web_config_read(const char *path, struct web_config *wc, char *err,
 			}
 		} else if (section == TLS && !strcmp(k, "cert_file") && *v) {
 			free(cert);
-			cert = xmalloc(strlen(v) + 1);
-			strcpy(cert, v);
+			cert = xstrdup(v);
 		} else if (section == TLS && !strcmp(k, "key_file") && *v) {
 			free(key);
-			key = xmalloc(strlen(v) + 1);
-			strcpy(key, v);
+			key = xstrdup(v);
 		} else if (section == USERS && *v) {
 			struct web_user *u;
 
@@ -149,10 +147,8 @@ int web_config_read(const char *path, struct web_config *wc, char *err,
 			wc->users = xrealloc(wc->users, (wc->nusers + 1) *
 					     sizeof(*wc->users));
 			u = &wc->users[wc->nusers++];
-			u->name = xmalloc(strlen(k) + 1);
-			strcpy(u->name, k);
-			u->hash = xmalloc(strlen(v) + 1);
-			strcpy(u->hash, v);
+			u->name = xstrdup(k);
+			u->hash = xstrdup(v);
 		} else {
 			fail(err, errlen, "%s:%d: %s%s%s: not supported by tsa-exporter",
 			     path, lineno, section == TLS ? "tls_server_config." :

@@ -2,6 +2,7 @@
 /*
  * lib/util.c - formatting helpers and small utilities.
  */
+#include <errno.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <time.h>
@@ -43,6 +44,13 @@ void *xrealloc(void *p, size_t n)
 	if (!p)
 		die(EXIT_BADDATA, "out of memory");
 	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
 }
 
 void *xmalloc(size_t n)
@@ -275,20 +283,54 @@ void read_loadavg(double la[3])
 	fclose(f);
 }
 
+int parse_pidlist(const char *arg, uint64_t **pids, size_t *n, char *bad,
+		  size_t badlen)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL, *end;
+	int rc = 0;
+	long v;
+
+	tok = strtok_r(copy, ", ", &save);
+	if (!tok) {
+		snprintf(bad, badlen, "%s", arg);
+		rc = -1;
+	}
+	for (; tok && !rc; tok = strtok_r(NULL, ", ", &save)) {
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || v < 1) {
+			snprintf(bad, badlen, "%s", tok);
+			rc = -1;
+			break;
+		}
+		*pids = xrealloc(*pids, (*n + 1) * sizeof(**pids));
+		(*pids)[(*n)++] = (uint64_t)v;
+	}
+	free(copy);
+	return rc;
+}
+
+int read_line(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok = f && fgets(out, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		out[0] = '\0';
+		return -1;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
 void read_boot_id(char *out, size_t len, const char *procfs)
 {
 	char path[300];
-	FILE *f;
 
-	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
+	read_line(path, out, len);
 }
 
 void next_deadline(struct timespec *deadline, double interval)

@@ -26,6 +26,7 @@ void die(int code, const char *fmt, ...)
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
 
 /*
  * Solaris prstat's Format_pct: clamp to 0..100, one decimal below
@@ -88,6 +89,17 @@ void fput_escaped(FILE *f, const char *s);
 
 /* The load averages of /proc/loadavg (0 0 0 if unreadable). */
 void read_loadavg(double la[3]);
+
+/*
+ * Append the process ids of @arg (comma or space separated, each a
+ * decimal above 0) to *@pids, *@n of them; 0, or -1 with the word that
+ * is not one (@arg itself when it has none) in @bad.
+ */
+int parse_pidlist(const char *arg, uint64_t **pids, size_t *n, char *bad,
+		  size_t badlen);
+
+/* The first line of @path without its newline; -1 and "" if unreadable. */
+int read_line(const char *path, char *out, size_t len);
 
 /* @procfs/sys/kernel/random/boot_id, or "" (captures, recordings). */
 void read_boot_id(char *out, size_t len, const char *procfs);

@@ -212,15 +212,6 @@ static int rec_row_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die(EXIT_BADDATA, "out of memory");
-	return d;
-}
-
 /*
  * Apply one block: its header lines, then its lines over the rebuilt
  * snapshot.  -1 if the block is not what a recorder writes.
