@@ -19,6 +19,7 @@
 #include <trace/events/irq.h>
 #include <trace/events/signal.h>
 #include <trace/events/task.h>
+#include <trace/events/timer.h>
 #include <trace/events/context_tracking.h>
 #include <linux/context_tracking_state.h>
 #include <linux/fdtable.h>
@@ -101,6 +102,20 @@
 	void fn(void *data, int irq, struct irqaction *action, int ret)
 #define TSA_PROBE_SOFTIRQ(fn)						\
 	void fn(void *data, unsigned int vec_nr)
+/* hrtimer_expire_entry passes the base's time by value in 7.x (Kbuild). */
+#ifdef TSA_HAVE_HRTIMER_NOW_VALUE
+#define TSA_PROBE_HRTIMER_ENTRY(fn)					\
+	void fn(void *data, struct hrtimer *hrtimer, ktime_t now)
+#else
+#define TSA_PROBE_HRTIMER_ENTRY(fn)					\
+	void fn(void *data, struct hrtimer *hrtimer, ktime_t *now)
+#endif
+#define TSA_PROBE_HRTIMER_EXIT(fn)					\
+	void fn(void *data, struct hrtimer *hrtimer)
+#define TSA_PROBE_TIMER_ENTRY(fn)					\
+	void fn(void *data, struct timer_list *timer, unsigned long baseclk)
+#define TSA_PROBE_TIMER_EXIT(fn)					\
+	void fn(void *data, struct timer_list *timer)
 #define TSA_PROBE_USER_EDGE(fn)						\
 	void fn(void *data, int dummy)
 #define TSA_PROBE_SIGNAL_DELIVER(fn)					\

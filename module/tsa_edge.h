@@ -77,6 +77,37 @@ static __always_inline bool tsa_acct_wakeup_seen(struct tsa_acct *a, u64 now)
 	return __tsa_acct_enter(a, now, TSA_LAT);
 }
 
+/*
+ * The same, naming who woke it (@id): the stay it ends goes to that
+ * waker's row, which @last keeps (its index + 1; 0: none) for the LAT
+ * that follows.
+ */
+static __always_inline bool tsa_acct_wakeup_by(struct tsa_acct *a, u64 now,
+					       struct tsa_waker_id id,
+					       u8 *last)
+{
+	bool seen = !(a->flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
+	unsigned int s = a->state;
+	u64 from = a->stamp;
+	bool clamped = __tsa_acct_enter(a, now, TSA_LAT);
+
+	if (likely(seen))
+		*last = tsa_wakers_end(&a->wk, id, s, a->stamp - from) + 1;
+	return clamped;
+}
+
+/*
+ * After a switch-in that closed the stay in state @s begun at @from: if
+ * a wakeup's row is waiting for its LAT (@last), that stay is it.
+ */
+static __always_inline void tsa_acct_waker_lat(struct tsa_acct *a, u8 *last,
+					       unsigned int s, u64 from)
+{
+	if (s == TSA_LAT && !(a->flags & TSA_F_DEAD))
+		tsa_wakers_lat(&a->wk, *last - 1, a->stamp - from);
+	*last = 0;
+}
+
 /* Flags that take a call's entry off the fast path. */
 #define TSA_F_NOT_PLAIN	(TSA_F_IN_KERNEL | TSA_F_PROVISIONAL | TSA_F_DEAD | \
 			 TSA_F_EDGE | TSA_F_CALL_EARLY)

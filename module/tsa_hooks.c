@@ -99,6 +99,11 @@ module_param_named(stamp_probes, tsa_param_stamp_probes, bool, 0444);
 MODULE_PARM_DESC(stamp_probes,
 		 "Call tsa_stamp_sys_enter(), _sys_exit(), _switch_out(), _switch_in() and _wakeup() with the clock of each such event, for kprobes that check tsa's stamps (the replay referee; default 0).");
 
+static bool tsa_param_wakers = true;
+module_param_named(wakers, tsa_param_wakers, bool, 0444);
+MODULE_PARM_DESC(wakers,
+		 "Name who ended each stay off CPU (a thread, an interrupt, a softirq, a timer) in a small table per thread (default 1).");
+
 static char *tsa_param_skip_hooks;
 module_param_named(skip_hooks, tsa_param_skip_hooks, charp, 0444);
 MODULE_PARM_DESC(skip_hooks,
@@ -182,6 +187,17 @@ static struct tsa_hook tsa_hooks[] = {
 	  TSA_ALL, TSA_EV_WAKEUP },
 	{ "sched_wakeup_new", TSA_TRACEPOINT, tsa_sched_wakeup_new,
 	  &tsa_always, TSA_ALL, TSA_EV_WAKEUP_NEW },
+	/* Who wakes: without them every wakeup's waker is unseen. */
+	{ "hrtimer_expire_exit", TSA_TRACEPOINT, tsa_hrtimer_expire_exit,
+	  &tsa_param_wakers, 0, TSA_EV_TIMER },
+	{ "hrtimer_expire_entry", TSA_TRACEPOINT, tsa_hrtimer_expire_entry,
+	  &tsa_param_wakers, 0, TSA_EV_TIMER, "hrtimer_expire_exit" },
+	{ "timer_expire_exit", TSA_TRACEPOINT, tsa_timer_expire_exit,
+	  &tsa_param_wakers, 0, TSA_EV_TIMER },
+	{ "timer_expire_entry", TSA_TRACEPOINT, tsa_timer_expire_entry,
+	  &tsa_param_wakers, 0, TSA_EV_TIMER, "timer_expire_exit" },
+	{ "sched_waking", TSA_TRACEPOINT, tsa_sched_waking, &tsa_param_wakers,
+	  0, TSA_EV_WAKING },
 	/*
 	 * Before the system-call and signal hooks, so unregistered after
 	 * them: a fault in flight when its kretprobe goes loses its return
@@ -406,6 +422,8 @@ int tsa_hooks_init(void)
 				      tsa_hook_live("sys_exit"));
 	WRITE_ONCE(tsa_edge_live, tsa_hook_live("user_enter") &&
 				  tsa_hook_live("user_exit"));
+	if (tsa_hook_live("sched_waking"))
+		static_branch_enable(&tsa_wakers_on);
 	tsa_proc_set_degraded(tsa_hooks_degraded());
 	ret = tsa_track_start();
 	if (ret)
@@ -444,6 +462,11 @@ unsigned int tsa_hooks_trap_rows(void)
 unsigned int tsa_hooks_hist(void)
 {
 	return tsa_param_hist;
+}
+
+bool tsa_hooks_wakers(void)
+{
+	return tsa_param_wakers;
 }
 
 /* CPUs on which user_enter/user_exit bracket kernel time for tsa. */

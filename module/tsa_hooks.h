@@ -16,5 +16,6 @@ void tsa_hooks_show(struct seq_file *m);
 int tsa_hooks_calls_rows(void);
 unsigned int tsa_hooks_trap_rows(void);
 unsigned int tsa_hooks_hist(void);
+bool tsa_hooks_wakers(void);
 
 #endif /* TSA_HOOKS_H */

@@ -326,6 +326,8 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 	}
 	if (nth) {
 		int last = nth->acct.last_cpu;
+		unsigned int s;
+		u64 from;
 
 		/* Only its last CPU's last_out may hold it (tsa_cpu). */
 		if (unlikely(last != cpu))
@@ -334,10 +336,15 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		tsa_acct_set_edge(&nth->acct, tsa_edge_here());
 		nth->nvcsw_in = (u8)READ_ONCE(next->nvcsw);
 		nth->nvcsw_known = true;
+		from = nth->acct.stamp;
+		s = nth->acct.state;
 		tsa_clamped(tsa_acct_switch_in(&nth->acct,
 					       tsa_stamp(TSA_STAMP_SWITCH_IN,
 							 &nth->acct, now),
 					       cpu));
+		/* Woken: its LAT goes to the waker too. */
+		if (nth->wk_last)
+			tsa_acct_waker_lat(&nth->acct, &nth->wk_last, s, from);
 		/* Preempted in user mode: it returns through the exit path. */
 		tsa_acct_set_head(&nth->acct, this_cpu_read(tsa_cross.sys));
 		if (tsa_trap_switch_in(nth))
@@ -367,6 +374,26 @@ TSA_PROBE_SCHED_SWITCH_OLD(tsa_sched_switch_old)
 }
 #endif
 TSA_CHECK_PROBE(sched_switch, TSA_SCHED_SWITCH_PROBE);
+
+/*
+ * The wakeup of @th, open, named by the sched_waking before it: its name
+ * is taken, so that a wakeup sched_waking did not see (one at load) is
+ * not charged to an earlier waker.
+ */
+static __always_inline void tsa_wake_by(struct tsa_thread *th, u64 now,
+					bool locked)
+{
+	struct tsa_waker_id id = { .who = READ_ONCE(th->wk_who) };
+
+	if (unlikely(!id.who))
+		id.who = tsa_wk_ctx(TSA_WK_UNSEEN, TSA_WK_SRC_NONE);
+	id.start = th->wk_start;
+	WRITE_ONCE(th->wk_who, 0);
+	/* A seeder may have written it meanwhile: the full rules. */
+	if (unlikely(locked) && !tsa_acct_wakes(th->acct.state, th->acct.flags))
+		return;
+	tsa_clamped(tsa_acct_wakeup_by(&th->acct, now, id, &th->wk_last));
+}
 
 /*
  * IRQs may be on here: try_to_wake_up() wakes current without its locks
@@ -406,8 +433,10 @@ static __always_inline void tsa_wake(struct task_struct *p,
 	/* The clock is read with the record open: see tsa_sched_switch. */
 	locked = tsa_thread_own_begin(th, &flags);
 	now = tsa_stamp(TSA_STAMP_WAKEUP, &th->acct, tsa_clock());
+	if (static_branch_likely(&tsa_wakers_on) && ev == TSA_EV_WAKEUP)
+		tsa_wake_by(th, now, locked);
 	/* A seeder, the one other writer, may have written it meanwhile. */
-	if (likely(!locked))
+	else if (likely(!locked))
 		tsa_clamped(tsa_acct_wakeup_seen(&th->acct, now));
 	else
 		tsa_clamped(tsa_acct_wakeup(&th->acct, now));

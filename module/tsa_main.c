@@ -27,7 +27,7 @@ static int __init tsa_init(void)
 	ret = tsa_table_init(ret, tsa_hooks_trap_rows(), tsa_hooks_hist());
 	if (ret)
 		return ret;
-	ret = tsa_proc_init();
+	ret = tsa_proc_init(tsa_hooks_wakers());
 	if (ret)
 		goto out_table;
 	tsa_debugfs_init();

@@ -8,6 +8,7 @@
  *	tsa_hooks.c		parameters, registration, debugfs lines
  *	tsa_hooks_syscall.c	system call edges, the user/kernel boundary
  *	tsa_hooks_sched.c	switch and wakeup, what a sleep waits for
+ *	tsa_hooks_wake.c	who wakes a thread: sched_waking, timers
  *	tsa_hooks_kernel.c	faults, lock contention, interrupts, signals
  *	tsa_hooks_track.c	fork, exec, exit and free; seeding at load
  *				and of forks tracked late
@@ -35,7 +36,7 @@ enum tsa_event {
 	TSA_EV_SOFTIRQ_EXIT, TSA_EV_WAKEUP_NEW, TSA_EV_FORK, TSA_EV_EXEC,
 	TSA_EV_EXIT, TSA_EV_FREE, TSA_EV_SWAPIN, TSA_EV_CONTENTION,
 	TSA_EV_CONTENTION_END, TSA_EV_SIGNAL, TSA_EV_USER_EXIT,
-	TSA_EV_USER_ENTER, TSA_NR_EVENTS
+	TSA_EV_USER_ENTER, TSA_EV_WAKING, TSA_EV_TIMER, TSA_NR_EVENTS
 };
 
 /*
@@ -161,6 +162,13 @@ static inline void tsa_clamped(bool clamped)
 DECLARE_PER_CPU(int, tsa_trap_depth);
 DECLARE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
 
+/*
+ * Wakeup attribution (wakers=1, the default): sched_waking names the
+ * waker in the wakee's record (tsa_hooks_wake.c), the wakeup charges the
+ * stay it ends to that waker (tsa_hooks_sched.c). Set at load.
+ */
+DECLARE_STATIC_KEY_FALSE(tsa_wakers_on);
+
 /* What a thread that left the CPU is waiting for (tsa_hooks_sched.c). */
 enum tsa_state tsa_sleep_state(struct task_struct *p, unsigned int state,
 			       u8 ctx, bool in_call);
@@ -232,6 +240,11 @@ TSA_PROBE_SCHED_SWITCH_OLD(tsa_sched_switch_old);
 #endif
 TSA_PROBE_TASK(tsa_sched_wakeup);
 TSA_PROBE_TASK(tsa_sched_wakeup_new);
+TSA_PROBE_TASK(tsa_sched_waking);
+TSA_PROBE_HRTIMER_ENTRY(tsa_hrtimer_expire_entry);
+TSA_PROBE_HRTIMER_EXIT(tsa_hrtimer_expire_exit);
+TSA_PROBE_TIMER_ENTRY(tsa_timer_expire_entry);
+TSA_PROBE_TIMER_EXIT(tsa_timer_expire_exit);
 TSA_PROBE_NEWTASK(tsa_task_newtask);
 TSA_PROBE_EXEC(tsa_sched_process_exec);
 TSA_PROBE_EXIT(tsa_sched_process_exit);

@@ -41,10 +41,12 @@
 #define TSA_ALL_FORMAT		"tsa-all 1"
 #define TSA_CALLS_FORMAT	"tsa-calls 1"
 #define TSA_HIST_FORMAT		"tsa-hist 1"
+#define TSA_WAKERS_FORMAT	"tsa-wakers 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
 
 static struct proc_dir_entry *tsa_dir;
+static bool tsa_wakers_shown;	/* the wakers parameter */
 static u32 tsa_degraded;
 
 void tsa_proc_set_degraded(u32 lost)
@@ -589,6 +591,130 @@ static void tsa_show_tables(struct seq_file *m, const char *prefix,
 				       elapsed);
 }
 
+/* --- wakers ------------------------------------------------------------ */
+
+static const char *const tsa_wk_kind_names[TSA_WK_NR_KINDS] = {
+	[TSA_WK_THREAD] = "thread", [TSA_WK_HARDIRQ] = "hardirq",
+	[TSA_WK_SOFTIRQ] = "softirq", [TSA_WK_NMI] = "nmi",
+	[TSA_WK_TIMER] = "timer", [TSA_WK_IDLE] = "idle",
+	[TSA_WK_UNSEEN] = "unseen",
+};
+
+/*
+ * A waker as this reader may see it: its kind token, its tid and its
+ * name (the name last: it may hold spaces). A thread is named only if
+ * the task with its tid started when it did (else "exited": a reused tid
+ * is another task), is in the reader's pid namespace (its tid there),
+ * and the reader may read that task's own files (else "-"). An exited
+ * thread's tid is given only to a reader in the initial namespace.
+ * Contexts: "softirq:NET_RX", "hardirq:irq24" where the trap hooks named
+ * them (interrupts=1).
+ */
+static void tsa_seq_waker(struct seq_file *m, u32 who, u64 start)
+{
+	enum tsa_wk_kind k = tsa_wk_kind(who);
+	struct task_struct *t = NULL;
+	char comm[TASK_COMM_LEN] = "-";
+	u16 src = who & TSA_WK_SRC_MASK;
+	pid_t tid = 0;
+
+	if (k != TSA_WK_THREAD) {
+		seq_puts(m, k < TSA_WK_NR_KINDS ? tsa_wk_kind_names[k] : "?");
+		if (src != TSA_WK_SRC_NONE && tsa_softirq_name(src))
+			seq_printf(m, ":%s", tsa_softirq_name(src));
+		else if (src != TSA_WK_SRC_NONE)
+			seq_printf(m, ":irq%u", src & ~TSA_TRAP_IRQ);
+		seq_puts(m, " 0 -");
+		return;
+	}
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(who & TSA_WK_TID_MASK, &init_pid_ns),
+		     PIDTYPE_PID);
+	if (t && t->start_time == start)
+		tid = task_pid_nr_ns(t, task_active_pid_ns(current));
+	if (tid)
+		get_task_struct(t);
+	rcu_read_unlock();
+	if (!tid) {
+		if (task_active_pid_ns(current) == &init_pid_ns)
+			tid = who & TSA_WK_TID_MASK;
+		seq_printf(m, "exited %d -", tid);
+		return;
+	}
+	if (tsa_may_read(t))
+		get_task_comm(comm, t);
+	put_task_struct(t);
+	seq_printf(m, "thread %d ", tid);
+	tsa_seq_comm(m, comm);
+}
+
+/* The time off CPU (asleep or stopped) in @a that no wakeup ended. */
+static u64 tsa_wakers_none(const struct tsa_acct *a)
+{
+	u64 ns = a->st[TSA_STP].ns - a->wk.other_ns;
+	int s, i;
+
+	for (s = TSA_TFL; s <= TSA_SLP; s++)
+		ns += a->st[s].ns;
+	for (i = 0; i < TSA_WAKER_ROWS; i++)
+		ns -= a->wk.row[i].ns;
+	return ns;
+}
+
+/*
+ * One waker line's numbers: state, wakeups, ns, pct of @elapsed (in the
+ * thread's file, @pct), longest, lat_ns.
+ */
+static void tsa_seq_waker_numbers(struct seq_file *m, int state, u64 n,
+				  u64 ns, bool pct, u64 elapsed, u64 longest,
+				  u64 lat)
+{
+	u64 p = tsa_pct100(ns, elapsed);
+
+	seq_printf(m, " %s %llu %llu", state < 0 ? "-" :
+		   tsa_state_names[state], n, ns);
+	if (pct)
+		seq_printf(m, " %llu.%02llu", p / 100, p % 100);
+	seq_printf(m, " %llu %llu ", longest, lat);
+}
+
+/*
+ * The wakers of a thread or a process (@prefix), most time first: one
+ * line a waker and state, then the other row, then the time off CPU no
+ * wakeup ended. Together they add up to the stays off CPU but LAT.
+ */
+static void tsa_show_wakers(struct seq_file *m, const char *prefix,
+			    const struct tsa_acct *a)
+{
+	u64 elapsed = tsa_acct_elapsed(a);
+	struct tsa_wakers w = a->wk;
+	const struct tsa_waker *r;
+
+	if (!tsa_wakers_shown)
+		return;
+	tsa_wakers_sort(&w);
+	seq_printf(m, "#%swaker state wakeups ns pct longest lat_ns kind tid name\n",
+		   prefix);
+	for (r = w.row; r < w.row + TSA_WAKER_ROWS && r->who; r++) {
+		seq_printf(m, "%swaker", prefix);
+		tsa_seq_waker_numbers(m, tsa_wk_state(r->who), r->n, r->ns,
+				      true, elapsed, r->longest, r->lat);
+		tsa_seq_waker(m, r->who & ~(15u << TSA_WK_STATE_SHIFT),
+			      r->start);
+		seq_putc(m, '\n');
+	}
+	if (w.other_n) {
+		seq_printf(m, "%swaker", prefix);
+		tsa_seq_waker_numbers(m, -1, w.other_n, w.other_ns, true,
+				      elapsed, w.other_longest, w.other_lat);
+		seq_puts(m, "other 0 -\n");
+	}
+	seq_printf(m, "%swaker", prefix);
+	tsa_seq_waker_numbers(m, -1, 0, tsa_wakers_none(a), true, elapsed, 0,
+			      0);
+	seq_puts(m, "none 0 -\n");
+}
+
 /*
  * A process leader's file also shows the process: its live threads plus
  * those that exited, summed; elapsed is the sum of the threads' elapsed.
@@ -645,6 +771,7 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	if (tables)
 		tsa_tables_sort(tables);
 	tsa_show_tables(m, "process-", tables, tsa_acct_elapsed(sum));
+	tsa_show_wakers(m, "process-", sum);
 out:
 	kfree(tables);
 	kfree(sum);
@@ -707,6 +834,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	seq_printf(m, "calibration %s\n", tsa_calib_state());
 	tsa_show_acct(m, "", &a);
 	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));
+	tsa_show_wakers(m, "", &a);
 	if (thread_group_leader(t))
 		tsa_process_show(m, t, now, th, &a, stay, tables);
 out:
@@ -1038,6 +1166,69 @@ static const struct proc_ops tsa_calls_ops = {
 	.proc_release = tsa_all_release,
 };
 
+/* --- /proc/tsa/wakers -------------------------------------------------- */
+
+/*
+ * One line per waker row of every thread of the snapshot (and of each
+ * process's exited threads, tid 0), then the other row and the time off
+ * CPU no wakeup ended ("none"): a thread's lines add up to its time
+ * asleep and stopped.
+ */
+static int tsa_wakers_show(struct seq_file *m, void *v)
+{
+	struct tsa_all *all = m->private;
+	const struct tsa_row *r = v;
+	struct tsa_wakers w;
+	const struct tsa_waker *wr;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, TSA_WAKERS_FORMAT "\nnow %llu\nrows %u\nfields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n",
+			   all->now, TSA_WAKER_ROWS);
+		return 0;
+	}
+	w = r->a.wk;
+	tsa_wakers_sort(&w);
+	for (wr = w.row; wr < w.row + TSA_WAKER_ROWS && wr->who; wr++) {
+		tsa_seq_row_who(m, r);
+		tsa_seq_waker_numbers(m, tsa_wk_state(wr->who), wr->n, wr->ns,
+				      false, 0, wr->longest, wr->lat);
+		tsa_seq_waker(m, wr->who & ~(15u << TSA_WK_STATE_SHIFT),
+			      wr->start);
+		seq_putc(m, '\n');
+	}
+	if (w.other_n) {
+		tsa_seq_row_who(m, r);
+		tsa_seq_waker_numbers(m, -1, w.other_n, w.other_ns, false, 0,
+				      w.other_longest, w.other_lat);
+		seq_puts(m, "other 0 -\n");
+	}
+	tsa_seq_row_who(m, r);
+	tsa_seq_waker_numbers(m, -1, 0, tsa_wakers_none(&r->a), false, 0, 0,
+			      0);
+	seq_puts(m, "none 0 -\n");
+	return 0;
+}
+
+static const struct seq_operations tsa_wakers_seq_ops = {
+	.start = tsa_all_start,
+	.next = tsa_all_next,
+	.stop = tsa_all_stop,
+	.show = tsa_wakers_show,
+};
+
+static int tsa_wakers_open(struct inode *inode, struct file *file)
+{
+	return tsa_snapshot_open(file, &tsa_wakers_seq_ops, false);
+}
+
+static const struct proc_ops tsa_wakers_ops = {
+	.proc_open = tsa_wakers_open,
+	.proc_read = seq_read,
+	.proc_write = tsa_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = tsa_all_release,
+};
+
 /* --- /proc/tsa/hist ---------------------------------------------------- */
 
 /*
@@ -1208,8 +1399,9 @@ static const struct proc_ops tsa_calib_ops = {
 
 /* --- setup ------------------------------------------------------------- */
 
-int tsa_proc_init(void)
+int tsa_proc_init(bool wakers)
 {
+	tsa_wakers_shown = wakers;
 	tsa_dir = proc_mkdir("tsa", NULL);
 	if (!tsa_dir)
 		return -ENOMEM;
@@ -1218,7 +1410,9 @@ int tsa_proc_init(void)
 	    ((tsa_table_rows(TSA_T_CALLS) || tsa_table_rows(TSA_T_TRAPS)) &&
 	     !proc_create("calls", 0444, tsa_dir, &tsa_calls_ops)) ||
 	    (tsa_table_hist_mode() != TSA_HIST_NONE &&
-	     !proc_create("hist", 0444, tsa_dir, &tsa_hist_ops))) {
+	     !proc_create("hist", 0444, tsa_dir, &tsa_hist_ops)) ||
+	    (wakers &&
+	     !proc_create("wakers", 0444, tsa_dir, &tsa_wakers_ops))) {
 		proc_remove(tsa_dir);
 		return -ENOMEM;
 	}

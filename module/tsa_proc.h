@@ -6,7 +6,7 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
-int tsa_proc_init(void);
+int tsa_proc_init(bool wakers);
 void tsa_proc_exit(void);
 /* A tid was born, died or changed hands: its /proc entry needs a look. */
 void tsa_proc_tid_changed(pid_t tid);

@@ -248,6 +248,7 @@ bool tsa_acct_exit_begin(struct tsa_acct *a, u64 now, struct tsa_acct *sum,
 	}
 	memset(a->st, 0, sizeof(a->st));
 	memset(a->count, 0, sizeof(a->count));
+	memset(&a->wk, 0, sizeof(a->wk));
 	a->clamps = 0;
 	a->head_ns = 0;
 	a->since = a->stamp;
@@ -546,6 +547,7 @@ void tsa_acct_add(struct tsa_acct *sum, const struct tsa_acct *a)
 		sum->count[i] += a->count[i];
 	sum->clamps += a->clamps;
 	sum->head_ns += a->head_ns;
+	tsa_wakers_merge(&sum->wk, &a->wk);
 	/* Totals keep elapsed as the sum of their threads' elapsed. */
 	sum->stamp += tsa_acct_elapsed(a);
 }

@@ -40,6 +40,7 @@
 
 #include "tsa_calls.h"
 #include "tsa_model.h"
+#include "tsa_wakers.h"
 
 /*
  * Sleep states older kernels lack (see tsa_compat.h for the rest): before
@@ -191,6 +192,7 @@ struct tsa_acct {
 	u64 since;		/* birth, or when tracking started */
 	u64 clamps;		/* timestamps that went backwards */
 	u64 head_ns;		/* SYS time that heads gave: calibrated */
+	struct tsa_wakers wk;		/* who ended its stays off CPU */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 	struct tsa_hist *hist;		/* or NULL (and in copies) */
 };

@@ -88,6 +88,7 @@ struct tsa_thread {
 	u8 seeding;			/* TSA_SEEDING_*: events lock */
 	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
 	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
+	u8 wk_last;			/* waker row + 1 of the LAT going on */
 	struct tsa_acct acct;
 	const struct task_struct *key;	/* never dereferenced via the table */
 	union {
@@ -100,6 +101,15 @@ struct tsa_thread {
 	const void *klock;		/* kernel lock being contended */
 	raw_spinlock_t lock;
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
+	/*
+	 * Who is waking it (tsa_hooks_wake.c): written by sched_waking in
+	 * the waker's context, read by the wakeup it leads to, wherever
+	 * that runs. Between the two no other wakeup of it begins (it is
+	 * TASK_WAKING, or the waker holds its pi_lock). In a line of its
+	 * own, away from what the thread itself writes.
+	 */
+	u32 wk_who;
+	u64 wk_start;
 #ifdef CONFIG_PREEMPT_RT
 	/* Traps it is inside while off CPU: see tsa_trap_switch(). */
 	u8 trap_depth;

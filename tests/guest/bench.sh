@@ -25,9 +25,10 @@ prstat=$4
 peer=$5
 profile=${6:-}
 reps=${TSA_BENCH_REPS:-5}
-# "on" keeps LAT's distribution (hist=lat, the default); "hist=0" none,
-# "hist=1" every off-CPU state's and the calls'.
-configs=("off" "floor" "on" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=0" "hist=1")
+# "on" keeps LAT's distribution (hist=lat, the default) and the wakers;
+# "hist=0" none, "hist=1" every off-CPU state's and the calls'; "wakers=0"
+# no waker rows (what naming the wakers costs).
+configs=("off" "floor" "on" "wakers=0" "calls=0" "syscalls=0" "faults=0" "locks=0" "interrupts=1" "hist=0" "hist=1")
 command -v bpftrace >/dev/null && configs+=("bpftrace")
 [ -w /proc/sys/kernel/task_delayacct ] && configs+=("delayacct")
 # TSA_BENCH_CONFIGS: only these, in this order (e.g. "off floor on

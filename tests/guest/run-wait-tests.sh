@@ -32,6 +32,9 @@ make -C "$repo" -s userspace WERROR=y >&2
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
 	"$here/tsa-wtest.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-race" "$here/tsa-race.c" "$here/tsa-read.c"
+# Who woke it: the wakers' known answers (run beside tsa-wtest).
+gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-waketest" \
+	"$here/tsa-waketest.c" "$here/tsa-read.c"
 # The test-only helper module (TASK_WAKING, undone sleeps), where this
 # host has the target kernel's build tree, or in the series's build root
 # for the matrix's unpacked kernels (tests/kernels.sh race).

@@ -9,10 +9,10 @@
 # cgroup v2 for APG, then runs tsa-wtest in four module configurations,
 # reloading tsa.ko in between (one boot instead of four):
 #   1. defaults            lck klk iow apg idl sig trp-off degraded allsum
-#                          calls;
+#                          calls; the wakers (tsa-waketest wk-*);
 #                          dfl tfl with one vCPU online
-#   2. interrupts=1        trp-on traps degraded allsum
-#   3. faults=0 locks=0 syscalls=0   degraded degraded-work allsum
+#   2. interrupts=1        trp-on traps degraded allsum; wk-tcp wk-sum
+#   3. faults=0 locks=0 syscalls=0 wakers=0   degraded degraded-work allsum
 #   4. skip_hooks=sys_exit,contention_end (hooks missing, parameters on)
 #                          degraded degraded-work allsum; bad parameters
 # TAP numbering continues across them; the plan comes last. Exit status:
@@ -52,20 +52,21 @@ want() {	# the tests of a phase that were asked for (all if none)
 	done
 }
 
-run() {	# run tsa-wtest, continuing the numbering
-	local tests=("$@") out rc
+run() {	# run tsa-wtest (or PROG=...), continuing the numbering
+	local tests=("$@") out rc prog=${PROG:-$wtest}
 	[ ${#tests[@]} -gt 0 ] || return 0
 	out=$(mktemp)
-	"$wtest" --first $((n + 1)) "${tests[@]}" | tee "$out"
+	"$prog" --first $((n + 1)) "${tests[@]}" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$out")))
 	failed=$((failed + $(grep -cE '^not ok [0-9]+' "$out")))
 	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
 		n=$((n + 1)) failed=$((failed + 1))
-		echo "not ok $n - tsa-wtest ${tests[*]} exited with $rc"
+		echo "not ok $n - ${prog##*/} ${tests[*]} exited with $rc"
 	fi
 	rm -f "$out"
 }
+waketest=$(dirname "$wtest")/tsa-waketest
 
 reload() {
 	say "reloading tsa.ko $*"
@@ -177,6 +178,8 @@ p1+=(trp-off degraded allsum calls hist)
 export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
+# Who woke it (tsa-waketest): the wakers' known answers.
+PROG=$waketest run $(want wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-sum wk-bulk)
 # dfl and tfl compare each page-in wait with delay accounting's, which
 # starts it when __schedule() blocks the thread; tsa starts it at the
 # switch a few instructions later. Single-threaded TCG runs the vCPUs in
@@ -207,13 +210,14 @@ fi
 if [ -n "$(want trp-on)" ]; then
 	say "phase 2: interrupts=1 events=1"
 	reload interrupts=1 events=1 &&
-	TSA_EXPECT_DEGRADED="${klk_lost:--}" run $(want trp-on traps degraded allsum)
+	TSA_EXPECT_DEGRADED="${klk_lost:--}" run $(want trp-on traps degraded allsum) &&
+	PROG=$waketest run $(want wk-tcp wk-sum)
 fi
 
 # --- phase 3: the optional hooks off ---
 if [ -n "$(want degraded-work)" ]; then
-	say "phase 3: faults=0 locks=0 syscalls=0 hist=0"
-	reload faults=0 locks=0 syscalls=0 hist=0 &&
+	say "phase 3: faults=0 locks=0 syscalls=0 hist=0 wakers=0"
+	reload faults=0 locks=0 syscalls=0 hist=0 wakers=0 &&
 	TSA_EXPECT_DEGRADED="SYS TRP TFL DFL KFL APG KLK SCL MINF MAJF" \
 		run $(want degraded degraded-work allsum hist)
 	# No syscall hooks, no calls table (calls=8 is the default).
@@ -223,6 +227,13 @@ if [ -n "$(want degraded-work)" ]; then
 		echo "not ok $n - syscalls=0: no /proc/tsa/calls and no syscall rows (saw them)"
 	else
 		echo "ok $n - syscalls=0: no /proc/tsa/calls and no syscall rows (calls=$(cat /sys/module/tsa/parameters/calls))"
+	fi
+	n=$((n + 1))
+	if [ -e /proc/tsa/wakers ] || grep -q '^waker ' /proc/tsa/$$; then
+		failed=$((failed + 1))
+		echo "not ok $n - wakers=0: no /proc/tsa/wakers and no waker lines (saw them)"
+	else
+		echo "ok $n - wakers=0: no /proc/tsa/wakers and no waker lines"
 	fi
 fi
 

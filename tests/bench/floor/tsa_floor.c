@@ -3,7 +3,8 @@
  * tsa_floor: the floor every tracepoint design pays. It hooks what tsa.ko
  * hooks with its default parameters (scheduler, task life cycle, system
  * calls, the fault kretprobe, the swap-in kprobe, lock contention, signal
- * delivery) and each probe only reads tsa's clock into a per-CPU slot.
+ * delivery, and for the wakers sched_waking and the timers' expiry) and
+ * each probe only reads tsa's clock into a per-CPU slot.
  * `make bench` compares tsa's added cost with this module's.
  */
 #include <linux/kprobes.h>
@@ -29,6 +30,10 @@ static TSA_PROBE_SYS_EXIT(floor_sys_exit) { floor_tick(); }
 static TSA_PROBE_CONTENTION_BEGIN(floor_cont_begin) { floor_tick(); }
 static TSA_PROBE_CONTENTION_END(floor_cont_end) { floor_tick(); }
 static TSA_PROBE_SIGNAL_DELIVER(floor_signal) { floor_tick(); }
+static TSA_PROBE_HRTIMER_ENTRY(floor_hrtimer_entry) { floor_tick(); }
+static TSA_PROBE_HRTIMER_EXIT(floor_hrtimer_exit) { floor_tick(); }
+static TSA_PROBE_TIMER_ENTRY(floor_timer_entry) { floor_tick(); }
+static TSA_PROBE_TIMER_EXIT(floor_timer_exit) { floor_tick(); }
 
 static int floor_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -74,6 +79,11 @@ static struct {
 	{ "sched_switch", floor_switch },
 	{ "sched_wakeup", floor_task },
 	{ "sched_wakeup_new", floor_task },
+	{ "hrtimer_expire_exit", floor_hrtimer_exit },
+	{ "hrtimer_expire_entry", floor_hrtimer_entry },
+	{ "timer_expire_exit", floor_timer_exit },
+	{ "timer_expire_entry", floor_timer_entry },
+	{ "sched_waking", floor_task },
 	{ "sys_exit", floor_sys_exit },
 	{ "sys_enter", floor_sys_enter },
 	{ "contention_end", floor_cont_end },
