@@ -2289,6 +2289,68 @@ static void test_keys(void)
 	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
 }
 
+/*
+ * -w: the wakers view from a /proc/tsa/wakers fixture, lifetime (one
+ * report): process 100's waiter 101, its LCK ended by two holders 3:1
+ * of the time, then other and none; the timer's SLP of thread 100.
+ */
+static void test_wakers_binary(void)
+{
+	char *out, *err, path[400], *dir;
+	int rc;
+
+	dir = mkdir_in_tmp("wakers");
+	rc = run(dir, (const char *[]){ "-w", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 2, "-w without /proc/tsa/wakers: exit 2");
+	ok(strstr(err, "must be loaded without wakers=0 for -w") != NULL,
+	   "-w without /proc/tsa/wakers: says to load tsa without wakers=0");
+	free(out);
+	free(err);
+	snprintf(path, sizeof(path), "%s/wakers", dir);
+	put(path,
+	    "tsa-wakers 1\nnow 5000000000\nrows 2\n"
+	    "fields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n"
+	    "101 100 0 0 4000000000 5000000000 LCK 4 360000000 90000000 400000 thread 102 holder-a\n"
+	    "101 100 0 0 4000000000 5000000000 LCK 4 120000000 30000000 200000 thread 103 holder b\n"
+	    "101 100 0 0 4000000000 5000000000 - 2 20000000 15000000 0 other 0 -\n"
+	    "101 100 0 0 4000000000 5000000000 - 0 500000000 0 0 none 0 -\n"
+	    "100 100 0 0 4000000000 5000000000 SLP 10 1000000000 100000000 50000 timer 0 -\n"
+	    "100 100 0 0 4000000000 5000000000 - 0 0 0 0 none 0 -\n");
+	snprintf(path, sizeof(path), "%s/100", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/comm", dir);
+	put(path, "server\n");
+	setenv("TSA_PROCFS", dir, 1);
+	rc = run(dir, (const char *[]){ "-w", "-L", "1", "1", NULL }, &out,
+		 &err, 0);
+	is_long(rc, 0, "-w -L: exit 0");
+	/* 101: off 1 s: 36 %, 12 %, 2 %, 50 %; 100's timer 100 %. */
+	is_str(out,
+	       "   PID LWPID STATE WAKEUPS  OFF%    TIME     AVG      MAX   LAT/WK WAKER                  PROCESS/LWPID\n"
+	       "   100   100 SLP        10 100.0   1.00s   100ms    100ms   5.00us timer                  -/100\n"
+	       "   100   101 LCK         4  36.0   360ms  90.0ms   90.0ms    100us holder-a/102           -/101\n"
+	       "   100   101 LCK         4  12.0   120ms  30.0ms   30.0ms   50.0us holder b/103           \n"
+	       "   100   101 -           2   2.0  20.0ms  10.0ms        -      0ns other                  \n"
+	       "   100   101 -           -  50.0   500ms       -        -        - none                   \n"
+	       "Total: 2 threads with stays asleep or stopped, since each began\n",
+	       "-w -L: each thread's wakers, the most woken thread first, a name with a space whole");
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-w", "--json", "1", "1", NULL }, &out,
+		 &err, 0);
+	ok(rc == 0 && strstr(out, "\"pid\":100,\"comm\":\"server\",\"off_ns\":2000000000,\"wakers\":[{\"kind\":\"timer\",\"state\":\"SLP\",\"wakeups\":10,\"ns\":1000000000,") &&
+	   strstr(out, "{\"kind\":\"thread\",\"state\":\"LCK\",\"waker_tid\":102,\"waker_comm\":\"holder-a\",\"wakeups\":4,\"ns\":360000000,\"max_ns\":90000000,\"lat_ns\":400000}"),
+	   "-w --json: a process's wakers folded, as objects (saw %s)", out);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-w", "-H", NULL }, &out, &err, 0);
+	ok(rc == 1 && strstr(err, "views of their own"),
+	   "-w with -H: refused, a view of its own");
+	free(out);
+	free(err);
+	unsetenv("TSA_PROCFS");
+}
+
 static void test_hist_binary(void)
 {
 	char *out, *err, path[400], *dir, a[4096], b[4096];
@@ -2928,6 +2990,7 @@ int main(void)
 	test_record_calls_aging();
 	test_keys();
 	test_hist_binary();
+	test_wakers_binary();
 	test_hist_groups();
 	test_metrics_cgroup_move();
 	test_calibration_state();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_model.c - model/: the readers of /proc/tsa/all, calls and hist,
+ * test_model.c - model/: the readers of /proc/tsa/all, calls, hist and
+ * wakers,
  * and the arithmetic on them, fed hand-written snapshots (fx/snap.c);
  * every expected number was computed by hand (in the comments).
  *
@@ -22,6 +23,7 @@
 #include "all.h"
 #include "calls.h"
 #include "hist.h"
+#include "wakers.h"
 #include "tap.h"
 #include "fx/load.h"
 #include "fx/snap.h"
@@ -449,6 +451,110 @@ static void test_writer(void)
 	free(text);
 }
 
+static int wakers_parse_text(struct tsa_wakers_snap *s, const char *text,
+			     char *msg, size_t msglen)
+{
+	memset(s, 0, sizeof(*s));
+	s->len = strlen(text);
+	s->cap = s->len + 1;
+	s->buf = xmalloc(s->cap);
+	memcpy(s->buf, text, s->len + 1);
+	return tsa_wakers_parse(s, msg, msglen);
+}
+
+
+/*
+ * /proc/tsa/wakers: thread 11 of process 10 woken by 12 and a softirq;
+ * between the snapshots 13 took the softirq's row (its 30 ms went to
+ * other), and thread 14 exited into the process's totals (tid 0).
+ */
+static void test_wakers(void)
+{
+	static const char a[] =
+		"tsa-wakers 1\nnow 1000\nrows 2\nfields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n"
+		"11 10 0 0 900 1000 LCK 3 60 30 6 thread 12 holder a\n"
+		"11 10 0 0 900 1000 IDL 2 30 20 4 softirq:NET_RX 0 -\n"
+		"11 10 0 0 900 1000 - 0 5 0 0 none 0 -\n"
+		"14 10 0 0 500 1000 SLP 4 40 10 8 timer 0 -\n"
+		"14 10 0 0 500 1000 - 0 0 0 0 none 0 -\n";
+	static const char b[] =
+		"tsa-wakers 1\nnow 2000\nrows 2\nfields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n"
+		"11 10 0 0 1900 2000 LCK 5 100 30 10 thread 12 holder a\n"
+		"11 10 0 0 1900 2000 STP 1 50 50 1 thread 13 -\n"
+		"11 10 0 0 1900 2000 - 3 40 20 5 other 0 -\n"
+		"11 10 0 0 1900 2000 - 0 0 0 0 none 0 -\n"
+		"0 10 0 4 500 1500 SLP 6 70 12 9 timer 0 -\n"
+		"0 10 0 4 500 1500 - 0 0 0 0 none 0 -\n";
+	struct tsa_wakers_snap sa, sb, bad;
+	struct tsa_wakers_report r = { 0 };
+	char msg[256];
+	const struct tsa_wview *v;
+	uint64_t pid10 = 10;
+
+	is_long(wakers_parse_text(&sa, a, msg, sizeof(msg)), TSA_OK,
+		"wakers: a snapshot parses (%s)", msg);
+	is_long(wakers_parse_text(&sb, b, msg, sizeof(msg)), TSA_OK,
+		"wakers: the next parses (%s)", msg);
+	ok(sa.n == 5 && sa.l[0].wtid == 12 && sa.l[0].name_len == 8 &&
+	   !strncmp(sa.l[0].name, "holder a", 8) && sa.l[1].state == S_IDL &&
+	   sa.l[2].state == -1 && sa.l[1].kind_len == 14,
+	   "wakers: a name with a space is the rest of the line; - is no state");
+
+	/*
+	 * -L: thread 11 over the interval: 12 LCK 2 wakeups 40 ns (5-3,
+	 * 100-60), 13 STP 1 (new) 50; other: the wakers' sums grew from
+	 * 60+30 = 90 to 100+50+40 = 190, 100 in all, 40 + 50 of it in the
+	 * rows, so 10 (not its 40: 30 of that was the softirq's before),
+	 * and 1 wakeup (9 - 5 - 3); none -5 -> 0. Its time asleep and
+	 * stopped: 100.
+	 */
+	tsa_wakers_compute(&r, &sa, &sb, 1, NULL, 0);
+	v = r.v;
+	ok(r.n == 3 && v[0].tid == 11 && v[0].wtid == 13 && v[0].ns == 50 &&
+	   v[0].n == 1 && v[1].wtid == 12 && v[1].ns == 40 && v[1].n == 2 &&
+	   v[1].lat == 4 && v[2].state == -1 && v[2].kind[0] == 'o' &&
+	   v[2].ns == 10 && v[2].n == 1 && v[0].off == 100,
+	   "wakers -L: a row's growth, a new waker's all, other the rest (saw %zu lines: %llu/%llu %llu/%llu %llu/%llu, off %llu)",
+	   r.n, r.n > 0 ? (unsigned long long)v[0].wtid : 0ULL,
+	   r.n > 0 ? (unsigned long long)v[0].ns : 0ULL,
+	   r.n > 1 ? (unsigned long long)v[1].wtid : 0ULL,
+	   r.n > 1 ? (unsigned long long)v[1].ns : 0ULL,
+	   r.n > 2 ? (unsigned long long)v[2].n : 0ULL,
+	   r.n > 2 ? (unsigned long long)v[2].ns : 0ULL,
+	   r.n > 0 ? (unsigned long long)v[0].off : 0ULL);
+
+	/*
+	 * The process: 14's timer row (40) went into the totals (70): 30
+	 * more; 11's as above. Lifetime first: all of b.
+	 */
+	tsa_wakers_compute(&r, &sa, &sb, 0, &pid10, 1);
+	v = r.v;
+	ok(r.n == 4 && v[0].tid == 0 && v[0].ns == 50 && v[1].ns == 40 &&
+	   v[2].ns == 30 && v[2].state == S_SLP && v[3].ns == 10,
+	   "wakers: a process folds its threads and exited threads by waker (saw %zu lines)",
+	   r.n);
+	tsa_wakers_compute(&r, NULL, &sb, 0, NULL, 0);
+	ok(r.n == 4 && r.v[0].ns == 100 && r.v[0].off == 260,
+	   "wakers: a first report is the lifetime's (saw %zu lines, %llu)",
+	   r.n, r.n ? (unsigned long long)r.v[0].ns : 0ULL);
+
+	is_long(wakers_parse_text(&bad, "tsa-wakers 2\n", msg, sizeof(msg)),
+		TSA_EVERSION, "wakers: another major version is refused");
+	tsa_wakers_free(&bad);
+	is_long(wakers_parse_text(&bad, "tsa-wakers 1\nnow 1\nfields tid pid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n11 10 0 5 6 LCK x 1 1 1 thread 3 a\n",
+				  msg, sizeof(msg)),
+		TSA_EFORMAT, "wakers: a malformed line is refused (%s)", msg);
+	tsa_wakers_free(&bad);
+	is_long(wakers_parse_text(&bad, "tsa-wakers 1\nnow 1\nfields tid pid flags elapsed at state wakeups ns max lat_ns name kind waker_tid\n",
+				  msg, sizeof(msg)),
+		TSA_EFORMAT, "wakers: a name that is not last is refused (%s)",
+		msg);
+	tsa_wakers_free(&bad);
+	tsa_wakers_report_free(&r);
+	tsa_wakers_free(&sa);
+	tsa_wakers_free(&sb);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -459,6 +565,7 @@ int main(void)
 	test_calls_parser();
 	test_calls_sums();
 	test_hist_lib();
+	test_wakers();
 
 	fx_done(tap_failed);
 	return tap_done();

@@ -28,8 +28,8 @@
 static void usage(FILE *f, int code)
 {
 	fprintf(f,
-"Usage:\ttsa-prstat [-cLmvAWyH] [--tsa] [--syscalls] [--hist] [--json]\n"
-"\t[-p pidlist] [--draw]\n"
+"Usage:\ttsa-prstat [-cLmvAWyHw] [--tsa] [--syscalls] [--hist] [--wakers]\n"
+"\t[--json] [-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
@@ -54,6 +54,12 @@ static void usage(FILE *f, int code)
 "              and state (LAT, STP and each sleep), the stays that\n"
 "              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
 "              hist=1); with --draw, each line's buckets as bars\n"
+"  -w, --wakers\n"
+"              wakers view: per thread (-L) or process, who ended its\n"
+"              stays asleep and stopped (a thread, an interrupt, a\n"
+"              softirq, a timer) and in which state: WAKEUPS OFF%% TIME\n"
+"              AVG MAX and LAT/WK, the run-queue wait after each wakeup\n"
+"              (needs the module's wakers=1, the default)\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -104,6 +110,7 @@ static void usage(FILE *f, int code)
 "  tsa-prstat -yL -p 4240 1    # which system calls its threads wait in\n"
 "  tsa-prstat -HL -p 4240 1    # its threads' waits for a CPU, p99 and max\n"
 "  tsa-prstat -HL --draw -p 4240 -n 1 1 1  # its busiest thread's, drawn\n"
+"  tsa-prstat -wL -p 4240 1    # who woke its threads: the lock holders\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
 "  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
 "  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
@@ -113,7 +120,7 @@ static void usage(FILE *f, int code)
 "  tsa-prstat --replay /var/log/tsa --from 03:00 --to 03:10 -L\n"
 "\n"
 "Reads $TSA_PROC_DIR/all (default /proc/tsa/all), with -y calls, with\n"
-"-H hist.\n"
+"-H hist, with -w wakers.\n"
 "See tsa-prstat(8).\n");
 	exit(code);
 }
@@ -257,6 +264,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "tsa", no_argument, NULL, 'A' },
 		{ "syscalls", no_argument, NULL, 'y' },
 		{ "hist", no_argument, NULL, 'H' },
+		{ "wakers", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -278,7 +286,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
-	int tsa = 0, calls = 0, hist = 0, nmetrics = 0;
+	int tsa = 0, calls = 0, hist = 0, wakers = 0, nmetrics = 0;
 	char why[128];
 	char *end;
 	int c;
@@ -296,7 +304,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	sh->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcHLmvWyhp:n:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256;
@@ -323,6 +331,10 @@ void parse_args(struct options *o, int argc, char **argv)
 		case 'H':
 			sh->view = VIEW_HIST;
 			hist = 1;
+			break;
+		case 'w':
+			sh->view = VIEW_WAKERS;
+			wakers = 1;
 			break;
 		case 'c':
 			o->no_clear = 1;
@@ -460,9 +472,14 @@ void parse_args(struct options *o, int argc, char **argv)
 				      "invalid counter value '%s'");
 	if (optind < argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
-	if (tsa + calls + hist > 1)
-		bad_usage("%s", "-A (--tsa), -y (--syscalls) and -H (--hist) "
-			  "are views of their own; choose one");
+	if (tsa + calls + hist + wakers > 1)
+		bad_usage("%s", "-A (--tsa), -y (--syscalls), -H (--hist) and "
+			  "-w (--wakers) are views of their own; choose one");
+	if (wakers && (o->save || o->metrics || o->record || o->replay ||
+		       o->compare[0] || sortk || sh->group_by >= 0))
+		bad_usage("%s", "-w (--wakers) shows threads or processes, "
+			  "live, those most woken first: not with -s, -S, "
+			  "--group or another mode");
 	if (hist && (o->save || o->metrics || o->record || o->replay ||
 		     sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "
@@ -473,8 +490,8 @@ void parse_args(struct options *o, int argc, char **argv)
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");
 
-	if (hist) {
-		sh->sort_key = 0;	/* its own order (tsa_hist_compute()) */
+	if (hist || wakers) {
+		sh->sort_key = 0;	/* its own order (the view's compute) */
 	} else if (sortk) {
 		sh->sort_key = sort_key_lookup(sortk, sh->view, why,
 					       sizeof(why));

@@ -36,6 +36,7 @@
 #include "unmatched.h"
 #include "compare.h"
 #include "dist.h"
+#include "wakeups.h"
 #include "json.h"
 #include "metrics.h"
 #include "sort.h"
@@ -167,6 +168,65 @@ static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 	hist_report_free(&r);
 	tsa_hist_free(&snaps[0]);
 	tsa_hist_free(&snaps[1]);
+	return 0;
+}
+
+/* /proc/tsa/wakers: absent when the module keeps none (wakers=0). */
+static void fail_read_wakers(int rc, const char *path, const char *msg)
+{
+	if (rc == TSA_ENOENT)
+		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
+		    "loaded without wakers=0 for -w (sudo modprobe -r tsa; "
+		    "sudo modprobe tsa)", path);
+	fail_read(rc, path, msg);
+}
+
+/* -w, live: until @stop or o->count reports. */
+static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
+{
+	struct tsa_wakers_snap snaps[2], *prev = NULL, *cur = &snaps[0];
+	struct tsa_wakers_report r;
+	struct timespec deadline;
+	char path[4096], msg[256];
+	int rc;
+	long done;
+
+	snprintf(path, sizeof(path), "%s/wakers", o->proc_dir);
+	memset(snaps, 0, sizeof(snaps));
+	memset(&r, 0, sizeof(r));
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
+		if (done) {
+			next_deadline(&deadline, o->interval);
+			while (!*stop &&
+			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &deadline, NULL) == EINTR)
+				;
+			if (*stop)
+				break;
+		}
+		rc = tsa_wakers_read(cur, path, msg, sizeof(msg));
+		if (rc != TSA_OK)
+			fail_read_wakers(rc, path, msg);
+		tsa_wakers_compute(&r, prev, cur, o->show.lwps,
+				   o->show.pids, o->show.npids);
+		if (o->show.json)
+			wakers_print_json(stdout, &o->show, o->procfs,
+					  cur->now, &r);
+		else
+			wakers_print(stdout, &o->show, o->procfs, prev ?
+				     (double)(cur->now - prev->now) / 1e9 : 0,
+				     &r);
+		if (!o->show.json && (o->count < 0 || done + 1 < o->count))
+			putchar('\n');
+		if (fflush(stdout) == EOF || ferror(stdout))
+			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+		prev = cur;
+		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
+	}
+	tsa_wakers_report_free(&r);
+	tsa_wakers_free(&snaps[0]);
+	tsa_wakers_free(&snaps[1]);
 	return 0;
 }
 
@@ -990,8 +1050,9 @@ int main(int argc, char **argv)
 	set_signals();
 	if (o.record)
 		return record_loop(&o, path, cpath, &stop);
-	if (o.show.view == VIEW_HIST) {
-		int rc = hist_run(&o, &stop);
+	if (o.show.view == VIEW_HIST || o.show.view == VIEW_WAKERS) {
+		int rc = o.show.view == VIEW_HIST ? hist_run(&o, &stop) :
+			 wakers_run(&o, &stop);
 
 		free(o.show.pids);
 		return rc;

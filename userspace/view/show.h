@@ -16,6 +16,7 @@ enum view {
 	VIEW_TSA,	/* -A / --tsa: EXEC RUN APG SLP LCK IDL STP */
 	VIEW_CALLS,	/* -y / --syscalls: time by system call */
 	VIEW_HIST,	/* -H / --hist: distributions of stays */
+	VIEW_WAKERS,	/* -w / --wakers: who ended the stays off CPU */
 };
 
 struct show {

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * view/wakeups.h - the wakers view (-w, --wakers): who ended each thread's
+ * or process's stays asleep and stopped over the interval, from
+ * /proc/tsa/wakers (model/wakers.c), as a table or JSON lines.
+ */
+#ifndef VIEW_WAKEUPS_H
+#define VIEW_WAKEUPS_H
+
+#include <stdio.h>
+
+#include "show.h"
+#include "wakers.h"
+
+/* Print one report (@secs: its interval; 0 for lifetime); names of the
+ * woken from @procfs. */
+void wakers_print(FILE *f, const struct show *o, const char *procfs,
+		  double secs, const struct tsa_wakers_report *r);
+void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
+		       uint64_t now, const struct tsa_wakers_report *r);
+
+#endif /* VIEW_WAKEUPS_H */
