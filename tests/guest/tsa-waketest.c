@@ -486,6 +486,48 @@ static void *pipe_c(void *arg)
 	return NULL;
 }
 
+/*
+ * tsa-prstat --chain from C (when $TSA_PRSTAT names it): B, then A, then
+ * A's timer. Its lines: "... THREAD/TID <- WAKER/TID" or "<- timer".
+ */
+static void chain_check(void)
+{
+	const char *prstat = getenv("TSA_PRSTAT");
+	char cmd[512], line[512], saw[1024] = "", *arrow, *slash;
+	int from[3], to[3], step = 0, good = 0;
+	FILE *f;
+
+	if (!prstat || access(prstat, X_OK))
+		return;
+	from[0] = pw.c, to[0] = pw.b;
+	from[1] = pw.b, to[1] = pw.a;
+	from[2] = pw.a, to[2] = 0;	/* the timer */
+	snprintf(cmd, sizeof(cmd), "%s --chain %d 1 1 2>&1", prstat, pw.c);
+	f = popen(cmd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strlen(saw) + strlen(line) < sizeof(saw))
+			strcat(saw, line);
+		arrow = strstr(line, " <- ");
+		if (!arrow || step > 2)
+			continue;
+		*arrow = 0;
+		slash = strrchr(line, '/');
+		line[strcspn(line, "\n")] = 0;
+		arrow[4 + strcspn(arrow + 4, "\n")] = 0;
+		if (slash && atoi(slash + 1) == from[step]) {
+			slash = strrchr(arrow + 4, '/');
+			good += to[step] ? slash && atoi(slash + 1) == to[step] :
+				!strcmp(arrow + 4, "timer");
+		}
+		step++;
+	}
+	if (f)
+		pclose(f);
+	tap(good == 3 && step == 3,
+	    "wk-pipe: tsa-prstat --chain from C names B, then A, then A's timer (expected %d <- %d <- %d <- timer; saw:\n%s)",
+	    pw.c, pw.b, pw.a, saw);
+}
+
 static void test_pipe(void)
 {
 	pthread_t t[3];
@@ -504,6 +546,7 @@ static void test_pipe(void)
 	sleep_ms(PIPE_ITEMS * 5 + 300);
 	ok &= !wk_read_or_fail(pw.b, &b, "wk-pipe B");
 	ok &= !wk_read_or_fail(pw.c, &c, "wk-pipe C");
+	chain_check();
 	atomic_store(&pw.read_done, 1);
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);

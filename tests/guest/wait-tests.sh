@@ -67,6 +67,9 @@ run() {	# run tsa-wtest (or PROG=...), continuing the numbering
 	rm -f "$out"
 }
 waketest=$(dirname "$wtest")/tsa-waketest
+# --chain on the real file (tsa-waketest's wk-pipe)
+TSA_PRSTAT=$(cd "$(dirname "$0")/../.." && pwd)/userspace/tsa-prstat
+export TSA_PRSTAT
 
 reload() {
 	say "reloading tsa.ko $*"

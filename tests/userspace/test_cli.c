@@ -2351,6 +2351,49 @@ static void test_wakers_binary(void)
 	unsetenv("TSA_PROCFS");
 }
 
+/* --chain: C woken by B, B by A, A by its timer; and a cycle ends it. */
+static void test_chain_binary(void)
+{
+	char *out, *err, path[400], *dir;
+	int rc;
+
+	dir = mkdir_in_tmp("chain");
+	snprintf(path, sizeof(path), "%s/wakers", dir);
+	put(path,
+	    "tsa-wakers 1\nnow 5000000000\nrows 2\n"
+	    "fields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n"
+	    "103 100 0 0 4000000000 5000000000 IDL 40 200000000 9000000 400000 thread 102 b\n"
+	    "103 100 0 0 4000000000 5000000000 - 0 500000 0 0 none 0 -\n"
+	    "102 100 0 0 4000000000 5000000000 IDL 40 190000000 9000000 200000 thread 101 a\n"
+	    "101 100 0 0 4000000000 5000000000 SLP 40 210000000 6000000 100000 timer 0 -\n"
+	    "201 200 0 0 4000000000 5000000000 LCK 2 20000000 6000000 0 thread 202 y\n"
+	    "202 200 0 0 4000000000 5000000000 LCK 2 30000000 6000000 0 thread 201 x\n");
+	setenv("TSA_PROCFS", dir, 1);
+	rc = run(dir, (const char *[]){ "--chain", "103", "1", "1", NULL },
+		 &out, &err, 0);
+	is_str(out,
+	       " LWPID     PID STATE WAKEUPS  OFF%    TIME   LAT/WK  THREAD <- WAKER\n"
+	       "   103     100 IDL        40  99.8   200ms   10.0us  -/103 <- b/102\n"
+	       "   102     100 IDL        40 100.0   190ms   5.00us    -/102 <- a/101\n"
+	       "   101     100 SLP        40 100.0   210ms   2.50us      -/101 <- timer\n"
+	       "Chain: 3 steps, since each began\n",
+	       "--chain 103: its waker, its waker's, to a timer (exit %d)", rc);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--chain", "201", "-n", "5", "1", "1",
+		 NULL }, &out, &err, 0);
+	ok(rc == 0 && strstr(out, "Chain: 2 steps"),
+	   "--chain: a cycle (201 <- 202 <- 201) ends it (saw %s)", out);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--chain", "0", NULL }, &out, &err, 0);
+	ok(rc == 1 && strstr(err, "invalid thread id"),
+	   "--chain 0: refused (exit %d)", rc);
+	free(out);
+	free(err);
+	unsetenv("TSA_PROCFS");
+}
+
 static void test_hist_binary(void)
 {
 	char *out, *err, path[400], *dir, a[4096], b[4096];
@@ -2991,6 +3034,7 @@ int main(void)
 	test_keys();
 	test_hist_binary();
 	test_wakers_binary();
+	test_chain_binary();
 	test_hist_groups();
 	test_metrics_cgroup_move();
 	test_calibration_state();

@@ -29,7 +29,7 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage:\ttsa-prstat [-cLmvAWyHw] [--tsa] [--syscalls] [--hist] [--wakers]\n"
-"\t[--json] [-p pidlist] [--draw]\n"
+"\t[--chain tid] [--json] [-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
@@ -60,6 +60,9 @@ static void usage(FILE *f, int code)
 "              softirq, a timer) and in which state: WAKEUPS OFF%% TIME\n"
 "              AVG MAX and LAT/WK, the run-queue wait after each wakeup\n"
 "              (needs the module's wakers=1, the default)\n"
+"  --chain tid who woke whom from thread tid: its top waker, that\n"
+"              waker's, and so on to an interrupt or a timer (-n: at\n"
+"              most ntop steps, 8 by default)\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -111,6 +114,7 @@ static void usage(FILE *f, int code)
 "  tsa-prstat -HL -p 4240 1    # its threads' waits for a CPU, p99 and max\n"
 "  tsa-prstat -HL --draw -p 4240 -n 1 1 1  # its busiest thread's, drawn\n"
 "  tsa-prstat -wL -p 4240 1    # who woke its threads: the lock holders\n"
+"  tsa-prstat --chain 4242     # 4242 waited on 4241, who waited on disk\n"
 "  tsa-prstat --json -L 5 12   # a minute of JSON lines\n"
 "  tsa-prstat --group cgroup -A 5  # TSA states per container or unit\n"
 "  tsa-prstat --prometheus --group cgroup > tsa.prom  # for node_exporter\n"
@@ -193,7 +197,7 @@ static void check_metrics_args(const struct options *o, int argc,
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW };
+       OPT_DRAW, OPT_CHAIN };
 
 static double parse_interval(const char *arg)
 {
@@ -283,6 +287,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "draw", no_argument, NULL, OPT_DRAW },
+		{ "chain", required_argument, NULL, OPT_CHAIN },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
@@ -334,6 +339,13 @@ void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'w':
 			sh->view = VIEW_WAKERS;
+			wakers = 1;
+			break;
+		case OPT_CHAIN:
+			o->chain = (uint64_t)parse_long(optarg, 1,
+							"invalid thread id '%s'");
+			sh->view = VIEW_WAKERS;
+			sh->lwps = 1;
 			wakers = 1;
 			break;
 		case 'c':

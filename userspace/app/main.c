@@ -210,7 +210,18 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 			fail_read_wakers(rc, path, msg);
 		tsa_wakers_compute(&r, prev, cur, o->show.lwps,
 				   o->show.pids, o->show.npids);
-		if (o->show.json)
+		if (o->chain) {
+			size_t step[64], depth = o->show.ntop > 0 ?
+				(size_t)o->show.ntop : 8;
+
+			if (depth > 64)
+				depth = 64;
+			wakers_print_chain(stdout, &o->show, o->procfs, prev ?
+					   (double)(cur->now - prev->now) /
+					   1e9 : 0, &r, o->chain, step,
+					   tsa_wakers_chain(&r, o->chain,
+							    depth, step));
+		} else if (o->show.json)
 			wakers_print_json(stdout, &o->show, o->procfs,
 					  cur->now, &r);
 		else

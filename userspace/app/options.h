@@ -29,6 +29,7 @@ struct options {
 	const char *replay;	/* --replay DIR: a recording's reports */
 	long long from, to;	/* --from, --to: its window (epoch s); -1 */
 	int summary;		/* --summary: one report over the window */
+	uint64_t chain;		/* --chain TID: who woke whom from it */
 };
 
 #endif /* APP_OPTIONS_H */

@@ -219,6 +219,11 @@ static int is_kind(const struct tsa_wline *l, const char *k)
 	return l->kind_len == (int)strlen(k) && !strncmp(l->kind, k, strlen(k));
 }
 
+static int is_kind_str(const struct tsa_wview *v, const char *k)
+{
+	return v->kind_len == (int)strlen(k) && !strncmp(v->kind, k, strlen(k));
+}
+
 static uint64_t hash_item(uint64_t pid, uint64_t tid, uint64_t start,
 			  const struct tsa_wline *l)
 {
@@ -479,4 +484,36 @@ void tsa_wakers_report_free(struct tsa_wakers_report *r)
 {
 	free(r->v);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The first line of thread @tid in @r, or r->n. */
+static size_t first_of(const struct tsa_wakers_report *r, uint64_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].tid == tid)
+			break;
+	return i;
+}
+
+size_t tsa_wakers_chain(const struct tsa_wakers_report *r, uint64_t tid,
+			size_t depth, size_t *step)
+{
+	size_t n = 0, i, k;
+
+	while (n < depth) {
+		i = first_of(r, tid);
+		/* Its wakers come first, the most time first. */
+		if (i == r->n || r->v[i].state < 0 || !r->v[i].ns)
+			break;
+		step[n++] = i;
+		if (!is_kind_str(&r->v[i], "thread"))
+			break;
+		tid = r->v[i].wtid;
+		for (k = 0; k < n; k++)
+			if (r->v[step[k]].tid == tid)
+				return n;	/* a cycle: it ends there */
+	}
+	return n;
 }

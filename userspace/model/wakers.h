@@ -82,4 +82,15 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 			const uint64_t *pids, size_t npids);
 void tsa_wakers_report_free(struct tsa_wakers_report *r);
 
+/*
+ * The chain of who woke whom from thread @tid, in @r (a per-thread
+ * report): in @step, the index of @tid's top waker's line (the waker
+ * that ended most of its time, not other or none), then that waker's
+ * own, and so on; it ends at a context (an interrupt, a timer), an
+ * exited waker, a thread already in it, a thread without wakers, or
+ * @depth steps. Returns the steps.
+ */
+size_t tsa_wakers_chain(const struct tsa_wakers_report *r, uint64_t tid,
+			size_t depth, size_t *step);
+
 #endif /* MODEL_WAKERS_H */

@@ -165,3 +165,74 @@ void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 		jw_end_line(&w);
 	}
 }
+
+void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
+			double secs, const struct tsa_wakers_report *r,
+			uint64_t tid, const size_t *step, size_t n)
+{
+	char comm[64], waker[96], ns[24], lat[24], cnt[24];
+	struct timespec ts;
+	struct jsonw w;
+	size_t k;
+
+	if (o->json) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		jw_line(&w, f);
+		jw_time(&w, "ts", &ts);
+		jw_u64(&w, "tid", tid);
+		jw_array(&w, "chain");
+	} else {
+		fprintf(f, "%6s %7s %-5s %7s %5s %7s %8s  %s\n", "LWPID",
+			"PID", "STATE", "WAKEUPS", "OFF%", "TIME", "LAT/WK",
+			"THREAD <- WAKER");
+	}
+	for (k = 0; k < n; k++) {
+		const struct tsa_wview *x = &r->v[step[k]];
+
+		woken_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
+		waker_name(x, waker, sizeof(waker));
+		if (o->json) {
+			char kind[64];
+
+			jw_object(&w, NULL);
+			jw_u64(&w, "tid", x->tid);
+			jw_u64(&w, "pid", x->pid);
+			jw_str(&w, "comm", comm);
+			jw_str(&w, "state", tsa_state_name[x->state]);
+			snprintf(kind, sizeof(kind), "%.*s", x->kind_len,
+				 x->kind);
+			jw_str(&w, "kind", kind);
+			if (x->wtid)
+				jw_u64(&w, "waker_tid", x->wtid);
+			jw_str(&w, "waker", waker);
+			jw_u64(&w, "wakeups", x->n);
+			jw_u64(&w, "ns", x->ns);
+			jw_u64(&w, "off_ns", x->off);
+			jw_u64(&w, "lat_ns", x->lat);
+			jw_close(&w);
+			continue;
+		}
+		format_dur(ns, x->ns);
+		format_dur(lat, x->n ? x->lat / x->n : 0);
+		format_count(cnt, x->n);
+		fprintf(f, "%6llu %7llu %-5s %7s %5.1f %7s %8s  %*s%s/%llu <- %s\n",
+			(unsigned long long)x->tid,
+			(unsigned long long)x->pid, tsa_state_name[x->state],
+			cnt, x->off ? 100.0 * (double)x->ns / (double)x->off :
+			0.0, ns, x->n ? lat : "-", (int)(2 * k), "", comm,
+			(unsigned long long)x->tid, waker);
+	}
+	if (o->json) {
+		jw_close(&w);
+		jw_end_line(&w);
+		return;
+	}
+	if (!n)
+		fprintf(f, "Thread %llu: no waker ended its stays%s\n",
+			(unsigned long long)tid,
+			secs > 0 ? " over the interval" : "");
+	else if (secs > 0)
+		fprintf(f, "Chain: %zu steps, over %.2f s\n", n, secs);
+	else
+		fprintf(f, "Chain: %zu steps, since each began\n", n);
+}

@@ -19,4 +19,12 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 		       uint64_t now, const struct tsa_wakers_report *r);
 
+/*
+ * --chain: the chain of who woke whom from one thread (model's
+ * tsa_wakers_chain() steps in @r, a per-thread report), a line a step.
+ */
+void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
+			double secs, const struct tsa_wakers_report *r,
+			uint64_t tid, const size_t *step, size_t n);
+
 #endif /* VIEW_WAKEUPS_H */
