@@ -182,7 +182,7 @@ export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
 # Who woke it (tsa-waketest): the wakers' known answers.
-PROG=$waketest run $(want wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-sum wk-bulk)
+PROG=$waketest run $(want wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-iow wk-sum wk-bulk)
 # dfl and tfl compare each page-in wait with delay accounting's, which
 # starts it when __schedule() blocks the thread; tsa starts it at the
 # switch a few instructions later. Single-threaded TCG runs the vCPUs in
