@@ -2343,6 +2343,30 @@ static void test_wakers_binary(void)
 	   "-w --json: a process's wakers folded, as objects (saw %s)", out);
 	free(out);
 	free(err);
+	/* --group comm: the holders fold into one waker group. */
+	snprintf(path, sizeof(path), "%s/wakers", dir);
+	put(path,
+	    "tsa-wakers 1\nnow 5000000000\nrows 2\n"
+	    "fields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n"
+	    "101 100 0 0 4000000000 5000000000 LCK 4 360000000 90000000 400000 thread 102 holder-7\n"
+	    "101 100 0 0 4000000000 5000000000 LCK 4 120000000 30000000 200000 thread 103 holder-8\n"
+	    "101 100 0 0 4000000000 5000000000 - 0 520000000 0 0 none 0 -\n");
+	snprintf(path, sizeof(path), "%s/100/task", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/task/101", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/100/task/101/comm", dir);
+	put(path, "worker-3\n");
+	rc = run(dir, (const char *[]){ "-w", "--group", "comm", "1", "1",
+		 NULL }, &out, &err, 0);
+	is_str(out,
+	       "STATE WAKEUPS  OFF%    TIME     AVG      MAX   LAT/WK WAKER                  THREADNAME\n"
+	       "LCK         8  48.0   480ms  60.0ms   90.0ms   75.0us holder-{N}             worker-{N}\n"
+	       "-           -  52.0   520ms       -        -        - none                   \n"
+	       "Total: 1 groups with stays asleep or stopped, since each began\n",
+	       "-w --group comm: wakers and woken folded by name (exit %d)", rc);
+	free(out);
+	free(err);
 	rc = run(dir, (const char *[]){ "-w", "-H", NULL }, &out, &err, 0);
 	ok(rc == 1 && strstr(err, "views of their own"),
 	   "-w with -H: refused, a view of its own");

@@ -55,11 +55,12 @@ static void usage(FILE *f, int code)
 "              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
 "              hist=1); with --draw, each line's buckets as bars\n"
 "  -w, --wakers\n"
-"              wakers view: per thread (-L) or process, who ended its\n"
-"              stays asleep and stopped (a thread, an interrupt, a\n"
-"              softirq, a timer) and in which state: WAKEUPS OFF%% TIME\n"
-"              AVG MAX and LAT/WK, the run-queue wait after each wakeup\n"
-"              (needs the module's wakers=1, the default)\n"
+"              wakers view: per thread (-L), process or --group, who\n"
+"              ended its stays asleep and stopped (a thread, an\n"
+"              interrupt, a softirq, a timer) and in which state:\n"
+"              WAKEUPS OFF%% TIME AVG MAX and LAT/WK, the run-queue\n"
+"              wait after each wakeup (needs the module's wakers=1,\n"
+"              the default)\n"
 "  --chain tid who woke whom from thread tid: its top waker, that\n"
 "              waker's, and so on to an interrupt or a timer (-n: at\n"
 "              most ntop steps, 8 by default)\n"
@@ -488,10 +489,12 @@ void parse_args(struct options *o, int argc, char **argv)
 		bad_usage("%s", "-A (--tsa), -y (--syscalls), -H (--hist) and "
 			  "-w (--wakers) are views of their own; choose one");
 	if (wakers && (o->save || o->metrics || o->record || o->replay ||
-		       o->compare[0] || sortk || sh->group_by >= 0))
-		bad_usage("%s", "-w (--wakers) shows threads or processes, "
-			  "live, those most woken first: not with -s, -S, "
-			  "--group or another mode");
+		       o->compare[0] || sortk))
+		bad_usage("%s", "-w (--wakers) shows threads, processes or "
+			  "groups, live, those most woken first: not with -s, "
+			  "-S or another mode");
+	if (o->chain && sh->group_by > GROUP_PID)
+		bad_usage("%s", "--chain follows threads: not with --group");
 	if (hist && (o->save || o->metrics || o->record || o->replay ||
 		     sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "

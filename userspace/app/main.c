@@ -188,7 +188,7 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 	struct tsa_wakers_report r;
 	struct timespec deadline;
 	char path[4096], msg[256];
-	int rc;
+	int rc, grouped = o->show.group_by > GROUP_PID;
 	long done;
 
 	snprintf(path, sizeof(path), "%s/wakers", o->proc_dir);
@@ -208,8 +208,10 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 		rc = tsa_wakers_read(cur, path, msg, sizeof(msg));
 		if (rc != TSA_OK)
 			fail_read_wakers(rc, path, msg);
-		tsa_wakers_compute(&r, prev, cur, o->show.lwps,
+		tsa_wakers_compute(&r, prev, cur, grouped ? 2 : o->show.lwps,
 				   o->show.pids, o->show.npids);
+		if (grouped)
+			tsa_wakers_group(&r, o->show.group_by, o->procfs);
 		if (o->chain) {
 			size_t step[64], depth = o->show.ntop > 0 ?
 				(size_t)o->show.ntop : 8;

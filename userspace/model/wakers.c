@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "all.h"
+#include "group.h"
 #include "util.h"
 #include "wakers.h"
 
@@ -297,10 +298,11 @@ static void add_line(struct wtab *t, const struct tsa_wline *l, int k,
 		     int lwps, const uint64_t *pids, size_t npids)
 {
 	uint64_t tid = lwps ? l->tid : 0;
-	uint64_t start = lwps ? l->at - l->elapsed : 0;
+	uint64_t start = lwps && l->tid ? l->at - l->elapsed : 0;
 	struct witem *it;
 
-	if (!tsa_pid_selected(pids, npids, l->pid) || (lwps && !l->tid))
+	/* lwps 2 (--group): threads, and each process's exited ones. */
+	if (!tsa_pid_selected(pids, npids, l->pid) || (lwps == 1 && !l->tid))
 		return;
 	/* Lines of prev alone count too: the other row's share. */
 	it = wtab_get(t, l->pid, tid, start, l);
@@ -419,6 +421,7 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 		memset(v, 0, sizeof(*v));
 		v->pid = it->pid;
 		v->tid = it->tid;
+		v->uid = it->l->uid;
 		v->state = it->l->state;
 		v->kind = it->l->kind;
 		v->kind_len = it->l->kind_len;
@@ -483,7 +486,203 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 void tsa_wakers_report_free(struct tsa_wakers_report *r)
 {
 	free(r->v);
+	free(r->strs);
 	memset(r, 0, sizeof(*r));
+}
+
+void tsa_wakers_comm(const char *procfs, uint64_t pid, uint64_t tid,
+		     char *out, size_t len)
+{
+	char path[256], raw[64];
+
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm", procfs,
+			 (unsigned long long)pid, (unsigned long long)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%llu/comm", procfs,
+			 (unsigned long long)pid);
+	if (read_line(path, raw, sizeof(raw)))
+		snprintf(raw, sizeof(raw), "-");
+	strip_comm(out, len, raw);
+}
+
+/* Add @s to @r's names; its offset. */
+static size_t str_add(struct tsa_wakers_report *r, const char *s)
+{
+	size_t n = strlen(s) + 1, off = r->slen;
+
+	if (r->slen + n > r->scap) {
+		r->scap = 2 * (r->slen + n) + 4096;
+		r->strs = xrealloc(r->strs, r->scap);
+	}
+	memcpy(r->strs + off, s, n);
+	r->slen += n;
+	return off;
+}
+
+/* The owner of @procfs/ID, as a user's name (a uid without one: itself). */
+static void user_of(char *out, size_t len, const char *procfs, uint64_t id)
+{
+	char path[256], line[256];
+	unsigned long uid;
+	FILE *f;
+
+	snprintf(out, len, "?");
+	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
+		 (unsigned long long)id);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu", &uid) == 1) {
+			snprintf(out, len, "%s", user_name((uid_t)uid));
+			break;
+		}
+	fclose(f);
+}
+
+/* The group of a woken line's thread (tid 0: a process's exited ones). */
+static void woken_group(char *out, size_t len, int by, const char *procfs,
+			const struct tsa_wview *x, uint64_t uid)
+{
+	char comm[64];
+
+	switch (by) {
+	case GROUP_CGROUP:
+		cgroup_of(out, len, procfs, x->pid);
+		break;
+	case GROUP_USER:
+		snprintf(out, len, "%s", user_name((uid_t)uid));
+		break;
+	default:
+		tsa_wakers_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
+		fold_comm(out, len, comm);
+	}
+}
+
+/* The group of a line's waker: a thread's, or the context itself. */
+static void waker_group(char *out, size_t len, int by, const char *procfs,
+			const struct tsa_wview *x)
+{
+	char name[64];
+
+	if (!is_kind_str(x, "thread")) {
+		snprintf(out, len, "%.*s", x->kind_len, x->kind);
+		return;
+	}
+	switch (by) {
+	case GROUP_CGROUP:
+		cgroup_of(out, len, procfs, x->wtid);
+		break;
+	case GROUP_USER:
+		user_of(out, len, procfs, x->wtid);
+		break;
+	default:
+		snprintf(name, sizeof(name), "%.*s", x->name_len, x->name);
+		tsa_comm_unescape(name);
+		fold_comm(out, len, name);
+	}
+}
+
+/* By woken group, then waker group and state (names compared). */
+static int cmp_group_line(const void *a, const void *b)
+{
+	const struct tsa_wview *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+
+	if (c)
+		return c;
+	if (x->state != y->state)
+		return x->state - y->state;
+	return strcmp(x->kind, y->kind);
+}
+
+void tsa_wakers_group(struct tsa_wakers_report *r, int by,
+		      const char *procfs)
+{
+	char g[4096], w[4096];
+	size_t i, j, k, n = r->n, *goff, *woff;
+	struct tsa_wview *v = r->v, *out;
+	struct wsum *sums;
+	size_t ns = 0;
+
+	goff = xmalloc((n + 1) * sizeof(*goff));
+	woff = xmalloc((n + 1) * sizeof(*woff));
+	r->slen = 0;
+	for (i = 0; i < n; i++) {
+		woken_group(g, sizeof(g), by, procfs, &v[i], v[i].uid);
+		goff[i] = str_add(r, g);
+		if (v[i].state < 0)	/* other, none */
+			snprintf(w, sizeof(w), "%.*s", v[i].kind_len,
+				 v[i].kind);
+		else
+			waker_group(w, sizeof(w), by, procfs, &v[i]);
+		woff[i] = str_add(r, w);
+	}
+	/* The pool is final now: point into it. */
+	for (i = 0; i < n; i++) {
+		v[i].group = r->strs + goff[i];
+		v[i].kind = r->strs + woff[i];
+		v[i].kind_len = (int)strlen(v[i].kind);
+		v[i].name = "-";
+		v[i].name_len = 1;
+		v[i].wtid = 0;
+		v[i].pid = 0;
+		v[i].tid = 0;
+	}
+	free(goff);
+	free(woff);
+	qsort(v, n, sizeof(*v), cmp_group_line);
+	/* Fold equal lines; each group's time asleep and stopped. */
+	for (i = k = 0; i < n; i = j) {
+		struct tsa_wview *x = &v[k];
+
+		if (k != i)
+			*x = v[i];
+		for (j = i + 1; j < n && !cmp_group_line(&v[i], &v[j]); j++) {
+			x->n += v[j].n;
+			x->ns += v[j].ns;
+			x->lat += v[j].lat;
+			if (v[j].max > x->max)
+				x->max = v[j].max;
+		}
+		k++;
+	}
+	n = k;
+	sums = xmalloc((n + 1) * sizeof(*sums));
+	for (i = 0; i < n; i = j) {
+		uint64_t off = 0, woke = 0;
+
+		for (j = i; j < n && !strcmp(v[j].group, v[i].group); j++) {
+			off += v[j].ns;
+			if (v[j].state >= 0 || v[j].kind[0] == 'o')
+				woke += v[j].ns;
+		}
+		for (k = i; k < j; k++)
+			v[k].off = off;
+		sums[ns].pid = i;	/* its first line */
+		sums[ns].tid = 0;
+		sums[ns++].woke = woke;
+	}
+	qsort(sums, ns, sizeof(*sums), cmp_sum);
+	out = xmalloc((n + 1) * sizeof(*out));
+	for (i = 0, k = 0; i < ns; i++) {
+		size_t first = (size_t)sums[i].pid, e;
+
+		for (e = first; e < n && !strcmp(v[e].group, v[first].group);
+		     e++)
+			;
+		/* Wakers first, the most time first; other, none last. */
+		qsort(v + first, e - first, sizeof(*v), cmp_view);
+		for (j = first; j < e; j++)
+			if (v[j].n || v[j].ns)
+				out[k++] = v[j];
+	}
+	free(v);
+	free(sums);
+	r->v = out;
+	r->n = k;
+	r->cap = k + 1;
 }
 
 /* The first line of thread @tid in @r, or r->n. */

@@ -51,6 +51,7 @@ void tsa_wakers_free(struct tsa_wakers_snap *s);
  */
 struct tsa_wview {
 	uint64_t pid, tid;		/* tid 0: a process */
+	uint64_t uid;			/* of the woken (its first line) */
 	int state;			/* -1: other or none */
 	const char *kind;
 	int kind_len;
@@ -59,6 +60,7 @@ struct tsa_wview {
 	int name_len;
 	uint64_t n, ns, max, lat;
 	uint64_t off;			/* the time asleep and stopped */
+	const char *group;		/* --group: the woken's group, or NULL */
 	/* the sums in [0] prev and [1] cur (tsa_wakers_compute()'s) */
 	uint64_t raw_n[2], raw_ns[2], raw_lat[2];
 };
@@ -66,11 +68,14 @@ struct tsa_wview {
 struct tsa_wakers_report {
 	struct tsa_wview *v;
 	size_t n, cap;
+	char *strs;		/* --group: the groups' names */
+	size_t slen, scap;
 };
 
 /*
  * The lines of @cur over the interval since @prev (NULL: lifetime): per
- * thread with @lwps, else per process (its threads and exited threads
+ * thread with @lwps (2: and each process's exited threads, as a thread
+ * of tid 0, for tsa_wakers_group()), else per process (its threads and exited threads
  * folded, by waker and state), only those of @pids (all when @npids is
  * 0); in each, wakers with time, the most time first, then "other" and
  * "none"; threads or processes with the most time ended by a waker
@@ -81,6 +86,22 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 			const struct tsa_wakers_snap *cur, int lwps,
 			const uint64_t *pids, size_t npids);
 void tsa_wakers_report_free(struct tsa_wakers_report *r);
+/* The woken's name, from @procfs (a thread's with @tid, else the
+ * process's), control bytes as '?': "-" when gone. */
+void tsa_wakers_comm(const char *procfs, uint64_t pid, uint64_t tid,
+		     char *out, size_t len);
+
+/*
+ * --group (cgroup, user or comm; group.h's enum group_by): fold @r, a
+ * per-thread report, into one of groups of the woken by groups of
+ * wakers: a thread waker goes to its own group (its cgroup or uid as
+ * @procfs/TID says, or its name, folded), a context stays itself, and
+ * the same state's lines add up. Each group's lines then add up to its
+ * threads' time asleep and stopped; the most woken groups first. Names
+ * of the woken from @procfs.
+ */
+void tsa_wakers_group(struct tsa_wakers_report *r, int by,
+		      const char *procfs);
 
 /*
  * The chain of who woke whom from thread @tid, in @r (a per-thread

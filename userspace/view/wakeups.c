@@ -8,33 +8,19 @@
 
 #include "all.h"
 #include "jsonw.h"
+#include "group.h"
+#include "table.h"
 #include "util.h"
 #include "wakers.h"
 #include "wakeups.h"
 
-/* The name of the woken thread or process, from procfs ("-": gone). */
-static void woken_comm(const char *procfs, uint64_t pid, uint64_t tid,
-		       char *out, size_t len)
-{
-	char path[256], raw[64];
-
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm", procfs,
-			 (unsigned long long)pid, (unsigned long long)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", procfs,
-			 (unsigned long long)pid);
-	if (read_line(path, raw, sizeof(raw)))
-		snprintf(raw, sizeof(raw), "-");
-	strip_comm(out, len, raw);
-}
-
-/* The end of the lines of the thread or process at @i. */
+/* The end of the lines of the thread, process or group at @i. */
 static size_t who_end(const struct tsa_wview *v, size_t n, size_t i)
 {
 	size_t j = i;
 
-	while (j < n && v[j].pid == v[i].pid && v[j].tid == v[i].tid)
+	while (j < n && v[j].pid == v[i].pid && v[j].tid == v[i].tid &&
+	       (!v[i].group || !strcmp(v[j].group, v[i].group)))
 		j++;
 	return j;
 }
@@ -64,18 +50,27 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 	const struct tsa_wview *v = r->v;
 	size_t i, j, k, whos = 0, shown = 0;
 
-	fprintf(f, "%6s %5s %-5s %7s %5s %7s %7s %8s %8s %-22s %s\n", "PID",
-		o->lwps ? "LWPID" : "", "STATE", "WAKEUPS", "OFF%", "TIME",
-		"AVG", "MAX", "LAT/WK", "WAKER",
-		o->lwps ? "PROCESS/LWPID" : "PROCESS");
+	int grouped = o->group_by > GROUP_PID;
+
+	if (grouped)
+		fprintf(f, "%-5s %7s %5s %7s %7s %8s %8s %-22s %s\n", "STATE",
+			"WAKEUPS", "OFF%", "TIME", "AVG", "MAX", "LAT/WK",
+			"WAKER", group_title((enum group_by)o->group_by));
+	else
+		fprintf(f, "%6s %5s %-5s %7s %5s %7s %7s %8s %8s %-22s %s\n",
+			"PID", o->lwps ? "LWPID" : "", "STATE", "WAKEUPS",
+			"OFF%", "TIME", "AVG", "MAX", "LAT/WK", "WAKER",
+			o->lwps ? "PROCESS/LWPID" : "PROCESS");
 	for (i = 0; i < r->n; i = j) {
 		j = who_end(v, r->n, i);
 		whos++;
 		if (o->ntop && shown >= (size_t)o->ntop)
 			continue;
 		shown++;
-		woken_comm(procfs, v[i].pid, v[i].tid, who, sizeof(who));
-		if (o->lwps)
+		tsa_wakers_comm(procfs, v[i].pid, v[i].tid, who, sizeof(who));
+		if (grouped)
+			strip_comm(woken, sizeof(woken), v[i].group);
+		else if (o->lwps)
 			snprintf(woken, sizeof(woken), "%s/%llu", who,
 				 (unsigned long long)v[i].tid);
 		else
@@ -92,9 +87,11 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 			waker_name(x, waker, sizeof(waker));
 			snprintf(who, sizeof(who), "%llu",
 				 (unsigned long long)x->tid);
-			fprintf(f, "%6llu %5s %-5s %7s %5.1f %7s %7s %8s %8s %-22s %s\n",
-				(unsigned long long)x->pid,
-				o->lwps ? who : "",
+			if (!grouped)
+				fprintf(f, "%6llu %5s ",
+					(unsigned long long)x->pid,
+					o->lwps ? who : "");
+			fprintf(f, "%-5s %7s %5.1f %7s %7s %8s %8s %-22s %s\n",
 				x->state >= 0 ? tsa_state_name[x->state] : "-",
 				none ? "-" : cnt,
 				x->off ? 100.0 * (double)x->ns / (double)x->off
@@ -106,7 +103,7 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 		}
 	}
 	fprintf(f, "Total: %zu %s with stays asleep or stopped%s", whos,
-		o->lwps ? "threads" : "processes",
+		grouped ? "groups" : o->lwps ? "threads" : "processes",
 		shown < whos ? " (those most woken shown)" : "");
 	if (secs > 0)
 		fprintf(f, ", over %.2f s\n", secs);
@@ -131,11 +128,17 @@ void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 		jw_line(&w, f);
 		jw_time(&w, "ts", &ts);
 		jw_u64(&w, "now", now);
-		jw_u64(&w, "pid", v[i].pid);
-		if (o->lwps)
-			jw_u64(&w, "tid", v[i].tid);
-		woken_comm(procfs, v[i].pid, v[i].tid, comm, sizeof(comm));
-		jw_str(&w, "comm", comm);
+		if (v[i].group) {
+			jw_str(&w, "group", group_by_name[o->group_by]);
+			jw_str(&w, "name", v[i].group);
+		} else {
+			jw_u64(&w, "pid", v[i].pid);
+			if (o->lwps)
+				jw_u64(&w, "tid", v[i].tid);
+			tsa_wakers_comm(procfs, v[i].pid, v[i].tid, comm,
+				   sizeof(comm));
+			jw_str(&w, "comm", comm);
+		}
 		jw_u64(&w, "off_ns", v[i].off);
 		jw_array(&w, "wakers");
 		for (size_t k = i; k < j; k++) {
@@ -144,7 +147,8 @@ void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 			jw_object(&w, NULL);
 			snprintf(buf, sizeof(buf), "%.*s", x->kind_len,
 				 x->kind);
-			jw_str(&w, "kind", buf);
+			/* A group's waker is a group, or a context. */
+			jw_str(&w, x->group ? "waker" : "kind", buf);
 			if (x->state >= 0)
 				jw_str(&w, "state", tsa_state_name[x->state]);
 			else
@@ -189,7 +193,7 @@ void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
 	for (k = 0; k < n; k++) {
 		const struct tsa_wview *x = &r->v[step[k]];
 
-		woken_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
+		tsa_wakers_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
 		waker_name(x, waker, sizeof(waker));
 		if (o->json) {
 			char kind[64];
