@@ -340,7 +340,8 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
-"\t[--max-series N] [--timeout SECS] [--scrape-timeout SECS]\n"
+"\t[--max-series N] [--waker-edges N] [--timeout SECS]\n"
+"\t[--scrape-timeout SECS]\n"
 "\t[--web.config.file FILE]\n"
 "\ttsa-exporter -h | --help | --version\n"
 "\n"
@@ -356,6 +357,11 @@ static void usage(FILE *f, int code)
 "              at most N group series a scrape (default 20000; 0: no\n"
 "              cap): the groups with the least time are left out, and\n"
 "              tsa_exporter_series_dropped says how many series\n"
+"  --waker-edges N\n"
+"              the N edges waker group -> woken group with the most\n"
+"              time (tsa_waker_seconds, _wakeups, _lat_seconds; default\n"
+"              50; 0: none); tsa_exporter_waker_edges_dropped says how\n"
+"              many more there were\n"
 "  --timeout SECS\n"
 "              close a connection idle for SECS (default 10)\n"
 "  --scrape-timeout SECS\n"
@@ -366,7 +372,8 @@ static void usage(FILE *f, int code)
 "              auth (basic_auth_users: name: bcrypt hash), as Prometheus's\n"
 "              exporters read them\n"
 "\n"
-"Reads $TSA_PROC_DIR (default /proc/tsa): all, hist, calibration.\n"
+"Reads $TSA_PROC_DIR (default /proc/tsa): all, hist, wakers,\n"
+"calibration.\n"
 "See tsa-exporter(8).\n", DEFAULT_LISTEN);
 	exit(code);
 }
@@ -441,6 +448,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "max-series", required_argument, NULL, 'm' },
+		{ "waker-edges", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "web.config.file", required_argument, NULL, 'w' },
 		{ "scrape-timeout", required_argument, NULL, 's' },
@@ -464,6 +472,7 @@ int main(int argc, char **argv)
 	progname = "tsa-exporter";
 	conf.by = GROUP_CGROUP;
 	conf.max_series = 20000;
+	conf.waker_edges = 50;
 	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -489,6 +498,13 @@ int main(int argc, char **argv)
 			conf.max_series = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-')
 				die(EXIT_USAGE, "--max-series %s: not a count",
+				    optarg);
+			break;
+		case 'e':
+			errno = 0;
+			conf.waker_edges = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-')
+				die(EXIT_USAGE, "--waker-edges %s: not a count",
 				    optarg);
 			break;
 		case 't':

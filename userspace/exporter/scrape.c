@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * exporter/scrape.c - one scrape: the module's files read once, each
- * group's series written by view/metrics.c in both formats, then the
- * exporter's own health. A cap on series (--max-series) keeps the groups
+ * group's series written by view/metrics.c in both formats, the top
+ * edges waker group -> woken group, then the exporter's own health. A cap on series (--max-series) keeps the groups
  * with the most time and drops whole groups beyond it, never part of
  * one, so that no group's states stop adding up; the health says how
  * many series were dropped.
@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "scrape.h"
 #include "util.h"
+#include "wakers.h"
 
 static double mono(void)
 {
@@ -150,6 +151,79 @@ static void family(FILE *f, enum metrics_format fmt, const char *name,
 		counter && fmt == METRICS_PROMETHEUS ? "_total" : "", type);
 }
 
+/* The woken group's labels of an edge, as the groups' series name it. */
+static void edge_labels(FILE *f, enum group_by by, const char *group)
+{
+	static const char *const key[GROUP_NBY] = {
+		[GROUP_PID] = "pid", [GROUP_CGROUP] = "cgroup",
+		[GROUP_USER] = "user", [GROUP_COMM] = "comm",
+	};
+
+	fprintf(f, "%s=\"", key[by]);
+	metrics_label_value(f, group);
+	fputc('"', f);
+}
+
+static int by_edge_time(const void *a, const void *b)
+{
+	const struct tsa_wview *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/*
+ * The edges waker group -> woken group of /proc/tsa/wakers over each
+ * thread's life, the @c->waker_edges with the most time: their time,
+ * wakeups and the LAT after, as gauges (a row that gives its place to
+ * another waker moves its numbers to waker="other", so an edge can go
+ * down: not a counter). @r: the grouped report (its lines, "none" left
+ * out, are reordered here).
+ */
+static void edges_print(FILE *f, enum metrics_format fmt,
+			const struct scrape_conf *c,
+			struct tsa_wakers_report *r, struct scrape_out *o)
+{
+	static const char *const name[3] = {
+		"tsa_waker_seconds", "tsa_waker_wakeups",
+		"tsa_waker_lat_seconds",
+	};
+	static const char *const help[3] = {
+		"Time of the stays asleep and stopped (by state) that a waker "
+		"group's wakeups ended for a group's threads, over their "
+		"lives; a waker beyond a thread's rows counts as waker=\"other\"",
+		"Wakeups of a group's threads that ended such a stay, by "
+		"waker group",
+		"Run-queue latency that followed those wakeups",
+	};
+	size_t i, n = 0, k;
+
+	for (i = 0; i < r->n; i++)		/* wakers only, not "none" */
+		if (r->v[i].state >= 0 || r->v[i].kind[0] == 'o')
+			r->v[n++] = r->v[i];
+	qsort(r->v, n, sizeof(*r->v), by_edge_time);
+	k = n < c->waker_edges ? n : c->waker_edges;
+	o->edges = k;
+	o->edges_dropped = n - k;
+	for (int m = 0; m < 3 && k; m++) {
+		family(f, fmt, name[m], "gauge", help[m]);
+		for (i = 0; i < k; i++) {
+			const struct tsa_wview *x = &r->v[i];
+
+			fprintf(f, "%s{", name[m]);
+			edge_labels(f, c->by, x->group);
+			fputs(",waker=\"", f);
+			metrics_label_value(f, x->kind);
+			fprintf(f, "\",state=\"%s\"} ", x->state >= 0 ?
+				tsa_state_name[x->state] : "");
+			if (m == 1)
+				fprintf(f, "%" PRIu64 "\n", x->n);
+			else
+				fprintf(f, "%.9f\n",
+					(double)(m ? x->lat : x->ns) / 1e9);
+		}
+	}
+}
+
 /* What the health says of the module, read once a scrape. */
 struct module_info {
 	char version[64], calib[16];
@@ -215,6 +289,14 @@ static void health(FILE *f, enum metrics_format fmt,
 	       "Group series left out of this scrape by --max-series (whole "
 	       "groups, those with the least time)");
 	fprintf(f, "tsa_exporter_series_dropped %" PRIu64 "\n", o->dropped);
+	family(f, fmt, "tsa_exporter_waker_edges", "gauge",
+	       "Waker -> woken group edges in this scrape");
+	fprintf(f, "tsa_exporter_waker_edges %" PRIu64 "\n", o->edges);
+	family(f, fmt, "tsa_exporter_waker_edges_dropped", "gauge",
+	       "Waker -> woken group edges left out of this scrape by "
+	       "--waker-edges (those with the least time)");
+	fprintf(f, "tsa_exporter_waker_edges_dropped %" PRIu64 "\n",
+		o->edges_dropped);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", f);
 }
@@ -225,6 +307,9 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	double t0 = mono();
 	struct tsa_snap s;
 	struct tsa_hist_snap hs;
+	struct tsa_wakers_snap ws;
+	struct tsa_wakers_report wr;
+	int have_edges = 0;
 	struct group_table t;
 	struct groups gs;
 	struct module_info mi = { .bytes = 0 };
@@ -237,6 +322,8 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	memset(o, 0, sizeof(*o));
 	memset(&s, 0, sizeof(s));
 	memset(&hs, 0, sizeof(hs));
+	memset(&ws, 0, sizeof(ws));
+	memset(&wr, 0, sizeof(wr));
 	memset(&t, 0, sizeof(t));
 	memset(&gs, 0, sizeof(gs));
 	gs.by = c->by;
@@ -264,6 +351,20 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 			snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
 		}
 		k = fit(&gs, n, c->max_series, &all, &prom, &plen);
+		snprintf(path, sizeof(path), "%s/wakers", c->proc_dir);
+		rc = c->waker_edges ? tsa_wakers_read(&ws, path, msg,
+						      sizeof(msg)) :
+		     TSA_ENOENT;
+		if (rc == TSA_OK) {
+			mi.bytes += ws.len;
+			tsa_wakers_compute(&wr, NULL, &ws, 2, c->pids,
+					   c->npids);
+			tsa_wakers_group(&wr, c->by, c->procfs);
+			have_edges = 1;
+		} else if (rc != TSA_ENOENT) {
+			h->read_errors++;
+			snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
+		}
 	} else {
 		h->read_errors++;
 		snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
@@ -283,11 +384,13 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 		if (fmt == METRICS_OPENMETRICS && len >= 6 &&
 		    !memcmp(text + len - 6, "# EOF\n", 6))
 			len -= 6;
-		o->secs = mono() - t0;
 		f = open_memstream(&o->text[fmt], &o->len[fmt]);
 		if (!f)
 			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
 		fwrite(text, 1, len, f);
+		if (have_edges)
+			edges_print(f, (enum metrics_format)fmt, c, &wr, o);
+		o->secs = mono() - t0;
 		health(f, (enum metrics_format)fmt, h, o, &mi);
 		if (fclose(f))
 			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
@@ -295,6 +398,8 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	}
 	free(gs.mh);
 	free(proc_group);
+	tsa_wakers_report_free(&wr);
+	tsa_wakers_free(&ws);
 	tsa_hist_free(&hs);
 	group_table_free(&t);
 	tsa_snap_free(&s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * exporter/scrape.h - one scrape of tsa-exporter: /proc/tsa/all (and
- * hist) read once, written as Prometheus text 0.0.4 and as OpenMetrics
+ * hist and wakers) read once, written as Prometheus text 0.0.4 and as OpenMetrics
  * 1.0, with the exporter's own health series; no HTTP here.
  */
 #ifndef EXPORTER_SCRAPE_H
@@ -21,6 +21,7 @@ struct scrape_conf {
 	const uint64_t *pids;	/* -p; with GROUP_PID, required */
 	size_t npids;
 	size_t max_series;	/* samples per scrape; 0: no cap */
+	size_t waker_edges;	/* --waker-edges: top edges; 0: none */
 };
 
 /* Kept across scrapes: the counters of the health series. */
@@ -35,6 +36,7 @@ struct scrape_out {
 	size_t len[2];
 	int up;			/* /proc/tsa/all was read */
 	uint64_t series, dropped;
+	uint64_t edges, edges_dropped;	/* waker -> woken group edges */
 	double secs;
 	char err[4608];		/* why not up, or the distributions */
 };

@@ -541,6 +541,25 @@ static void user_of(char *out, size_t len, const char *procfs, uint64_t id)
 	fclose(f);
 }
 
+/* The process of thread @tid, from @procfs/TID/status; 0 if gone. */
+static uint64_t tgid_of(const char *procfs, uint64_t tid)
+{
+	char path[256], line[256];
+	unsigned long long tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
+		 (unsigned long long)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %llu", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /* The group of a woken line's thread (tid 0: a process's exited ones). */
 static void woken_group(char *out, size_t len, int by, const char *procfs,
 			const struct tsa_wview *x, uint64_t uid)
@@ -548,6 +567,9 @@ static void woken_group(char *out, size_t len, int by, const char *procfs,
 	char comm[64];
 
 	switch (by) {
+	case GROUP_PID:
+		snprintf(out, len, "%llu", (unsigned long long)x->pid);
+		break;
 	case GROUP_CGROUP:
 		cgroup_of(out, len, procfs, x->pid);
 		break;
@@ -571,6 +593,10 @@ static void waker_group(char *out, size_t len, int by, const char *procfs,
 		return;
 	}
 	switch (by) {
+	case GROUP_PID:
+		snprintf(out, len, "%llu",
+			 (unsigned long long)tgid_of(procfs, x->wtid));
+		break;
 	case GROUP_CGROUP:
 		cgroup_of(out, len, procfs, x->wtid);
 		break;

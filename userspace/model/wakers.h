@@ -92,10 +92,11 @@ void tsa_wakers_comm(const char *procfs, uint64_t pid, uint64_t tid,
 		     char *out, size_t len);
 
 /*
- * --group (cgroup, user or comm; group.h's enum group_by): fold @r, a
+ * --group (pid, cgroup, user or comm; group.h's enum group_by): fold @r, a
  * per-thread report, into one of groups of the woken by groups of
- * wakers: a thread waker goes to its own group (its cgroup or uid as
- * @procfs/TID says, or its name, folded), a context stays itself, and
+ * wakers: a thread waker goes to its own group (its process, cgroup or
+ * uid as @procfs/TID says, or its name, folded), a context stays itself
+ * (an exited thread: "exited"), and
  * the same state's lines add up. Each group's lines then add up to its
  * threads' time asleep and stopped; the most woken groups first. Names
  * of the woken from @procfs.
