@@ -177,6 +177,13 @@ t $? "prometheus: rate of /tsa-x-spin's USR $usr s/s (0.2-0.62: held to half a C
 lck=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lock\",state=\"LCK\"}[${w}])")
 near "$lck" 1 "$rtol"
 t $? "prometheus: rate of /tsa-x-lock's LCK $lck s/s (1 +- $rtol: one thread waits on its sibling's mutex)"
+# Who woke whom: the edges, ingested; timers end sleeps on every machine.
+# One query, one instant: the series and the gauge of the same scrape.
+edges=$(q 'count(tsa_waker_seconds{job="tsa"})')
+diff=$(q 'count(tsa_waker_seconds{job="tsa"}) - on() tsa_exporter_waker_edges{job="tsa"}')
+tmr=$(q 'sum(tsa_waker_wakeups{job="tsa",waker="timer"})')
+awk -v e="$edges" -v d="$diff" -v t="$tmr" 'BEGIN { exit !(e != "none" && e >= 1 && e <= 50 && d == 0 && t != "none" && t > 0) }'
+t $? "prometheus: waker edges ingested ($edges series, at most 50; minus tsa_exporter_waker_edges of the same scrape: $diff), timers among the wakers ($tmr wakeups)"
 lat=$(q "rate(tsa_cgroup_${st}=\"/tsa-x-lat\",state=\"LAT\"}[${w}])")
 slat=$(awk -v d=$((rd1 - rd0)) -v w="$wms" 'BEGIN { printf "%.4f", d / w / 1e6 }')
 awk -v l="$lat" -v s="$slat" -v r="$rtol" 'BEGIN { exit !(l != "none" && l >= 1 - r && l - s <= r * s && s - l <= r * s) }'

@@ -2028,17 +2028,6 @@ static void tmux_keys(const char *keys)
 		printf("# %s failed\n", cmd);
 }
 
-static int count_str(const char *s, const char *what)
-{
-	int n = 0;
-
-	while (s && (s = strstr(s, what)) != NULL) {
-		n++;
-		s++;
-	}
-	return n;
-}
-
 /* The state letter of process @pid (ps's first), or '?'. */
 static char proc_state(const char *pid)
 {

@@ -164,12 +164,14 @@ static long value_of(const char *text, const char *name)
 
 /*
  * The edges waker group -> woken group, from a /proc/tsa/wakers beside
- * golden/in/a's all: with --waker-edges 1 the one with the most time,
- * and how many more there were.
+ * golden/in/a's all (users: root's threads 100 and 101, uid 1000's 201):
+ * every edge, the same in both formats (each once: OpenMetrics is
+ * written second from the same report); then with --waker-edges 2, the
+ * two with the most time, and how many more there were.
  */
 static void test_edges(void)
 {
-	char path[400], src[400], *m, *dir = mkdir_in_tmp("edges");
+	char path[400], src[400], *m, *om, *dir = mkdir_in_tmp("edges");
 	struct server s;
 	FILE *in, *out;
 	int ch;
@@ -191,21 +193,51 @@ static void test_edges(void)
 	    "101 100 0 0 4000000000 5000000000 LCK 4 360000000 90000000 400000 thread 102 holder-7\n"
 	    "101 100 0 0 4000000000 5000000000 LCK 4 120000000 30000000 200000 thread 103 holder-8\n"
 	    "101 100 0 0 4000000000 5000000000 - 0 520000000 0 0 none 0 -\n"
-	    "100 100 0 0 4000000000 5000000000 SLP 10 1000000000 100000000 50000 timer 0 -\n");
+	    "100 100 0 0 4000000000 5000000000 SLP 10 1000000000 100000000 50000 timer 0 -\n"
+	    "201 200 1000 0 4000000000 5000000000 IDL 3 700000000 300000000 9000 softirq:NET_RX 0 -\n"
+	    "201 200 1000 0 4000000000 5000000000 SLP 1 2000000 2000000 1000 timer 0 -\n"
+	    "201 200 1000 0 4000000000 5000000000 - 0 9000000 0 0 none 0 -\n");
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user", NULL }) == 0,
+		"--group user: it says where it listens"))
+		return;
+	m = metrics(s.port);
+	om = (char *)get(s.port, "GET /metrics HTTP/1.0\r\nAccept: "
+			 "application/openmetrics-text; version=1.0.0\r\n\r\n");
+	ok(m && om && count_str(m, "tsa_waker_seconds{") == 4 &&
+	   count_str(om, "tsa_waker_seconds{") == 4 &&
+	   value_of(m, "tsa_exporter_waker_edges") == 4 &&
+	   value_of(m, "tsa_exporter_waker_edges_dropped") == 0,
+	   "four edges in both formats, each once (saw %d and %d)",
+	   count_str(m, "tsa_waker_seconds{"),
+	   count_str(om, "tsa_waker_seconds{"));
+	free(m);
+	free(om);
+	stop(&s);
 	if (!ok(start(&s, dir, (const char *[]){ "--group", "user",
-		"--waker-edges", "1", NULL }) == 0,
-		"--waker-edges 1: it says where it listens"))
+		"--waker-edges", "2", NULL }) == 0,
+		"--waker-edges 2: it says where it listens"))
 		return;
 	m = metrics(s.port);
 	ok(m && has_line(m, "tsa_waker_seconds{user=\"root\",waker=\"timer\",state=\"SLP\"} 1.000000000") &&
 	   has_line(m, "tsa_waker_wakeups{user=\"root\",waker=\"timer\",state=\"SLP\"} 10") &&
 	   has_line(m, "tsa_waker_lat_seconds{user=\"root\",waker=\"timer\",state=\"SLP\"} 0.000050000"),
 	   "the edge with the most time: root's SLP ended by timers, 1 s, 10 wakeups, 50 us of LAT after");
-	ok(m && value_of(m, "tsa_exporter_waker_edges") == 1 &&
-	   value_of(m, "tsa_exporter_waker_edges_dropped") == 1,
-	   "tsa_exporter_waker_edges 1, _dropped 1 (the holders' LCK, their users unknown here, fold into one edge)");
+	ok(m && count_str(m, "tsa_waker_seconds{") == 2 &&
+	   value_of(m, "tsa_exporter_waker_edges") == 2 &&
+	   value_of(m, "tsa_exporter_waker_edges_dropped") == 2,
+	   "two edges, 2 dropped (the holders' LCK, their users unknown here, as one edge; uid 1000's timer)");
 	ok(m && !strstr(m, "waker=\"none\""),
 	   "the time no wakeup ended is no edge");
+	/* OpenMetrics, written second from the same read: the same edges. */
+	om = (char *)get(s.port, "GET /metrics HTTP/1.0\r\nAccept: "
+			 "application/openmetrics-text; version=1.0.0\r\n\r\n");
+	ok(om && count_str(om, "tsa_waker_seconds{") == 2 &&
+	   strstr(om, "tsa_waker_seconds{user=\"root\",waker=\"timer\",state=\"SLP\"} 1.000000000\n") &&
+	   strstr(om, "waker=\"softirq:NET_RX\",state=\"IDL\"} 0.700000000\n") &&
+	   strstr(om, "tsa_exporter_waker_edges 2\n"),
+	   "OpenMetrics: the same two edges, each once (saw %d)",
+	   om ? count_str(om, "tsa_waker_seconds{") : -1);
+	free(om);
 	free(m);
 	stop(&s);
 }

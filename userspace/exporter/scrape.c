@@ -176,8 +176,8 @@ static int by_edge_time(const void *a, const void *b)
  * thread's life, the @c->waker_edges with the most time: their time,
  * wakeups and the LAT after, as gauges (a row that gives its place to
  * another waker moves its numbers to waker="other", so an edge can go
- * down: not a counter). @r: the grouped report (its lines, "none" left
- * out, are reordered here).
+ * down: not a counter). @r: the grouped report (its "none" lines are
+ * left out and the rest reordered here, once for both formats).
  */
 static void edges_print(FILE *f, enum metrics_format fmt,
 			const struct scrape_conf *c,
@@ -198,8 +198,9 @@ static void edges_print(FILE *f, enum metrics_format fmt,
 	size_t i, n = 0, k;
 
 	for (i = 0; i < r->n; i++)		/* wakers only, not "none" */
-		if (r->v[i].state >= 0 || r->v[i].kind[0] == 'o')
+		if (r->v[i].state >= 0 || !strcmp(r->v[i].kind, "other"))
 			r->v[n++] = r->v[i];
+	r->n = n;	/* each format's call sees the same edges */
 	qsort(r->v, n, sizeof(*r->v), by_edge_time);
 	k = n < c->waker_edges ? n : c->waker_edges;
 	o->edges = k;

@@ -232,3 +232,14 @@ void put_cgroup(const char *procfs, int pid, const char *text)
 	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, pid);
 	put(path, text);
 }
+
+int count_str(const char *s, const char *what)
+{
+	int n = 0;
+
+	while (s && (s = strstr(s, what)) != NULL) {
+		n++;
+		s++;
+	}
+	return n;
+}

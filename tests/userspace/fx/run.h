@@ -19,6 +19,8 @@ int fx_init(void);
 void fx_done(int failed);
 /* tmp/@name, made (a static buffer, valid until the next call). */
 char *mkdir_in_tmp(const char *name);
+/* How many times @what occurs in @s (NULL: 0). */
+int count_str(const char *s, const char *what);
 /* Does @text have the line @line, whole? */
 int has_line(const char *text, const char *line);
 /* A fake /proc/PID/cgroup under @procfs. */
