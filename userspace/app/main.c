@@ -123,20 +123,18 @@ static void fail_read_hist(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
-/* -H, live: until @stop or o->count reports. */
-static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
+/*
+ * The live loop of a view that reads one file a report (-H, -w): every
+ * o->interval seconds until @stop or o->count reports, @report(@ctx)
+ * prints one (the first over each thread's life).
+ */
+static void each_interval(const struct options *o,
+			  volatile sig_atomic_t *stop,
+			  void (*report)(void *ctx), void *ctx)
 {
-	struct tsa_hist_snap snaps[2], *prev = NULL, *cur = &snaps[0];
-	struct hist_report r;
 	struct timespec deadline;
-	char path[4096], msg[256];
-	int rc;
 	long done;
 
-	snprintf(path, sizeof(path), "%s/hist", o->proc_dir);
-	memset(snaps, 0, sizeof(snaps));
-	memset(&r, 0, sizeof(r));
-	r.procfs = o->procfs;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
 		if (done) {
@@ -148,26 +146,58 @@ static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 			if (*stop)
 				break;
 		}
-		rc = tsa_hist_read(cur, path, msg, sizeof(msg));
-		if (rc != TSA_OK)
-			fail_read_hist(rc, path, msg);
-		hist_report_compute(&r, &o->show, prev, cur);
-		if (o->show.json)
-			hist_print_json(stdout, &o->show, cur, &r);
-		else
-			hist_print(stdout, &o->show, cur, prev ?
-				   (double)(cur->now - prev->now) / 1e9 : 0,
-				   &r);
+		report(ctx);
 		if (!o->show.json && (o->count < 0 || done + 1 < o->count))
 			putchar('\n');
 		if (fflush(stdout) == EOF || ferror(stdout))
 			die(EXIT_BADDATA, "write error: %s", strerror(errno));
-		prev = cur;
-		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
 	}
-	hist_report_free(&r);
-	tsa_hist_free(&snaps[0]);
-	tsa_hist_free(&snaps[1]);
+}
+
+/* -H: two snapshots of /proc/tsa/hist, the older one prev. */
+struct hist_live {
+	const struct options *o;
+	char path[4096];
+	struct tsa_hist_snap snaps[2], *prev, *cur;
+	struct hist_report r;
+};
+
+static void hist_report(void *ctx)
+{
+	struct hist_live *h = ctx;
+	const struct options *o = h->o;
+	char msg[256];
+	int rc;
+
+	rc = tsa_hist_read(h->cur, h->path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read_hist(rc, h->path, msg);
+	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
+	if (o->show.json)
+		hist_print_json(stdout, &o->show, h->cur, &h->r);
+	else
+		hist_print(stdout, &o->show, h->cur, h->prev ?
+			   (double)(h->cur->now - h->prev->now) / 1e9 : 0,
+			   &h->r);
+	h->prev = h->cur;
+	h->cur = h->cur == &h->snaps[0] ? &h->snaps[1] : &h->snaps[0];
+}
+
+/* -H, live: until @stop or o->count reports. */
+static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
+{
+	struct hist_live *h = xmalloc(sizeof(*h));
+
+	memset(h, 0, sizeof(*h));
+	h->o = o;
+	snprintf(h->path, sizeof(h->path), "%s/hist", o->proc_dir);
+	h->cur = &h->snaps[0];
+	h->r.procfs = o->procfs;
+	each_interval(o, stop, hist_report, h);
+	hist_report_free(&h->r);
+	tsa_hist_free(&h->snaps[0]);
+	tsa_hist_free(&h->snaps[1]);
+	free(h);
 	return 0;
 }
 
@@ -181,65 +211,64 @@ static void fail_read_wakers(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
+/* -w: two snapshots of /proc/tsa/wakers, the older one prev. */
+struct wakers_live {
+	const struct options *o;
+	char path[4096];
+	struct tsa_wakers_snap snaps[2], *prev, *cur;
+	struct tsa_wakers_report r;
+};
+
+static void wakers_report(void *ctx)
+{
+	struct wakers_live *w = ctx;
+	const struct options *o = w->o;
+	int rc, grouped = o->show.group_by > GROUP_PID;
+	double secs;
+	char msg[256];
+
+	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read_wakers(rc, w->path, msg);
+	tsa_wakers_compute(&w->r, w->prev, w->cur, grouped ? 2 : o->show.lwps,
+			   o->show.pids, o->show.npids);
+	if (grouped)
+		tsa_wakers_group(&w->r, o->show.group_by, o->procfs);
+	secs = w->prev ? (double)(w->cur->now - w->prev->now) / 1e9 : 0;
+	if (o->chain) {
+		size_t step[64], depth = o->show.ntop > 0 ?
+			(size_t)o->show.ntop : 8;
+
+		if (depth > 64)
+			depth = 64;
+		wakers_print_chain(stdout, &o->show, o->procfs, secs, &w->r,
+				   o->chain, step,
+				   tsa_wakers_chain(&w->r, o->chain, depth,
+						    step));
+	} else if (o->show.json) {
+		wakers_print_json(stdout, &o->show, o->procfs, w->cur->now,
+				  &w->r);
+	} else {
+		wakers_print(stdout, &o->show, o->procfs, secs, &w->r);
+	}
+	w->prev = w->cur;
+	w->cur = w->cur == &w->snaps[0] ? &w->snaps[1] : &w->snaps[0];
+}
+
 /* -w, live: until @stop or o->count reports. */
 static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 {
-	struct tsa_wakers_snap snaps[2], *prev = NULL, *cur = &snaps[0];
-	struct tsa_wakers_report r;
-	struct timespec deadline;
-	char path[4096], msg[256];
-	int rc, grouped = o->show.group_by > GROUP_PID;
-	long done;
+	struct wakers_live *w = xmalloc(sizeof(*w));
 
-	snprintf(path, sizeof(path), "%s/wakers", o->proc_dir);
-	memset(snaps, 0, sizeof(snaps));
-	memset(&r, 0, sizeof(r));
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
-		if (done) {
-			next_deadline(&deadline, o->interval);
-			while (!*stop &&
-			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-					       &deadline, NULL) == EINTR)
-				;
-			if (*stop)
-				break;
-		}
-		rc = tsa_wakers_read(cur, path, msg, sizeof(msg));
-		if (rc != TSA_OK)
-			fail_read_wakers(rc, path, msg);
-		tsa_wakers_compute(&r, prev, cur, grouped ? 2 : o->show.lwps,
-				   o->show.pids, o->show.npids);
-		if (grouped)
-			tsa_wakers_group(&r, o->show.group_by, o->procfs);
-		if (o->chain) {
-			size_t step[64], depth = o->show.ntop > 0 ?
-				(size_t)o->show.ntop : 8;
-
-			if (depth > 64)
-				depth = 64;
-			wakers_print_chain(stdout, &o->show, o->procfs, prev ?
-					   (double)(cur->now - prev->now) /
-					   1e9 : 0, &r, o->chain, step,
-					   tsa_wakers_chain(&r, o->chain,
-							    depth, step));
-		} else if (o->show.json)
-			wakers_print_json(stdout, &o->show, o->procfs,
-					  cur->now, &r);
-		else
-			wakers_print(stdout, &o->show, o->procfs, prev ?
-				     (double)(cur->now - prev->now) / 1e9 : 0,
-				     &r);
-		if (!o->show.json && (o->count < 0 || done + 1 < o->count))
-			putchar('\n');
-		if (fflush(stdout) == EOF || ferror(stdout))
-			die(EXIT_BADDATA, "write error: %s", strerror(errno));
-		prev = cur;
-		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
-	}
-	tsa_wakers_report_free(&r);
-	tsa_wakers_free(&snaps[0]);
-	tsa_wakers_free(&snaps[1]);
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	snprintf(w->path, sizeof(w->path), "%s/wakers", o->proc_dir);
+	w->cur = &w->snaps[0];
+	each_interval(o, stop, wakers_report, w);
+	tsa_wakers_report_free(&w->r);
+	tsa_wakers_free(&w->snaps[0]);
+	tsa_wakers_free(&w->snaps[1]);
+	free(w);
 	return 0;
 }
 
