@@ -276,9 +276,7 @@ static void tsa_trap(bool enter, enum tsa_event ev, u16 source)
 		nest = depth > 0;
 		/* Back to the outer trap's source. */
 		if (nest)
-			source = depth <= TSA_TRAP_NEST ?
-				this_cpu_read(tsa_trap_source[depth - 1]) :
-				TSA_CALL_OTHER;
+			source = tsa_trap_source_at(depth);
 	}
 	th = tsa_thread_current();
 	if (!th || (nest && !th->acct.tab[TSA_T_TRAPS]))

@@ -196,10 +196,7 @@ static void tsa_trap_switch_untracked(void)
 
 static u16 tsa_trap_innermost(void)
 {
-	int depth = this_cpu_read(tsa_trap_depth);
-
-	return depth <= TSA_TRAP_NEST ?
-		this_cpu_read(tsa_trap_source[depth - 1]) : TSA_CALL_OTHER;
+	return tsa_trap_source_at(this_cpu_read(tsa_trap_depth));
 }
 #else
 /* Elsewhere no switch happens inside a trap. */

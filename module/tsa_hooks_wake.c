@@ -38,10 +38,11 @@ static u16 tsa_wk_source(bool hard)
 	if (!tsa_param_interrupts)
 		return TSA_WK_SRC_NONE;
 	depth = this_cpu_read(tsa_trap_depth);
-	if (depth < 1 || depth > TSA_TRAP_NEST)
+	if (depth < 1)
 		return TSA_WK_SRC_NONE;
-	src = this_cpu_read(tsa_trap_source[depth - 1]);
-	return !!(src & TSA_TRAP_IRQ) == hard ? src : TSA_WK_SRC_NONE;
+	src = tsa_trap_source_at(depth);
+	return src != TSA_CALL_OTHER && !!(src & TSA_TRAP_IRQ) == hard ?
+		src : TSA_WK_SRC_NONE;
 }
 
 /* Who is waking a thread from here: an interrupt context (out of line). */

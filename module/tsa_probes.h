@@ -162,6 +162,13 @@ static inline void tsa_clamped(bool clamped)
 DECLARE_PER_CPU(int, tsa_trap_depth);
 DECLARE_PER_CPU(u16[TSA_TRAP_NEST], tsa_trap_source);
 
+/* The source of this CPU's trap at nesting @depth (1: the outermost). */
+static __always_inline u16 tsa_trap_source_at(int depth)
+{
+	return depth <= TSA_TRAP_NEST ?
+		this_cpu_read(tsa_trap_source[depth - 1]) : TSA_CALL_OTHER;
+}
+
 /*
  * Wakeup attribution (wakers=1, the default): sched_waking names the
  * waker in the wakee's record (tsa_hooks_wake.c), the wakeup charges the

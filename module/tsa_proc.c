@@ -679,40 +679,57 @@ static void tsa_seq_waker_numbers(struct seq_file *m, int state, u64 n,
 }
 
 /*
- * The wakers of a thread or a process (@prefix), most time first: one
- * line a waker and state, then the other row, then the time off CPU no
- * wakeup ended. Together they add up to the stays off CPU but LAT.
+ * The waker lines of @a, most time first: one a waker and state, then
+ * the other row, then the time off CPU no wakeup ended. Together they
+ * add up to the stays off CPU but LAT. Each line begins with @lead(@m,
+ * @who) and has pct (of elapsed) with @pct: the thread file's and
+ * /proc/tsa/wakers' lines differ only there.
  */
-static void tsa_show_wakers(struct seq_file *m, const char *prefix,
-			    const struct tsa_acct *a)
+static void tsa_seq_waker_lines(struct seq_file *m, const struct tsa_acct *a,
+				bool pct,
+				void (*lead)(struct seq_file *m,
+					     const void *who),
+				const void *who)
 {
 	u64 elapsed = tsa_acct_elapsed(a);
 	struct tsa_wakers w = a->wk;
 	const struct tsa_waker *r;
 
-	if (!tsa_wakers_shown)
-		return;
 	tsa_wakers_sort(&w);
-	seq_printf(m, "#%swaker state wakeups ns pct longest lat_ns kind tid name\n",
-		   prefix);
 	for (r = w.row; r < w.row + TSA_WAKER_ROWS && r->who; r++) {
-		seq_printf(m, "%swaker", prefix);
+		lead(m, who);
 		tsa_seq_waker_numbers(m, tsa_wk_state(r->who), r->n, r->ns,
-				      true, elapsed, r->longest, r->lat);
-		tsa_seq_waker(m, r->who & ~(15u << TSA_WK_STATE_SHIFT),
-			      r->start);
+				      pct, elapsed, r->longest, r->lat);
+		tsa_seq_waker(m, tsa_wk_waker(r->who), r->start);
 		seq_putc(m, '\n');
 	}
 	if (w.other_n) {
-		seq_printf(m, "%swaker", prefix);
-		tsa_seq_waker_numbers(m, -1, w.other_n, w.other_ns, true,
+		lead(m, who);
+		tsa_seq_waker_numbers(m, -1, w.other_n, w.other_ns, pct,
 				      elapsed, w.other_longest, w.other_lat);
 		seq_puts(m, "other 0 -\n");
 	}
-	seq_printf(m, "%swaker", prefix);
-	tsa_seq_waker_numbers(m, -1, 0, tsa_wakers_none(a), true, elapsed, 0,
+	lead(m, who);
+	tsa_seq_waker_numbers(m, -1, 0, tsa_wakers_none(a), pct, elapsed, 0,
 			      0);
 	seq_puts(m, "none 0 -\n");
+}
+
+/* The thread file's lines begin "waker" (a process's "process-waker"). */
+static void tsa_seq_waker_lead(struct seq_file *m, const void *prefix)
+{
+	seq_printf(m, "%swaker", (const char *)prefix);
+}
+
+/* The wakers of a thread or a process (@prefix) in the thread file. */
+static void tsa_show_wakers(struct seq_file *m, const char *prefix,
+			    const struct tsa_acct *a)
+{
+	if (!tsa_wakers_shown)
+		return;
+	seq_printf(m, "#%swaker state wakeups ns pct longest lat_ns kind tid name\n",
+		   prefix);
+	tsa_seq_waker_lines(m, a, true, tsa_seq_waker_lead, prefix);
 }
 
 /*
@@ -1174,38 +1191,23 @@ static const struct proc_ops tsa_calls_ops = {
  * CPU no wakeup ended ("none"): a thread's lines add up to its time
  * asleep and stopped.
  */
+/* /proc/tsa/wakers' lines begin with their thread's columns. */
+static void tsa_seq_row_lead(struct seq_file *m, const void *row)
+{
+	tsa_seq_row_who(m, row);
+}
+
 static int tsa_wakers_show(struct seq_file *m, void *v)
 {
 	struct tsa_all *all = m->private;
 	const struct tsa_row *r = v;
-	struct tsa_wakers w;
-	const struct tsa_waker *wr;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_printf(m, TSA_WAKERS_FORMAT "\nnow %llu\nrows %u\nfields tid pid uid flags elapsed at state wakeups ns max lat_ns kind waker_tid name\n",
 			   all->now, TSA_WAKER_ROWS);
 		return 0;
 	}
-	w = r->a.wk;
-	tsa_wakers_sort(&w);
-	for (wr = w.row; wr < w.row + TSA_WAKER_ROWS && wr->who; wr++) {
-		tsa_seq_row_who(m, r);
-		tsa_seq_waker_numbers(m, tsa_wk_state(wr->who), wr->n, wr->ns,
-				      false, 0, wr->longest, wr->lat);
-		tsa_seq_waker(m, wr->who & ~(15u << TSA_WK_STATE_SHIFT),
-			      wr->start);
-		seq_putc(m, '\n');
-	}
-	if (w.other_n) {
-		tsa_seq_row_who(m, r);
-		tsa_seq_waker_numbers(m, -1, w.other_n, w.other_ns, false, 0,
-				      w.other_longest, w.other_lat);
-		seq_puts(m, "other 0 -\n");
-	}
-	tsa_seq_row_who(m, r);
-	tsa_seq_waker_numbers(m, -1, 0, tsa_wakers_none(&r->a), false, 0, 0,
-			      0);
-	seq_puts(m, "none 0 -\n");
+	tsa_seq_waker_lines(m, &r->a, false, tsa_seq_row_lead, r);
 	return 0;
 }
 

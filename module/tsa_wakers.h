@@ -37,6 +37,7 @@
  */
 #define TSA_WK_TID_MASK		0x003fffffu
 #define TSA_WK_STATE_SHIFT	24
+#define TSA_WK_STATE_MASK	(15u << TSA_WK_STATE_SHIFT)
 #define TSA_WK_CTX		0x80000000u
 #define TSA_WK_KIND_SHIFT	28
 #define TSA_WK_SRC_MASK		0x0000ffffu
@@ -66,7 +67,13 @@ static inline enum tsa_wk_kind tsa_wk_kind(u32 who)
 
 static inline unsigned int tsa_wk_state(u32 who)
 {
-	return (who >> TSA_WK_STATE_SHIFT) & 15;
+	return (who & TSA_WK_STATE_MASK) >> TSA_WK_STATE_SHIFT;
+}
+
+/* A row's waker, without the state it ended. */
+static inline u32 tsa_wk_waker(u32 who)
+{
+	return who & ~TSA_WK_STATE_MASK;
 }
 
 /* A waker: who, without the state, and a thread's start time (else 0). */
