@@ -457,7 +457,12 @@ time.sleep(600)'" >"$tmp/py.out" &
 	num "$(awk -v g="${grp:-0}" -v l="$live" 'BEGIN { print g - l }')" 4 30
 	t $? "groups: /tsa-sleep's elapsed seconds in the export (${grp:-?} s) hold its 2 exited threads' 2 s each beyond its live threads' ($live s, the same snapshot)"
 
-	# A capture, a second, another: the compare shows the second.
+	# A capture, a second, another: the compare shows the second.  A
+	# ticker sleeps 50 ms at a time meanwhile: its timer ends them.
+	(exec "$ptest" tick 50) &
+	tick=$!
+	pids+=("$tick")
+	sleep 0.5
 	"$prstat" --save "$tmp/a.cap" && sleep 1 && "$prstat" --save "$tmp/b.cap"
 	st=$?
 	"$prstat" --compare "$tmp/a.cap" "$tmp/b.cap" --group cgroup -A >"$tmp/c.out" 2>"$tmp/c.err"
@@ -468,6 +473,19 @@ time.sleep(600)'" >"$tmp/py.out" &
 	[ $st -eq 0 ] && [ $cst -eq 0 ] && num "$slp_c" 95 100 && num "$ex_s" 10 35 && num "$run_s" 60 90
 	t $? "groups: --compare of two captures ${secs:-?} s apart, -A: /tsa-sleep SLP ${slp_c:-?} % (TIME ${tm_z:-?}: 2 threads), /tsa-spin EXEC ${ex_s:-?} % RUN ${run_s:-?} % (exit $st, $cst)"
 	[ $cst -eq 0 ] || sed 's/^/# /' "$tmp/c.out" "$tmp/c.err"
+	# Who woke the ticker between them: the captures carry the wakers.
+	"$prstat" --compare "$tmp/a.cap" "$tmp/b.cap" -w -p "$tick" >"$tmp/w.out" 2>"$tmp/w.err"
+	wst=$?
+	ver=$(head -1 "$tmp/b.cap")
+	read -r _ _ wk_n wk_pct _ <<<"$(awk '$2 == "SLP" && $9 == "timer"' "$tmp/w.out" | head -1)"
+	# At most one wakeup a 50 ms sleep (and one in progress at each end).
+	wk_hi=$(awk -v s="${secs:-0}" 'BEGIN { printf "%d", s / 0.05 + 2 }')
+	[ "$ver" = "tsa-capture 3" ] && [ $wst -eq 0 ] && num "$wk_n" 5 "$wk_hi" && num "$wk_pct" 90 100
+	wok=$?
+	t $wok "wakers: --compare -w of two captures ($ver): the ticker's SLP ended by its timer ${wk_n:-?} times (5-$wk_hi: 50 ms a sleep in ${secs:-?} s), ${wk_pct:-?} % of its time off CPU (90-100) (exit $wst)"
+	[ $wok -eq 0 ] || sed 's/^/# /' "$tmp/w.out" "$tmp/w.err"
+	kill "$tick" 2>/dev/null
+	wait "$tick" 2>/dev/null
 	"$prstat" --compare /proc/tsa/all "$tmp/b.cap" >"$tmp/out" 2>"$tmp/err"
 	st=$?
 	[ $st -eq 5 ] && grep -q '^tsa-prstat: /proc/tsa/all: not a tsa-prstat capture' "$tmp/err"
@@ -521,6 +539,21 @@ print(s["USR"], s["SLP"], s["LCK"], o["elapsed_ns"] / 1e9)' "$line" 2>/dev/null)
 	[ $st -eq 0 ] && awk -v v="${v:-0}" 'BEGIN { exit !(v >= 80) }'
 	t $? "record: the $phase phase's window replayed (--from @$from --to @$to --summary): the phases thread is $key ${v:-?} % of ${secs:-?} s (expected >= 80; USR ${usr:-?} SLP ${slp:-?} LCK ${lck:-?}; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 done
+# The wakers were recorded too: the sleep phase's one nanosleep of 4 s,
+# ended by its timer inside a window from its start to the lock phase.
+read -r _ _ s0 _ <<<"$(grep "^phase sleep " "$tmp/phases")"
+read -r _ _ l0 _ <<<"$(grep "^phase lock " "$tmp/phases")"
+from=$(awk -v t="${s0:-0}" 'BEGIN { printf "%d", t }')
+to=$(awk -v t="${l0:-0}" 'BEGIN { printf "%d", t + 2 }')
+"$prstat" --replay "$rec" --from "@$from" --to "@$to" --summary -wL \
+	-p "${ph_pid:-0}" >"$tmp/ph.w" 2>"$tmp/ph.err"
+st=$?
+read -r wn wt <<<"$(awk -v tid="${ph_tid:-0}" '$2 == tid && $3 == "SLP" && $10 == "timer" { print $4, $6 }' "$tmp/ph.w")"
+[ $st -eq 0 ] && [ "${wn:-0}" -ge 1 ] &&
+	awk -v t="${wt:-0}" 'BEGIN { exit !(t ~ /^[0-9.]+s$/ && t + 0 >= 3.5 && t + 0 <= 4.6) }'
+wok=$?
+t $wok "record: -w of a window from the sleep phase to the lock phase replayed: the phases thread's SLP ended by its timer ${wn:-?} times (>= 1: the 4 s one, and the lock phase's 1 ms waits for its holder), ${wt:-?} (3.5-4.6 s; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
+[ $wok -eq 0 ] || sed 's/^/# /' "$tmp/ph.w"
 # The system-call rows were recorded too: the lock phase's window in -y.
 read -r _ _ t0 t1 <<<"$(grep "^phase lock " "$tmp/phases")"
 from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')

@@ -2265,6 +2265,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "sleep")) {
 		for (;;)
 			pause();
+	} else if (!strcmp(argv[1], "tick") && argc == 3) {
+		/* Sleeps of MS milliseconds, each ended by its timer. */
+		for (;;)
+			ph_sleep(atof(argv[2]) / 1000);
 	} else if (!strcmp(argv[1], "phases") && argc == 3) {
 		return phases(atof(argv[2]));
 	} else if (!strcmp(argv[1], "lockwait")) {
@@ -2276,6 +2280,6 @@ int main(int argc, char **argv)
 	}
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep | phases SECS | lockwait | churn N\n");
+	fprintf(stderr, "usage: tsa-ptest [--first N] prstat|exits|names PRSTAT | storm | stalefd | badwrite | hold [nodump] | open TID | all | holdfd | execwait FIFO PROG | reread PID FIFO | fdhog N | sleep | tick MS | phases SECS | lockwait | churn N\n");
 	return 2;
 }

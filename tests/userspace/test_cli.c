@@ -1004,14 +1004,14 @@ static void test_compare_binary(void)
 	free(err);
 	p = strstr(text, "tsa-capture 1");
 	if (p)
-		p[12] = '3';
-	snprintf(path, sizeof(path), "%s/v3.cap", tmp);
+		p[12] = '4';
+	snprintf(path, sizeof(path), "%s/v4.cap", tmp);
 	put(path, text);
 	rc = run(NULL, (const char *[]){ "--compare", a, path, NULL }, &out,
 		 &err, 0);
-	ok(rc == 5 && strstr(err, "capture format version 3, this "
-			     "tsa-prstat reads versions 1 and 2\n"),
-	   "--compare, a capture of format version 3: exit 5, named");
+	ok(rc == 5 && strstr(err, "capture format version 4, this "
+			     "tsa-prstat reads versions 1 to 3\n"),
+	   "--compare, a capture of format version 4: exit 5, named");
 	free(out);
 	free(err);
 	free(text);
@@ -1121,6 +1121,8 @@ static char *live_fifo(const char *procdir, char **snaps, int n,
 struct blockinfo {
 	int key, rows, eq, gone, cgroups;
 	char calls[160];	/* its system-call lines' kinds, in order */
+	int wakers_aging;	/* its "w+" lines */
+	int wakers_spaced;	/* its wakers' lines with a \040 */
 };
 
 static int read_blocks(const char *dir, struct blockinfo *b, int max)
@@ -1179,6 +1181,13 @@ static int read_blocks(const char *dir, struct blockinfo *b, int max)
 						 line[1] == '+' || line[1] == '.' ?
 						 ":" : "", line[1] == '+' ||
 						 line[1] == '.' ? 2 : 0, line + 3);
+				}
+				else if (line[0] == 'w' && line[1] &&
+					 strchr("hr=+.-", line[1]) &&
+					 line[2] == ' ') {
+					b[n].wakers_aging += line[1] == '+';
+					b[n].wakers_spaced +=
+						strstr(line, "\\040") != NULL;
 				}
 				else if (!strncmp(line, "fields ", 7))
 					fields = 1;
@@ -3028,6 +3037,108 @@ static void test_calibration_state(void)
 	free(err);
 }
 
+/* @s with every "comm":"..." value emptied (in place). */
+static char *mask_comm(char *s)
+{
+	char *p = s;
+
+	while ((p = strstr(p, "\"comm\":\"")) != NULL) {
+		char *v = p + 8, *e = strchr(v, '"');
+
+		if (!e)
+			break;
+		memmove(v, e, strlen(e) + 1);
+		p = v;
+	}
+	return s;
+}
+
+/*
+ * The wakers recorded beside the rows (golden/in/a, b and c: a waker
+ * named with a space, a thread gone, a tid reused, rows that age in a
+ * stay), replayed as -w showed them live.
+ */
+static void test_record_wakers(void)
+{
+	static const char *const in[3] = { "a", "b", "c" };
+	char dir[400], fa[500], fw[500], path[600], rec[400], *gen[6],
+	     *wk[3], *out, *err, *live;
+	const char *fifos[2];
+	struct blockinfo b[8];
+	int i, n, rc, status, aging = 0, spaced = 0;
+	pid_t w;
+
+	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("recwakers"));
+	snprintf(fa, sizeof(fa), "%s/all", dir);
+	snprintf(fw, sizeof(fw), "%s/wakers", dir);
+	if (mkfifo(fa, 0600) || mkfifo(fw, 0600)) {
+		skip("mkfifo: %s", strerror(errno));
+		return;
+	}
+	fifos[0] = fa;
+	fifos[1] = fw;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/golden/in/%s/all", testdir,
+			 in[i]);
+		gen[2 * i] = slurp(path);
+		snprintf(path, sizeof(path), "%s/golden/in/%s/wakers",
+			 testdir, in[i]);
+		gen[2 * i + 1] = slurp(path);
+		wk[i] = gen[2 * i + 1];
+	}
+	snprintf(rec, sizeof(rec), "%s/rec-wakers", tmp);
+	w = feed_fifos(fifos, 2, gen, 6);
+	rc = run(dir, (const char *[]){ "--record", rec, "--interval", "0.01",
+		 "3", NULL }, &out, &err, 0);
+	waitpid(w, &status, 0);
+	is_long(rc, 0, "--record with /proc/tsa/wakers there: exit 0 (%s)",
+		err);
+	free(out);
+	free(err);
+	n = read_blocks(rec, b, 8);
+	ok(n == 3 && b[0].key && !b[1].key && !b[2].key,
+	   "3 blocks with the wakers: a key block, then deltas (saw %d)", n);
+	/* The rows that only age in a stay are said once ("w+"). */
+	for (i = 0; i < n; i++) {
+		aging += b[i].wakers_aging;
+		spaced += b[i].wakers_spaced;
+	}
+	ok(aging >= 2 && spaced >= 1,
+	   "the wakers' lines: %d rows that age in a stay said once (w+, "
+	   "expected >= 2), %d names with a space written \\040 (>= 1)",
+	   aging, spaced);
+	/* Live, the same files one read each; then the replay. */
+	{
+		const char *wf[1] = { fw };
+
+		unlink(fa);
+		w = feed_fifos(wf, 1, wk, 3);
+		run(dir, (const char *[]){ "-wL", "--json", "-c", "0.01", "3",
+		    NULL }, &live, &err, 0);
+		waitpid(w, &status, 0);
+		free(err);
+	}
+	rc = run(NULL, (const char *[]){ "--replay", rec, "-wL", "--json",
+		 NULL }, &out, &err, 0);
+	mask_comm(mask_ts(out));
+	mask_comm(mask_ts(live));
+	is_str(out, live, "--replay -wL --json: the wakers' lines of the live "
+	       "run, line for line (names aside: the replay's are the "
+	       "recording's) (exit %d, %d lines)", rc, count_lines(live));
+	free(out);
+	free(err);
+	free(live);
+	rc = run(NULL, (const char *[]){ "--replay", rec, "-yL", NULL }, &out,
+		 &err, 0);
+	ok(rc == 2 && strstr(err, "-y: no system-call rows recorded"),
+	   "--replay -yL of a recording with wakers only: exit 2, said "
+	   "(%d: %s)", rc, err);
+	free(out);
+	free(err);
+	for (i = 0; i < 6; i++)
+		free(gen[i]);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -3044,6 +3155,7 @@ int main(void)
 	test_record_replay();
 	test_record_errors();
 	test_record_calls_aging();
+	test_record_wakers();
 	test_keys();
 	test_hist_binary();
 	test_wakers_binary();

@@ -203,35 +203,51 @@ static void same_or_bumped(const char *what, const char *seen,
 	       what, want_v);
 }
 
+/* A directory in tmp with in/a's files @files (space separated). */
+static void part_dir(char *dir, size_t len, const char *name,
+		     const char *files)
+{
+	char path[400], f[32], *src;
+	const char *p = files;
+	int n;
+
+	snprintf(dir, len, "%s/%s", tmp, name);
+	mkdir(dir, 0755);
+	while (sscanf(p, "%31s%n", f, &n) == 1) {
+		snprintf(path, sizeof(path), "%s/in/a/%s", golden, f);
+		src = slurp(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, f);
+		put(path, src);
+		free(src);
+		p += n;
+	}
+}
+
 static void test_capture_format(void)
 {
-	static const char *const ver[] = { "1", "2" };
-	char dir[300], path[400], *out, *err, *frozen, *src;
-	int i, rc;
+	/* Each version from what it carries beyond the rows. */
+	static const struct {
+		const char *ver, *files, *what;
+	} v[] = {
+		{ "1", "all", "capture without hist" },
+		{ "2", "all hist", "capture with hist" },
+		{ "3", "all hist wakers", "capture with hist and wakers" },
+	};
+	char dir[300], path[400], *out, *err, *frozen;
+	size_t i;
+	int rc;
 
-	for (i = 0; i < 2; i++) {
-		/* Version 1 has no distributions: a directory without hist. */
-		if (i == 0) {
-			snprintf(dir, sizeof(dir), "%s/v1", tmp);
-			mkdir(dir, 0755);
-			snprintf(path, sizeof(path), "%s/in/a/all", golden);
-			src = slurp(path);
-			snprintf(path, sizeof(path), "%s/all", dir);
-			put(path, src);
-			free(src);
-		} else {
-			snprintf(dir, sizeof(dir), "%s/in/a", golden);
-		}
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		part_dir(dir, sizeof(dir), v[i].ver, v[i].files);
 		rc = run(dir, (const char *[]){ "--save", "-", NULL }, &out,
 			 &err, 0);
-		is_long(rc, 0, "capture %s: --save - exits 0", ver[i]);
-		snprintf(path, sizeof(path), "%s/capture-%s/a", golden, ver[i]);
+		is_long(rc, 0, "capture %s: --save - exits 0", v[i].ver);
+		snprintf(path, sizeof(path), "%s/capture-%s/a", golden,
+			 v[i].ver);
 		frozen = slurp(path);
 		mask_lines(out, "wall ");
 		mask_lines(frozen, "wall ");
-		same_or_bumped(ver[i][0] == '1' ? "capture without hist" :
-			       "capture with hist", out, frozen,
-			       "capture-%s");
+		same_or_bumped(v[i].what, out, frozen, "capture-%s");
 		free(frozen);
 		free(out);
 		free(err);
@@ -290,46 +306,74 @@ static char *blocks_text(const char *dir)
 	return text;
 }
 
-static void test_record_format(void)
+/*
+ * A recording written today of @in's three inputs (their files @files,
+ * through FIFOs, one read each) is the frozen one in @frozen_dir, or
+ * carries a new version line.
+ */
+static void record_same(const char *what, const char *frozen_dir,
+			const char *const in[3], const char *const *files,
+			int nf)
 {
-	char fifo[400], path[300], rec[400], *snaps[3], *out, *err, *seen,
-	     *frozen;
-	int i, rc, status;
+	char dir[300], fifos[2][400], rec[400], *snaps[6], *out, *err,
+	     *seen, *frozen;
+	const char *fl[2];
+	int i, k, rc, status;
 	pid_t w;
 
-	snprintf(path, sizeof(path), "%s/recfeed", tmp);
-	mkdir(path, 0755);
-	snprintf(fifo, sizeof(fifo), "%s/all", path);
-	if (mkfifo(fifo, 0600)) {
-		skip("mkfifo: %s", strerror(errno));
-		return;
+	snprintf(dir, sizeof(dir), "%s/feed-%s", tmp, frozen_dir);
+	mkdir(dir, 0755);
+	for (k = 0; k < nf; k++) {
+		snprintf(fifos[k], sizeof(fifos[k]), "%s/%s", dir, files[k]);
+		if (mkfifo(fifos[k], 0600)) {
+			skip("mkfifo: %s", strerror(errno));
+			return;
+		}
+		fl[k] = fifos[k];
 	}
-	for (i = 0; i < 3; i++) {
-		char p[400];
+	/* feed_fifos takes them in turn: the first input's files, ... */
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < nf; k++) {
+			char p[400];
 
-		snprintf(p, sizeof(p), "%s/in/x%d/all", golden, i + 1);
-		snaps[i] = slurp(p);
-	}
-	snprintf(rec, sizeof(rec), "%s/rec", tmp);
-	w = feed_fifo(fifo, snaps, 3);
-	rc = run(path, (const char *[]){ "--record", rec, "--interval", "0.1",
+			snprintf(p, sizeof(p), "%s/in/%s/%s", golden, in[i],
+				 files[k]);
+			snaps[i * nf + k] = slurp(p);
+		}
+	snprintf(rec, sizeof(rec), "%s/rec-%s", tmp, frozen_dir);
+	w = feed_fifos(fl, nf, snaps, 3 * nf);
+	rc = run(dir, (const char *[]){ "--record", rec, "--interval", "0.1",
 		 "3", NULL }, &out, &err, 0);
 	waitpid(w, &status, 0);
-	is_long(rc, 0, "recording: --record of in/x1..x3 exits 0");
+	is_long(rc, 0, "%s: --record of in/%s..%s exits 0", what, in[0],
+		in[2]);
 	seen = blocks_text(rec);
-	snprintf(path, sizeof(path), "%s/record-1", golden);
-	frozen = blocks_text(path);
+	snprintf(dir, sizeof(dir), "%s/%s", golden, frozen_dir);
+	frozen = blocks_text(dir);
 	mask_lines(seen, "wall ");
 	mask_lines(frozen, "wall ");
 	mask_lines(seen, "loadavg ");
 	mask_lines(frozen, "loadavg ");
-	same_or_bumped("recording", seen, frozen, "record-%s");
-	for (i = 0; i < 3; i++)
+	same_or_bumped(what, seen, frozen, "record-%s");
+	for (i = 0; i < 3 * nf; i++)
 		free(snaps[i]);
 	free(seen);
 	free(frozen);
 	free(out);
 	free(err);
+}
+
+static void test_record_format(void)
+{
+	static const char *const x[3] = { "x1", "x2", "x3" };
+	static const char *const abc[3] = { "a", "b", "c" };
+	static const char *const all[] = { "all" };
+	static const char *const all_wakers[] = { "all", "wakers" };
+
+	record_same("recording", "record-1", x, all, 1);
+	/* The wakers' lines (w...) came later within tsa-record 1. */
+	record_same("recording with wakers", "record-wakers", abc,
+		    all_wakers, 2);
 }
 
 int main(void)

@@ -27,6 +27,8 @@
 #include "fx/run.h"
 #include "fx/snap.h"
 
+static const struct capture_part none;
+
 static void test_capture_roundtrip(void)
 {
 	struct tsa_snap s = { 0 };
@@ -47,7 +49,7 @@ static void test_capture_roundtrip(void)
 	put_cgroup(procfs, 100, "0::/db slice\\x\n");
 	snprintf(path, sizeof(path), "%s/roundtrip.cap", tmp);
 	f = fopen(path, "w");
-	rc = capture_write(f, &s, procfs, NULL, 0);
+	rc = capture_write(f, &s, procfs, &none, &none);
 	fclose(f);
 	is_long(rc, 0, "capture_write: 0");
 	rc = capture_read(&c, path, msg, sizeof(msg));
@@ -85,6 +87,79 @@ static void test_capture_roundtrip(void)
 	capture_free(&c);
 	tsa_snap_free(&s);
 	free(text);
+}
+
+/*
+ * A version 3 capture: the distributions and the wakers after the rows,
+ * each read back whole, and each refused when cut or changed.
+ */
+static void test_capture_parts(void)
+{
+	static const char wk[] =
+		"tsa-wakers 1\nnow 10000000000\nrows 2\nfields tid pid uid "
+		"flags elapsed at state wakeups ns max lat_ns kind waker_tid "
+		"name\n101 100 0 0 2000000000 10000000000 LCK 1000 1000000000 "
+		"500000000 1000000000 thread 100 db server\n101 100 0 0 "
+		"2000000000 10000000000 - 0 0 0 0 none 0 -\n";
+	char ha[8192], hb[8192], path[400], msg[256], *text, *rows = snap_a();
+	struct capture_part hist, wakers = { wk, sizeof(wk) - 1 };
+	struct tsa_snap s = { 0 };
+	struct capture c = { 0 };
+	size_t len;
+	FILE *f;
+	int rc;
+
+	hist_snaps(ha, hb, sizeof(ha));
+	hist.buf = ha;
+	hist.len = strlen(ha);
+	load(&s, rows);
+	snprintf(path, sizeof(path), "%s/parts.cap", tmp);
+	f = fopen(path, "w");
+	rc = f ? capture_write(f, &s, "/nonexistent", &hist, &wakers) : -1;
+	if (f)
+		fclose(f);
+	text = slurp(path);
+	ok(rc == 0 && text && !strncmp(text, "tsa-capture 3\n", 14),
+	   "a capture with the wakers is version 3 (first line: %.13s)",
+	   text ? text : "(none)");
+	rc = capture_read(&c, path, msg, sizeof(msg));
+	ok(rc == TSA_OK && c.has_hist && c.has_wakers && c.wakers.n == 2 &&
+	   c.wakers.len == sizeof(wk) - 1 && c.wakers.l[0].n == 1000 &&
+	   c.wakers.l[0].wtid == 100 && c.wakers.l[0].name_len == 9 &&
+	   c.hist.len == hist.len && c.snap.nrows == s.nrows,
+	   "read back: its rows, its distributions and its %zu waker lines "
+	   "as written (rc %d%s%s)", c.wakers.n, rc, rc ? ": " : "",
+	   rc ? msg : "");
+	capture_free(&c);
+	len = strlen(text);
+	/* The last byte (the wakers') gone: cut short. */
+	text[len - 1] = '\0';
+	put(path, text);
+	rc = capture_read(&c, path, msg, sizeof(msg));
+	ok(rc == TSA_EFORMAT && strstr(msg, "cut short"),
+	   "a capture without the wakers' last byte: refused (%s)", msg);
+	capture_free(&c);
+	/* A digit of the wakers changed: the checksum says so. */
+	text[len - 1] = '\n';
+	text[len - 3] = text[len - 3] == '0' ? '1' : '0';
+	put(path, text);
+	rc = capture_read(&c, path, msg, sizeof(msg));
+	ok(rc == TSA_EFORMAT && strstr(msg, "checksum"),
+	   "a capture with a byte of its wakers changed: refused (%s)", msg);
+	capture_free(&c);
+	/* Without the distributions: the wakers right after the rows. */
+	f = fopen(path, "w");
+	rc = f ? capture_write(f, &s, "/nonexistent", &none, &wakers) : -1;
+	if (f)
+		fclose(f);
+	rc = rc ? rc : capture_read(&c, path, msg, sizeof(msg));
+	ok(rc == TSA_OK && !c.has_hist && c.has_wakers && c.wakers.n == 2,
+	   "a version 3 capture with the wakers only reads back (rc %d)",
+	   rc);
+	capture_free(&c);
+	tsa_snap_free(&s);
+	free(text);
+	free(rows);
 }
 
 static void test_record_parsers(void)
@@ -146,7 +221,7 @@ static void test_capture_fuzz(void)
 		load(&s, b);
 		snprintf(src, sizeof(src), "%s/b.cap", tmp);
 		f = fopen(src, "w");
-		if (!f || capture_write(f, &s, procfs, NULL, 0) || fclose(f)) {
+		if (!f || capture_write(f, &s, procfs, &none, &none) || fclose(f)) {
 			printf("# cannot write %s\n", src);
 			exit(2);
 		}
@@ -199,6 +274,7 @@ int main(void)
 		return 2;
 
 	test_capture_roundtrip();
+	test_capture_parts();
 	test_capture_fuzz();
 	test_record_parsers();
 

@@ -35,12 +35,13 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
 "\t[-p pidlist]\n"
 "\ttsa-prstat --save file\n"
-"\ttsa-prstat --compare a b [--group by] [-AH] [--json] [-p pidlist]\n"
+"\ttsa-prstat --compare a b [--group by] [-AHw] [--chain tid] [--json]\n"
+"\t[-p pidlist] [-s key | -S key] [-n ntop]\n"
 "\t  (a, b: captures, or DIR@TIME: a recording at a time)\n"
-"\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --record dir [--interval secs] [--keep age] [--max-size size]\n"
 "\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
-"\t[-LAy] [--json] [--group by] [-p pidlist] [-s key | -S key] [-n ntop]\n"
+"\t[-LAyw] [--chain tid] [--json] [--group by] [-p pidlist]\n"
+"\t[-s key | -S key] [-n ntop]\n"
 "\ttsa-prstat --calibrate[=cpulist]\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
@@ -464,9 +465,9 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare needs two captures: "
 				  "--compare a b");
 		o->compare[1] = argv[optind++];
-		if (sh->lwps || calls)
-			bad_usage("%s", "--compare shows processes or groups: "
-				  "not with -L or -y");
+		if ((sh->lwps && !wakers) || calls)
+			bad_usage("%s", "--compare shows processes or groups "
+				  "(and threads with -w): not with -L or -y");
 	}
 	if (o->metrics)
 		check_metrics_args(o, argc, nmetrics, tsa || calls);
@@ -488,11 +489,11 @@ void parse_args(struct options *o, int argc, char **argv)
 	if (tsa + calls + hist + wakers > 1)
 		bad_usage("%s", "-A (--tsa), -y (--syscalls), -H (--hist) and "
 			  "-w (--wakers) are views of their own; choose one");
-	if (wakers && (o->save || o->metrics || o->record || o->replay ||
-		       o->compare[0] || sortk))
+	if (wakers && (o->save || o->metrics || o->record || sortk))
 		bad_usage("%s", "-w (--wakers) shows threads, processes or "
-			  "groups, live, those most woken first: not with -s, "
-			  "-S or another mode");
+			  "groups, live, between two captures (--compare) or "
+			  "in a recording (--replay), those most woken first: "
+			  "not with -s, -S or another mode");
 	if (o->chain && sh->group_by > GROUP_PID)
 		bad_usage("%s", "--chain follows threads: not with --group");
 	if (hist && (o->save || o->metrics || o->record || o->replay ||

@@ -211,46 +211,61 @@ static void fail_read_wakers(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
-/* -w: two snapshots of /proc/tsa/wakers, the older one prev. */
-struct wakers_live {
-	const struct options *o;
-	char path[4096];
-	struct tsa_wakers_snap snaps[2], *prev, *cur;
-	struct tsa_wakers_report r;
-};
-
-static void wakers_report(void *ctx)
+/*
+ * One wakers report (-w) of @cur over the interval since @prev (NULL:
+ * each thread's life), its names and groups from @nm: a table, JSON
+ * lines, or --chain.
+ */
+static void wakers_show(const struct options *o, struct tsa_wakers_report *r,
+			const struct tsa_wakers_snap *prev,
+			const struct tsa_wakers_snap *cur,
+			const struct tsa_wnames *nm)
 {
-	struct wakers_live *w = ctx;
-	const struct options *o = w->o;
-	int rc, grouped = o->show.group_by > GROUP_PID;
-	double secs;
-	char msg[256];
+	int grouped = o->show.group_by > GROUP_PID;
+	double secs = prev ? (double)(cur->now - prev->now) / 1e9 : 0;
 
-	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
-	if (rc != TSA_OK)
-		fail_read_wakers(rc, w->path, msg);
-	tsa_wakers_compute(&w->r, w->prev, w->cur, grouped ? 2 : o->show.lwps,
+	tsa_wakers_compute(r, prev, cur, grouped ? 2 : o->show.lwps,
 			   o->show.pids, o->show.npids);
 	if (grouped)
-		tsa_wakers_group(&w->r, o->show.group_by, o->procfs);
-	secs = w->prev ? (double)(w->cur->now - w->prev->now) / 1e9 : 0;
+		tsa_wakers_group(r, o->show.group_by, nm);
 	if (o->chain) {
 		size_t step[64], depth = o->show.ntop > 0 ?
 			(size_t)o->show.ntop : 8;
 
 		if (depth > 64)
 			depth = 64;
-		wakers_print_chain(stdout, &o->show, o->procfs, secs, &w->r,
-				   o->chain, step,
-				   tsa_wakers_chain(&w->r, o->chain, depth,
-						    step));
+		wakers_print_chain(stdout, &o->show, nm, secs, r, o->chain,
+				   step, tsa_wakers_chain(r, o->chain, depth,
+							  step));
 	} else if (o->show.json) {
-		wakers_print_json(stdout, &o->show, o->procfs, w->cur->now,
-				  &w->r);
+		wakers_print_json(stdout, &o->show, nm, cur->now, r);
 	} else {
-		wakers_print(stdout, &o->show, o->procfs, secs, &w->r);
+		wakers_print(stdout, &o->show, nm, secs, r);
 	}
+}
+
+/* -w: two snapshots of /proc/tsa/wakers, the older one prev. */
+struct wakers_live {
+	const struct options *o;
+	char path[4096];
+	struct tsa_wakers_snap snaps[2], *prev, *cur;
+	struct tsa_wakers_report r;
+	struct cgroup_cache cc;	/* the processes' cgroups, for --group */
+	struct tsa_wnames nm;	/* the live system's */
+};
+
+static void wakers_report(void *ctx)
+{
+	struct wakers_live *w = ctx;
+	const struct options *o = w->o;
+	char msg[256];
+	int rc;
+
+	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read_wakers(rc, w->path, msg);
+	wakers_show(o, &w->r, w->prev, w->cur, &w->nm);
+	cgroup_cache_swap(&w->cc);
 	w->prev = w->cur;
 	w->cur = w->cur == &w->snaps[0] ? &w->snaps[1] : &w->snaps[0];
 }
@@ -264,7 +279,10 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 	w->o = o;
 	snprintf(w->path, sizeof(w->path), "%s/wakers", o->proc_dir);
 	w->cur = &w->snaps[0];
+	w->nm.procfs = o->procfs;
+	w->nm.cc = &w->cc;
 	each_interval(o, stop, wakers_report, w);
+	cgroup_cache_free(&w->cc);
 	tsa_wakers_report_free(&w->r);
 	tsa_wakers_free(&w->snaps[0]);
 	tsa_wakers_free(&w->snaps[1]);
@@ -273,9 +291,29 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 }
 
 /*
+ * A table of the recorder (/proc/tsa/calls, wakers): read into
+ * @f when the module kept it at the first read (*@with, set then),
+ * else skipped; an error after that ends the recording.
+ */
+static void record_table(struct ct_file *f, const struct ct_kind *k,
+			 const char *path, long done, int *with)
+{
+	char msg[4400];
+	int err;
+
+	err = done && !*with ? TSA_ENOENT :
+	      ct_read(f, k, path, msg, sizeof(msg));
+	if (!done)
+		*with = err != TSA_ENOENT;
+	if (*with && err != TSA_OK)
+		die(err == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
+		    path, msg);
+}
+
+/*
  * --record: every o->interval seconds until a signal (or o->count
- * blocks), /proc/tsa/all (and /proc/tsa/calls when the module keeps
- * them) into the recorder.
+ * blocks), /proc/tsa/all, and /proc/tsa/calls and wakers when the
+ * module keeps them, into the recorder.
  */
 static int record_loop(const struct options *o, const char *allpath,
 		       const char *callspath, volatile sig_atomic_t *stop)
@@ -283,16 +321,19 @@ static int record_loop(const struct options *o, const char *allpath,
 	struct rec_config c = { o->record, o->interval, o->count,
 				o->keep_secs, o->max_bytes, o->procfs };
 	struct tsa_snap snaps[2], *prev = NULL, *cur = &snaps[0];
-	struct ct_file calls[2];
+	struct ct_file calls[2], wakers[2];
+	struct rec_tables t[2];
 	struct recorder *rec;
 	struct timespec deadline;
-	char msg[4400];
+	char msg[4400], wpath[4096];
 	double la[3];
-	int ck = 0, with_calls = 0, err;
+	int ck = 0, with_calls = 0, with_wakers = 0, err, i;
 	long done;
 
 	memset(snaps, 0, sizeof(snaps));
 	memset(calls, 0, sizeof(calls));
+	memset(wakers, 0, sizeof(wakers));
+	snprintf(wpath, sizeof(wpath), "%s/wakers", o->proc_dir);
 	rec = recorder_open(&c, &err, msg, sizeof(msg));
 	if (!rec)
 		die(err == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s", msg);
@@ -310,33 +351,33 @@ static int record_loop(const struct options *o, const char *allpath,
 		err = tsa_snap_read(cur, allpath, msg, sizeof(msg));
 		if (err != TSA_OK)
 			fail_read(err, allpath, msg);
-		/* The system-call rows too, when the module keeps them. */
-		err = done && !with_calls ? TSA_ENOENT :
-		      ct_read(&calls[ck], callspath, msg, sizeof(msg));
-		if (!done)
-			with_calls = err != TSA_ENOENT;
-		if (with_calls && err != TSA_OK)
-			die(err == TSA_EACCES ? EXIT_ACCESS : EXIT_BADDATA,
-			    "%s: %s", callspath, msg);
+		record_table(&calls[ck], &ct_calls, callspath, done,
+			     &with_calls);
+		record_table(&wakers[ck], &ct_wakers, wpath, done,
+			     &with_wakers);
 		read_loadavg(la);
-		if (recorder_block(rec, prev, cur,
-				   with_calls ? &calls[!ck] : NULL,
-				   with_calls ? &calls[ck] : NULL, la, msg,
+		for (i = 0; i < 2; i++) {
+			t[i].calls = with_calls ? &calls[i ^ ck] : NULL;
+			t[i].wakers = with_wakers ? &wakers[i ^ ck] : NULL;
+		}
+		/* t[0]: this read's; t[1]: the last block's. */
+		if (recorder_block(rec, prev, cur, &t[1], &t[0], la, msg,
 				   sizeof(msg)))
 			die(EXIT_BADDATA, "%s", msg);
 		prev = cur;
 		cur = cur == &snaps[0] ? &snaps[1] : &snaps[0];
 		ck = !ck;
 	}
-	ct_free(&calls[0]);
-	ct_free(&calls[1]);
+	for (i = 0; i < 2; i++) {
+		ct_free(&calls[i]);
+		ct_free(&wakers[i]);
+	}
 	if (recorder_close(rec, msg, sizeof(msg)))
 		die(EXIT_BADDATA, "%s", msg);
 	tsa_snap_free(&snaps[0]);
 	tsa_snap_free(&snaps[1]);
 	return 0;
 }
-
 
 /* With -p: complain about pids that are not there; exit if none is. */
 static void check_pids(const struct options *o, const struct tsa_snap *s)
@@ -382,46 +423,77 @@ static size_t lines_shown(const struct options *o, size_t n, int redraw)
 	return n;
 }
 
+/* A copy of @buf parsed as /proc/tsa/hist (@wakers 0) or wakers. */
+static int part_parses(const char *buf, size_t len, int wakers, char *msg,
+		       size_t msglen)
+{
+	struct tsa_hist_snap h = { .len = len, .cap = len + 1 };
+	struct tsa_wakers_snap w = { .len = len, .cap = len + 1 };
+	char *copy = xmalloc(len + 1);
+	int rc;
+
+	memcpy(copy, buf, len);
+	if (wakers) {
+		w.buf = copy;
+		rc = tsa_wakers_parse(&w, msg, msglen);
+		tsa_wakers_free(&w);
+	} else {
+		h.buf = copy;
+		rc = tsa_hist_parse(&h, msg, msglen);
+		tsa_hist_free(&h);
+	}
+	return rc;
+}
+
+/*
+ * A file of the module that a capture carries (/proc/tsa/hist, wakers)
+ * into @pt, as read once a copy has parsed; a module that keeps none
+ * leaves it out, one that cannot be read or parsed is said (@what) and
+ * left out too.
+ */
+static void save_part(const struct options *o, const char *name,
+		      const char *what, struct capture_part *pt, char **raw)
+{
+	char path[4096], msg[256];
+	size_t len = 0, cap = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", o->proc_dir, name);
+	rc = tsa_read_file(path, raw, &len, &cap, msg, sizeof(msg));
+	if (rc == TSA_OK)
+		rc = part_parses(*raw, len, !strcmp(name, "wakers"), msg,
+				 sizeof(msg));
+	if (rc != TSA_OK && rc != TSA_ENOENT)
+		warnmsg("%s: %s: the capture is written without %s", path,
+			msg, what);
+	pt->buf = rc == TSA_OK ? *raw : NULL;
+	pt->len = len;
+}
+
 /* --save: one capture, to a file or stdout. */
 static int save_capture(const struct options *o, const char *path)
 {
-	struct tsa_hist_snap h;
+	struct capture_part hist, wakers;
 	struct tsa_snap s;
 	struct stat st;
-	char msg[256], hpath[4096], *hraw = NULL;
-	size_t hlen = 0, hcap = 0;
-	int rc, hrc, regular, to_stdout = !strcmp(o->save, "-");
+	char msg[256], *hraw = NULL, *wraw = NULL;
+	int rc, regular, to_stdout = !strcmp(o->save, "-");
 	FILE *f;
 
 	memset(&s, 0, sizeof(s));
-	memset(&h, 0, sizeof(h));
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read(rc, path, msg);
-	/*
-	 * The distributions too, where the module keeps them (hist=1): as
-	 * read, once a copy has parsed.
-	 */
-	snprintf(hpath, sizeof(hpath), "%s/hist", o->proc_dir);
-	hrc = tsa_read_file(hpath, &hraw, &hlen, &hcap, msg, sizeof(msg));
-	if (hrc == TSA_OK) {
-		h.buf = xmalloc(hlen + 1);
-		h.cap = hlen + 1;
-		h.len = hlen;
-		memcpy(h.buf, hraw, hlen);
-		hrc = tsa_hist_parse(&h, msg, sizeof(msg));
-	}
-	if (hrc != TSA_OK && hrc != TSA_ENOENT)
-		warnmsg("%s: %s: the capture is written without the "
-			"distributions", hpath, msg);
+	/* The distributions and the wakers too, where the module keeps them. */
+	save_part(o, "hist", "the distributions", &hist, &hraw);
+	save_part(o, "wakers", "the wakers", &wakers, &wraw);
 	f = to_stdout ? stdout : fopen(o->save, "we");
 	if (!f)
 		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA, "%s: %s",
 		    o->save, strerror(errno));
 	regular = !to_stdout && fstat(fileno(f), &st) == 0 &&
 		  S_ISREG(st.st_mode);
-	if (capture_write(f, &s, o->procfs, hrc == TSA_OK ? hraw : NULL,
-			  hlen) ||
+	if (capture_write(f, &s, o->procfs, &hist, &wakers) ||
 	    (!to_stdout && fclose(f) == EOF)) {
 		int err = errno;
 
@@ -432,8 +504,8 @@ static int save_capture(const struct options *o, const char *path)
 		    strerror(err));
 	}
 	tsa_snap_free(&s);
-	tsa_hist_free(&h);
 	free(hraw);
+	free(wraw);
 	return 0;
 }
 
@@ -518,6 +590,37 @@ static void compare_hist(const struct options *o, struct capture *a,
 	hist_report_free(&r);
 }
 
+/*
+ * --compare A B -w: who ended the stays of B's threads or processes
+ * since A, named and grouped as B saw them.
+ */
+static void compare_wakers(const struct options *o, struct capture *a,
+			   struct capture *b)
+{
+	struct tsa_wnames nm = { "/nonexistent", &b->snap, &b->cc };
+	struct tsa_wakers_report r;
+	char wa[64], wb[64];
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (!(k ? b : a)->has_wakers)
+			die(EXIT_BADDATA, "%s: -w: the capture has no wakers "
+			    "(saved with the module's wakers=0 or by an older "
+			    "tsa-prstat)", o->compare[k]);
+	if (b->wakers.now < a->wakers.now)
+		die(EXIT_BADDATA, "%s: -w: its wakers were read before %s's",
+		    o->compare[1], o->compare[0]);
+	memset(&r, 0, sizeof(r));
+	if (!o->show.json && !o->chain) {
+		compare_wall(wa, sizeof(wa), &a->wall);
+		compare_wall(wb, sizeof(wb), &b->wall);
+		printf("Compare: %s -> %s, %.3f s apart\n", wa, wb,
+		       (double)(b->snap.now - a->snap.now) / 1e9);
+	}
+	wakers_show(o, &r, &a->wakers, &b->wakers, &nm);
+	tsa_wakers_report_free(&r);
+}
+
 /* --compare A B: one report of B against A. */
 static int compare_captures(const struct options *o)
 {
@@ -544,6 +647,10 @@ static int compare_captures(const struct options *o)
 		    "capture first", o->compare[1], o->compare[0]);
 	if (sh->view == VIEW_HIST) {
 		compare_hist(o, &a, &b);
+		goto out;
+	}
+	if (sh->view == VIEW_WAKERS) {
+		compare_wakers(o, &a, &b);
 		goto out;
 	}
 	sel.lwps = 0;
@@ -629,6 +736,7 @@ struct reporter {
 	struct tsa_call_line *clines;
 	size_t cap, ccap;
 	struct group_report groups;
+	struct tsa_wakers_report wakers;	/* -w in a replay */
 	struct tsa_select sel;
 	int redraw;
 	int tty;	/* stdout is a terminal: a person reads it */
@@ -725,6 +833,7 @@ static void reporter_free(struct reporter *rp, struct options *o)
 	free(rp->lines);
 	free(rp->clines);
 	group_report_free(&rp->groups);
+	tsa_wakers_report_free(&rp->wakers);
 	free(o->show.pids);
 }
 
@@ -757,6 +866,56 @@ static const char *fmt_now(const struct timespec *t)
 }
 
 /*
+ * One replayed report of @c against @p (NULL: lifetime): the wakers
+ * view's over @wp and @wc, named as @c recorded them, or report()'s.
+ */
+static void replay_report(struct reporter *rp, const struct options *o,
+			  const struct tsa_snap *p, const struct tsa_snap *c,
+			  const struct tsa_calls_snap *cp,
+			  const struct tsa_calls_snap *cc,
+			  const struct tsa_wakers_snap *wp,
+			  const struct tsa_wakers_snap *wc, const double la[3])
+{
+	struct tsa_wnames nm = { "/nonexistent", c, &rp->groups.cc };
+
+	if (o->show.view == VIEW_WAKERS) {
+		wakers_show(o, &rp->wakers, wp, wc, &nm);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+		return;
+	}
+	report(rp, o, p, c, cp, cc, la);
+}
+
+/* A replayed block's tables for the view: there, or the reason why not. */
+static void replay_tables(const struct options *o, const struct replay *rec,
+			  const struct timespec *wall)
+{
+	int calls = o->show.view == VIEW_CALLS;
+
+	if (calls && rec->calls_err == TSA_ENOCALLS)
+		die(EXIT_NOMODULE, "%s: -y: the module kept no system-call "
+		    "rows then (calls=0 or syscalls=0; the rows there are "
+		    "traps)", o->replay);
+	if (calls && rec->calls_err == TSA_ENOENT)
+		die(EXIT_NOMODULE, "%s: -y: no system-call rows recorded at "
+		    "%s (the module kept none: calls=0 and interrupts=0)",
+		    o->replay, fmt_now(wall));
+	if (calls && rec->calls_err != TSA_OK)
+		die(EXIT_BADDATA, "%s: -y: the system-call rows recorded at "
+		    "%s do not parse", o->replay, fmt_now(wall));
+	if (o->show.view != VIEW_WAKERS)
+		return;
+	if (rec->wakers_err == TSA_ENOENT)
+		die(EXIT_NOMODULE, "%s: -w: no wakers recorded at %s (the "
+		    "module kept none, wakers=0, or an older tsa-prstat "
+		    "recorded it)", o->replay, fmt_now(wall));
+	if (rec->wakers_err != TSA_OK)
+		die(EXIT_BADDATA, "%s: -w: the wakers recorded at %s do not "
+		    "parse", o->replay, fmt_now(wall));
+}
+
+/*
  * --replay: every recorded interval in the window, reported as live
  * (with its time above it), or one report over the window (--summary).
  */
@@ -764,7 +923,9 @@ static int replay_recording(struct options *o)
 {
 	struct tsa_snap snaps[3];
 	struct tsa_calls_snap csnaps[3];
+	struct tsa_wakers_snap wsnaps[3];
 	int prev = -1, cur = 0, first = -1, calls = o->show.view == VIEW_CALLS;
+	int wakers = o->show.view == VIEW_WAKERS;
 	struct reporter rp;
 	struct replay rec;
 	char msg[256], boot[64] = "";
@@ -775,8 +936,10 @@ static int replay_recording(struct options *o)
 		die(EXIT_BADDATA, "%s: %s", o->replay, msg);
 	memset(snaps, 0, sizeof(snaps));
 	memset(csnaps, 0, sizeof(csnaps));
+	memset(wsnaps, 0, sizeof(wsnaps));
 	reporter_init(&rp, o, 0);
-	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL) > 0) {
+	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL,
+			   wakers ? &wsnaps[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p;
 
 		if (o->to >= 0 && c->wall.tv_sec > o->to)
@@ -795,20 +958,7 @@ static int replay_recording(struct options *o)
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		p = prev >= 0 ? &snaps[prev] : NULL;
 		if (o->from < 0 || c->wall.tv_sec >= o->from) {
-			if (calls && rec.calls_err == TSA_ENOCALLS)
-				die(EXIT_NOMODULE, "%s: -y: the module kept no "
-				    "system-call rows then (calls=0 or "
-				    "syscalls=0; the rows there are traps)",
-				    o->replay);
-			if (calls && rec.calls_err == TSA_ENOENT)
-				die(EXIT_NOMODULE, "%s: -y: no system-call rows "
-				    "recorded at %s (the module kept none: "
-				    "calls=0 and interrupts=0)", o->replay,
-				    fmt_now(&c->wall));
-			if (calls && rec.calls_err != TSA_OK)
-				die(EXIT_BADDATA, "%s: -y: the system-call rows "
-				    "recorded at %s do not parse", o->replay,
-				    fmt_now(&c->wall));
+			replay_tables(o, &rec, &c->wall);
 			if (o->summary) {
 				if (first < 0)
 					first = cur;	/* kept from here on */
@@ -825,9 +975,11 @@ static int replay_recording(struct options *o)
 				else if (!o->show.json)
 					printf("Replay: %s, since each thread "
 					       "began\n", fmt_now(&c->wall));
-				report(&rp, o, p, c, calls && p ?
-				       &csnaps[prev] : NULL,
-				       calls ? &csnaps[cur] : NULL, rec.loadavg);
+				replay_report(&rp, o, p, c, calls && p ?
+					      &csnaps[prev] : NULL,
+					      calls ? &csnaps[cur] : NULL,
+					      wakers && p ? &wsnaps[prev] :
+					      NULL, &wsnaps[cur], rec.loadavg);
 				reports++;
 			}
 		}
@@ -849,15 +1001,17 @@ static int replay_recording(struct options *o)
 			printf("Replay summary: %s to %s, %.1f s\n", a, b,
 			       rp.sel.interval);
 		}
-		report(&rp, o, &snaps[first], &snaps[prev],
-		       calls ? &csnaps[first] : NULL,
-		       calls ? &csnaps[prev] : NULL, rec.loadavg);
+		replay_report(&rp, o, &snaps[first], &snaps[prev],
+			      calls ? &csnaps[first] : NULL,
+			      calls ? &csnaps[prev] : NULL, &wsnaps[first],
+			      &wsnaps[prev], rec.loadavg);
 		reports++;
 	}
 	fflush(stdout);
 	for (cur = 0; cur < 3; cur++) {
 		tsa_snap_free(&snaps[cur]);
 		tsa_calls_free(&csnaps[cur]);
+		tsa_wakers_free(&wsnaps[cur]);
 	}
 	replay_close(&rec);
 	reporter_free(&rp, o);

@@ -360,7 +360,10 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 			mi.bytes += ws.len;
 			tsa_wakers_compute(&wr, NULL, &ws, 2, c->pids,
 					   c->npids);
-			tsa_wakers_group(&wr, c->by, c->procfs);
+			/* Wakers by the groups of the same read. */
+			struct tsa_wnames nm = { c->procfs, &s, NULL };
+
+			tsa_wakers_group(&wr, c->by, &nm);
 			have_edges = 1;
 		} else if (rc != TSA_ENOENT) {
 			h->read_errors++;

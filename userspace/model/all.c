@@ -345,6 +345,20 @@ const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid)
 				    pid);
 }
 
+void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
+		   char *out, size_t len)
+{
+	const struct tsa_row *t = tid ? tsa_snap_thread(s, tid) : NULL;
+	const struct tsa_proc *p = tsa_snap_proc(s, pid);
+
+	if (t && t->v[F_PID] == pid)
+		strip_comm(out, len, t->comm);
+	else if (!tid && p && p->agg.comm)
+		strip_comm(out, len, p->agg.comm);
+	else
+		snprintf(out, len, "-");
+}
+
 static void agg_add(struct tsa_row *a, const struct tsa_row *r)
 {
 	int i;

@@ -152,6 +152,12 @@ int tsa_same_thread(const struct tsa_row *p, const struct tsa_row *r);
 
 const struct tsa_row *tsa_snap_thread(const struct tsa_snap *s, uint64_t tid);
 const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid);
+/*
+ * The name @s has for thread @tid of process @pid (tid 0: the process's),
+ * control bytes as '?', into @out: "-" when @s has no such thread.
+ */
+void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
+		   char *out, size_t len);
 
 /*
  * One line of a report: a thread (-L) or a process, with what happened

@@ -490,16 +490,21 @@ void tsa_wakers_report_free(struct tsa_wakers_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void tsa_wakers_comm(const char *procfs, uint64_t pid, uint64_t tid,
-		     char *out, size_t len)
+void tsa_wakers_comm(const struct tsa_wnames *nm, uint64_t pid,
+		     uint64_t tid, char *out, size_t len)
 {
 	char path[256], raw[64];
 
+	if (nm->snap) {
+		tsa_snap_comm(nm->snap, pid, tid, out, len);
+		return;
+	}
 	if (tid)
-		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm", procfs,
-			 (unsigned long long)pid, (unsigned long long)tid);
+		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
+			 nm->procfs, (unsigned long long)pid,
+			 (unsigned long long)tid);
 	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", procfs,
+		snprintf(path, sizeof(path), "%s/%llu/comm", nm->procfs,
 			 (unsigned long long)pid);
 	if (read_line(path, raw, sizeof(raw)))
 		snprintf(raw, sizeof(raw), "-");
@@ -520,32 +525,16 @@ static size_t str_add(struct tsa_wakers_report *r, const char *s)
 	return off;
 }
 
-/* The owner of @procfs/ID, as a user's name (a uid without one: itself). */
-static void user_of(char *out, size_t len, const char *procfs, uint64_t id)
+/*
+ * Thread @tid's process and uid, from @procfs/TID/status; 0 if it is
+ * gone.
+ */
+static int status_of(const char *procfs, uint64_t tid, uint64_t *pid,
+		     uint64_t *uid)
 {
 	char path[256], line[256];
-	unsigned long uid;
-	FILE *f;
-
-	snprintf(out, len, "?");
-	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
-		 (unsigned long long)id);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %lu", &uid) == 1) {
-			snprintf(out, len, "%s", user_name((uid_t)uid));
-			break;
-		}
-	fclose(f);
-}
-
-/* The process of thread @tid, from @procfs/TID/status; 0 if gone. */
-static uint64_t tgid_of(const char *procfs, uint64_t tid)
-{
-	char path[256], line[256];
-	unsigned long long tgid = 0;
+	unsigned long long v;
+	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
@@ -553,61 +542,90 @@ static uint64_t tgid_of(const char *procfs, uint64_t tid)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %llu", &tgid) == 1)
-			break;
+	while (found != 3 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %llu", &v) == 1) {
+			*pid = v;
+			found |= 1;
+		} else if (sscanf(line, "Uid: %llu", &v) == 1) {
+			*uid = v;
+			found |= 2;
+		}
+	}
 	fclose(f);
-	return tgid;
+	return found == 3;
 }
 
-/* The group of a woken line's thread (tid 0: a process's exited ones). */
-static void woken_group(char *out, size_t len, int by, const char *procfs,
-			const struct tsa_wview *x, uint64_t uid)
+/*
+ * The group_who of thread @tid (0: process @pid's exited threads), from
+ * @nm's snapshot or @nm->procfs: 0 if it is not there. Only the start
+ * of a snapshot's process is known (a live one's cgroup is read anew).
+ */
+static int who_of(const struct tsa_wnames *nm, uint64_t pid, uint64_t tid,
+		  struct group_who *w)
 {
+	const struct tsa_proc *p;
+	const struct tsa_row *t = NULL;
+
+	memset(w, 0, sizeof(*w));
+	if (!nm->snap) {
+		w->pid = pid;
+		return !tid || status_of(nm->procfs, tid, &w->pid, &w->uid);
+	}
+	if (tid) {
+		t = tsa_snap_thread(nm->snap, tid);
+		if (!t)
+			return 0;
+		pid = t->v[F_PID];
+	}
+	p = tsa_snap_proc(nm->snap, pid);
+	if (!p)
+		return 0;
+	group_who_of(w, nm->snap, p, t, NULL);
+	return 1;
+}
+
+/*
+ * The group of a woken line's thread (tid 0: a process's exited ones),
+ * by the group rule (group_key_of()).
+ */
+static void woken_group(char *out, size_t len, int by,
+			const struct tsa_wnames *nm, const struct tsa_wview *x)
+{
+	struct group_who w;
 	char comm[64];
 
-	switch (by) {
-	case GROUP_PID:
-		snprintf(out, len, "%llu", (unsigned long long)x->pid);
-		break;
-	case GROUP_CGROUP:
-		cgroup_of(out, len, procfs, x->pid);
-		break;
-	case GROUP_USER:
-		snprintf(out, len, "%s", user_name((uid_t)uid));
-		break;
-	default:
-		tsa_wakers_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
-		fold_comm(out, len, comm);
-	}
+	who_of(nm, x->pid, 0, &w);	/* its start, where it is known */
+	w.pid = x->pid;
+	w.uid = x->uid;			/* the line's own */
+	if (by == GROUP_COMM)
+		tsa_wakers_comm(nm, x->pid, x->tid, comm, sizeof(comm));
+	w.comm = comm;
+	group_key_of(out, len, (enum group_by)by, &w, nm->procfs, nm->cc);
 }
 
-/* The group of a line's waker: a thread's, or the context itself. */
-static void waker_group(char *out, size_t len, int by, const char *procfs,
-			const struct tsa_wview *x)
+/*
+ * The group of a line's waker: a thread's by the group rule (by name:
+ * the name the kernel gave; "?" when the thread is gone), a context
+ * itself.
+ */
+static void waker_group(char *out, size_t len, int by,
+			const struct tsa_wnames *nm, const struct tsa_wview *x)
 {
+	struct group_who w;
 	char name[64];
 
 	if (!is_kind_str(x, "thread")) {
 		snprintf(out, len, "%.*s", x->kind_len, x->kind);
 		return;
 	}
-	switch (by) {
-	case GROUP_PID:
-		snprintf(out, len, "%llu",
-			 (unsigned long long)tgid_of(procfs, x->wtid));
-		break;
-	case GROUP_CGROUP:
-		cgroup_of(out, len, procfs, x->wtid);
-		break;
-	case GROUP_USER:
-		user_of(out, len, procfs, x->wtid);
-		break;
-	default:
-		snprintf(name, sizeof(name), "%.*s", x->name_len, x->name);
-		tsa_comm_unescape(name);
-		fold_comm(out, len, name);
+	snprintf(name, sizeof(name), "%.*s", x->name_len, x->name);
+	tsa_comm_unescape(name);
+	if (by != GROUP_COMM && !who_of(nm, 0, x->wtid, &w)) {
+		snprintf(out, len, "?");
+		return;
 	}
+	w.comm = name;
+	group_key_of(out, len, (enum group_by)by, &w, nm->procfs, nm->cc);
 }
 
 /* By woken group, then waker group and state (names compared). */
@@ -624,7 +642,7 @@ static int cmp_group_line(const void *a, const void *b)
 }
 
 void tsa_wakers_group(struct tsa_wakers_report *r, int by,
-		      const char *procfs)
+		      const struct tsa_wnames *nm)
 {
 	char g[4096], w[4096];
 	size_t i, j, k, n = r->n, *goff, *woff;
@@ -636,13 +654,13 @@ void tsa_wakers_group(struct tsa_wakers_report *r, int by,
 	woff = xmalloc((n + 1) * sizeof(*woff));
 	r->slen = 0;
 	for (i = 0; i < n; i++) {
-		woken_group(g, sizeof(g), by, procfs, &v[i], v[i].uid);
+		woken_group(g, sizeof(g), by, nm, &v[i]);
 		goff[i] = str_add(r, g);
 		if (v[i].state < 0)	/* other, none */
 			snprintf(w, sizeof(w), "%.*s", v[i].kind_len,
 				 v[i].kind);
 		else
-			waker_group(w, sizeof(w), by, procfs, &v[i]);
+			waker_group(w, sizeof(w), by, nm, &v[i]);
 		woff[i] = str_add(r, w);
 	}
 	/* The pool is final now: point into it. */

@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "all.h"
+#include "group.h"
+
 struct tsa_wline {
 	uint64_t tid, pid, uid, flags, elapsed, at;
 	int state;		/* -1: "-" (other, none) */
@@ -86,23 +89,37 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 			const struct tsa_wakers_snap *cur, int lwps,
 			const uint64_t *pids, size_t npids);
 void tsa_wakers_report_free(struct tsa_wakers_report *r);
-/* The woken's name, from @procfs (a thread's with @tid, else the
- * process's), control bytes as '?': "-" when gone. */
-void tsa_wakers_comm(const char *procfs, uint64_t pid, uint64_t tid,
-		     char *out, size_t len);
+
+/*
+ * Where the names and groups of the woken and of thread wakers come
+ * from: the live system (@procfs; @snap NULL), or the snapshot of
+ * /proc/tsa/all taken with the wakers (a capture's, a recording's),
+ * its processes' cgroups in @cc. @cc (may be NULL) also caches the
+ * cgroups read from @procfs.
+ */
+struct tsa_wnames {
+	const char *procfs;
+	const struct tsa_snap *snap;
+	struct cgroup_cache *cc;
+};
+
+/* The woken's name (a thread's with @tid, else the process's), control
+ * bytes as '?': "-" when gone. */
+void tsa_wakers_comm(const struct tsa_wnames *nm, uint64_t pid,
+		     uint64_t tid, char *out, size_t len);
 
 /*
  * --group (pid, cgroup, user or comm; group.h's enum group_by): fold @r, a
  * per-thread report, into one of groups of the woken by groups of
- * wakers: a thread waker goes to its own group (its process, cgroup or
- * uid as @procfs/TID says, or its name, folded), a context stays itself
- * (an exited thread: "exited"), and
- * the same state's lines add up. Each group's lines then add up to its
- * threads' time asleep and stopped; the most woken groups first. Names
- * of the woken from @procfs.
+ * wakers, each by the group rule (group_key_of()): a thread waker goes
+ * to its own group (its process, cgroup or uid as @nm knows it, "?"
+ * when gone; or its name, folded), a context stays itself (an exited
+ * thread: "exited"), and the same state's lines add up. Each group's
+ * lines then add up to its threads' time asleep and stopped; the most
+ * woken groups first.
  */
 void tsa_wakers_group(struct tsa_wakers_report *r, int by,
-		      const char *procfs);
+		      const struct tsa_wnames *nm);
 
 /*
  * The chain of who woke whom from thread @tid, in @r (a per-thread

@@ -27,8 +27,10 @@
  * Version 2 carries the distributions (the module's /proc/tsa/hist) as
  * well: a "hist SIZE crc32 CRC" line in the header, and that file's
  * SIZE bytes after the rows ("size" and its "crc32" then cover the rows
- * only).  Without them a capture is written as version 1, which older
- * readers read.
+ * only).  Version 3 may carry the wakers (/proc/tsa/wakers) the same
+ * way: a "wakers SIZE crc32 CRC" line, and its bytes after the rows and
+ * the distributions.  A capture is written in the lowest version that
+ * holds what it carries, so that older readers read what they can.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,8 +50,17 @@ static void write_rows(FILE *f, const struct tsa_snap *s)
 		tsa_write_row(f, &s->rows[i], TSA_LAYOUT_COMPARE);
 }
 
+/* A part after the rows: its header line ("hist SIZE crc32 CRC"). */
+static void part_head(FILE *f, const char *name, const struct capture_part *p)
+{
+	if (p->buf)
+		fprintf(f, "%s %zu crc32 %08x\n", name, p->len,
+			crc32_buf(p->buf, p->len));
+}
+
 int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
-		  const char *hist, size_t hist_len)
+		  const struct capture_part *hist,
+		  const struct capture_part *wakers)
 {
 	char boot[64], path[4096];
 	char *body;
@@ -63,7 +74,8 @@ int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
 	if (fclose(m))
 		return -1;
 	read_boot_id(boot, sizeof(boot), procfs);
-	fprintf(f, "tsa-capture %d\nwall %lld.%09ld\n", hist ? 2 : 1,
+	fprintf(f, "tsa-capture %d\nwall %lld.%09ld\n",
+		wakers->buf ? 3 : hist->buf ? 2 : 1,
 		(long long)s->wall.tv_sec, s->wall.tv_nsec);
 	if (boot[0])
 		fprintf(f, "boot_id %s\n", boot);
@@ -81,16 +93,24 @@ int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
 		fput_escaped(f, path);
 		fputc('\n', f);
 	}
-	if (hist)
-		fprintf(f, "hist %zu crc32 %08x\n", hist_len,
-			crc32_buf(hist, hist_len));
+	part_head(f, "hist", hist);
+	part_head(f, "wakers", wakers);
 	fprintf(f, "size %zu crc32 %08x\n", blen, crc32_buf(body, blen));
 	fwrite(body, 1, blen, f);
 	free(body);
-	if (hist)
-		fwrite(hist, 1, hist_len, f);
+	if (hist->buf)
+		fwrite(hist->buf, 1, hist->len, f);
+	if (wakers->buf)
+		fwrite(wakers->buf, 1, wakers->len, f);
 	return fflush(f) == EOF || ferror(f) ? -1 : 0;
 }
+
+/* Where a part after the rows is, as its header line says. */
+struct part_at {
+	size_t size;
+	unsigned long crc;
+	int there;
+};
 
 /* A "cgroup PID SINCE PATH" line into the cache. */
 static int cgroup_line(struct capture *c, char *line)
@@ -113,15 +133,41 @@ static int bad(char *msg, size_t msglen, const char *why, size_t lineno)
 	return TSA_EFORMAT;
 }
 
+/* A "NAME SIZE crc32 CRC" line's numbers into @pt; -1 if malformed. */
+static int part_line(const char *line, struct part_at *pt)
+{
+	const char *sp = strchr(line, ' ');
+
+	if (!sp || sscanf(sp, " %zu crc32 %lx", &pt->size, &pt->crc) != 2)
+		return -1;
+	pt->there = 1;
+	return 0;
+}
+
+/* A part's bytes at @p, checked, into a buffer of its own (NUL ended). */
+static char *part_copy(const char *p, const struct part_at *pt, size_t *cap)
+{
+	char *buf;
+
+	if (crc32_buf(p, pt->size) != (uint32_t)pt->crc)
+		return NULL;
+	*cap = pt->size + 1;
+	buf = xmalloc(*cap);
+	memcpy(buf, p, pt->size);
+	buf[pt->size] = '\0';
+	return buf;
+}
+
 int capture_read(struct capture *c, const char *path, char *msg,
 		 size_t msglen)
 {
 	struct tsa_snap *s = &c->snap;
-	char *p, *end, *line, *q;
-	size_t lineno = 1, size = 0, hsize = 0;
-	unsigned long crc = 0, hcrc = 0;
+	struct part_at hist = { 0 }, wakers = { 0 };
+	char *p, *end, *line, *q, pmsg[200];
+	size_t lineno = 1, size = 0;
+	unsigned long crc = 0;
 	long major;
-	int rc, hist = 0;
+	int rc;
 
 	rc = tsa_read_file(path, &s->buf, &s->len, &s->cap, msg, msglen);
 	if (rc != TSA_OK)
@@ -138,13 +184,14 @@ int capture_read(struct capture *c, const char *path, char *msg,
 	major = strtol(line + 12, &q, 10);
 	if (q == line + 12 || errno)
 		return bad(msg, msglen, "bad version", lineno);
-	if (major != 1 && major != 2) {
+	if (major < 1 || major > 3) {
 		snprintf(msg, msglen, "capture format version %.20s, this "
-			 "tsa-prstat reads versions 1 and 2", line + 12);
+			 "tsa-prstat reads versions 1 to 3", line + 12);
 		return TSA_EVERSION;
 	}
 	c->boot_id[0] = '\0';
 	c->has_hist = 0;
+	c->has_wakers = 0;
 	for (;;) {
 		line = tsa_next_line(&p, end);
 		lineno++;
@@ -173,39 +220,54 @@ int capture_read(struct capture *c, const char *path, char *msg,
 				return bad(msg, msglen, "bad \"cgroup\" line",
 					   lineno);
 		} else if (major >= 2 && !strncmp(line, "hist ", 5)) {
-			if (sscanf(line, "hist %zu crc32 %lx", &hsize,
-				   &hcrc) != 2)
+			if (part_line(line, &hist))
 				return bad(msg, msglen, "bad \"hist\" line",
 					   lineno);
-			hist = 1;
+		} else if (major >= 3 && !strncmp(line, "wakers ", 7)) {
+			if (part_line(line, &wakers))
+				return bad(msg, msglen, "bad \"wakers\" line",
+					   lineno);
 		}	/* other header lines: a later minor version's */
 	}
-	if ((size_t)(end - p) != size + hsize || size + hsize < size) {
+	if ((size_t)(end - p) != size + hist.size + wakers.size ||
+	    size + hist.size + wakers.size < size ||
+	    hist.size + wakers.size < hist.size) {
 		snprintf(msg, msglen, "damaged capture: %zu bytes announced, "
-			 "%zu found (cut short?)", size + hsize,
-			 (size_t)(end - p));
+			 "%zu found (cut short?)",
+			 size + hist.size + wakers.size, (size_t)(end - p));
 		return TSA_EFORMAT;
 	}
-	if (crc32_buf(p, size) != (uint32_t)crc ||
-	    (hist && crc32_buf(p + size, hsize) != (uint32_t)hcrc)) {
-		snprintf(msg, msglen, "damaged capture: checksum mismatch");
-		return TSA_EFORMAT;
-	}
-	if (hist) {
+	if (crc32_buf(p, size) != (uint32_t)crc)
+		goto damaged;
+	if (hist.there) {
 		struct tsa_hist_snap *h = &c->hist;
-		char hmsg[200];
 
-		h->cap = hsize + 1;
-		h->buf = xrealloc(h->buf, h->cap);
-		memcpy(h->buf, p + size, hsize);
-		h->buf[hsize] = '\0';
-		h->len = hsize;
-		rc = tsa_hist_parse(h, hmsg, sizeof(hmsg));
+		free(h->buf);
+		h->buf = part_copy(p + size, &hist, &h->cap);
+		if (!h->buf)
+			goto damaged;
+		h->len = hist.size;
+		rc = tsa_hist_parse(h, pmsg, sizeof(pmsg));
 		if (rc != TSA_OK) {
-			snprintf(msg, msglen, "its distributions: %s", hmsg);
+			snprintf(msg, msglen, "its distributions: %s", pmsg);
 			return rc;
 		}
 		c->has_hist = 1;
+	}
+	if (wakers.there) {
+		struct tsa_wakers_snap *w = &c->wakers;
+
+		free(w->buf);
+		w->buf = part_copy(p + size + hist.size, &wakers, &w->cap);
+		if (!w->buf)
+			goto damaged;
+		w->len = wakers.size;
+		rc = tsa_wakers_parse(w, pmsg, sizeof(pmsg));
+		if (rc != TSA_OK) {
+			snprintf(msg, msglen, "its wakers: %s", pmsg);
+			return rc;
+		}
+		c->has_wakers = 1;
 	}
 	/* The rows, to the start of the buffer, for the usual parser. */
 	memmove(s->buf, p, size);
@@ -213,6 +275,9 @@ int capture_read(struct capture *c, const char *path, char *msg,
 	rc = tsa_snap_parse(s, msg, msglen);
 	s->wall = c->wall;
 	return rc;
+damaged:
+	snprintf(msg, msglen, "damaged capture: checksum mismatch");
+	return TSA_EFORMAT;
 }
 
 void capture_free(struct capture *c)
@@ -220,5 +285,6 @@ void capture_free(struct capture *c)
 	tsa_snap_free(&c->snap);
 	cgroup_cache_free(&c->cc);
 	tsa_hist_free(&c->hist);
+	tsa_wakers_free(&c->wakers);
 	memset(c, 0, sizeof(*c));
 }

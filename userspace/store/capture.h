@@ -2,7 +2,7 @@
 /*
  * store/capture.h - captures (--save FILE), which --compare A B reads:
  * one snapshot of every visible thread and process,
- * with each process's cgroup, in a file (format "tsa-capture 1",
+ * with each process's cgroup, in a file (format "tsa-capture 3",
  * documented in tsa-prstat(8)).
  */
 #ifndef STORE_CAPTURE_H
@@ -13,6 +13,7 @@
 #include "group.h"
 #include "all.h"
 #include "hist.h"
+#include "wakers.h"
 
 struct capture {
 	struct tsa_snap snap;		/* its threads and processes */
@@ -21,17 +22,26 @@ struct capture {
 	struct timespec wall;		/* when it was taken */
 	int has_hist;			/* a version 2 capture: */
 	struct tsa_hist_snap hist;	/* /proc/tsa/hist, read right after */
+	int has_wakers;			/* a version 3 capture: */
+	struct tsa_wakers_snap wakers;	/* /proc/tsa/wakers, read after it */
+};
+
+/* A file's bytes a capture carries after the rows (buf NULL: none). */
+struct capture_part {
+	const char *buf;
+	size_t len;
 };
 
 /*
  * Write @s as a capture to @f: the cgroup of each process (read from
  * @procfs) and the rows, with the columns a compare needs; with @hist
- * (@hist_len bytes of /proc/tsa/hist, the module's hist=1), a version
- * 2 capture that carries it.  Returns 0, or -1 on a write error (errno
- * set).
+ * (/proc/tsa/hist as read: the module's distributions) a version 2
+ * capture that carries it, with @wakers (/proc/tsa/wakers) a version 3.
+ * Returns 0, or -1 on a write error (errno set).
  */
 int capture_write(FILE *f, const struct tsa_snap *s, const char *procfs,
-		  const char *hist, size_t hist_len);
+		  const struct capture_part *hist,
+		  const struct capture_part *wakers);
 
 /*
  * Read the capture @path into @c.  On error: TSA_ENOENT, TSA_EACCES,

@@ -21,7 +21,8 @@
  *   cgroup PID SINCE PATH	(processes new since the last block)
  *   gone TID PID		(lines of the last block no longer there)
  *   = KEY D...		(a line as differences from the last block's)
- *   ch, cr, c=, c-, c+, c. ...	(/proc/tsa/calls: store/reccalls.c)
+ *   ch, cr, c=, c-, c+, c. ...	(/proc/tsa/calls: store/rectable.c)
+ *   wh, wr, w=, w-, w+, w. ...	(/proc/tsa/wakers: the same)
  *   tsa-all 1
  *   now ...			(then the kernel's own format, every column)
  *

@@ -115,8 +115,8 @@ static int rec_file(struct recorder *rc, time_t wall, char *msg,
 
 /* One block's text: @cur against @prev (NULL: a key block). */
 static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
-		     const struct tsa_snap *cur, const struct ct_file *cprev,
-		     const struct ct_file *ccur, const double la[3])
+		     const struct tsa_snap *cur, const struct rec_tables *tprev,
+		     const struct rec_tables *tcur, const double la[3])
 {
 	const char *procfs = rc->o->procfs;
 	struct keyidx cur_idx = { NULL, 0 };
@@ -190,8 +190,10 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 			fprintf(m, " %" PRId64, (int64_t)(r->v[f] - p->v[f]));
 		fputc('\n', m);
 	}
-	if (ccur)
-		ct_block(m, prev ? cprev : NULL, ccur);
+	if (tcur->calls)
+		ct_block(m, prev ? tprev->calls : NULL, tcur->calls);
+	if (tcur->wakers)
+		ct_block(m, prev ? tprev->wakers : NULL, tcur->wakers);
 	tsa_write_head(m, cur->now, TSA_LAYOUT_FULL);
 	for (i = 0; i < cur->nrows; i++) {
 		const struct tsa_row *r = &cur->rows[i];
@@ -287,9 +289,9 @@ fail:
 }
 
 int recorder_block(struct recorder *rc, const struct tsa_snap *prev,
-		   const struct tsa_snap *cur, const struct ct_file *cprev,
-		   const struct ct_file *ccur, const double la[3], char *msg,
-		   size_t msglen)
+		   const struct tsa_snap *cur, const struct rec_tables *tprev,
+		   const struct rec_tables *tcur, const double la[3],
+		   char *msg, size_t msglen)
 {
 	char *raw = NULL;
 	size_t rawlen = 0;
@@ -309,7 +311,7 @@ int recorder_block(struct recorder *rc, const struct tsa_snap *prev,
 	m = open_memstream(&raw, &rawlen);
 	if (!m)
 		die(EXIT_BADDATA, "out of memory");
-	rec_text(rc, m, prev, cur, cprev, ccur, la);
+	rec_text(rc, m, prev, cur, tprev, tcur, la);
 	if (fclose(m))
 		die(EXIT_BADDATA, "out of memory");
 	err = rec_append(rc, raw, rawlen, msg, msglen);

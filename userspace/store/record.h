@@ -13,8 +13,10 @@
 #include <time.h>
 
 #include "group.h"
-#include "reccalls.h"
+#include "rectable.h"
 #include "all.h"
+#include "calls.h"
+#include "wakers.h"
 
 /* What the recorder takes of the command line. */
 struct rec_config {
@@ -40,17 +42,23 @@ struct recorder;
  */
 struct recorder *recorder_open(const struct rec_config *o, int *err,
 			       char *msg, size_t msglen);
+/* The module's tables read with a snapshot (NULL: not recorded). */
+struct rec_tables {
+	const struct ct_file *calls;	/* /proc/tsa/calls */
+	const struct ct_file *wakers;	/* /proc/tsa/wakers */
+};
+
 /*
  * Append a block of @cur: a delta against @prev, the snapshot of the
  * last block (NULL for the first), or a key block when a file begins,
- * the last key block is 10 minutes old or the clock went back.  @cprev
- * and @ccur: /proc/tsa/calls with them (NULL: not recorded); @la: the
- * load averages.  TSA_OK, or TSA_EIO (a file that cannot be written).
+ * the last key block is 10 minutes old or the clock went back.  @tprev
+ * and @tcur: the tables read with them; @la: the load averages.
+ * TSA_OK, or TSA_EIO (a file that cannot be written).
  */
 int recorder_block(struct recorder *rc, const struct tsa_snap *prev,
-		   const struct tsa_snap *cur, const struct ct_file *cprev,
-		   const struct ct_file *ccur, const double la[3], char *msg,
-		   size_t msglen);
+		   const struct tsa_snap *cur, const struct rec_tables *tprev,
+		   const struct rec_tables *tcur, const double la[3],
+		   char *msg, size_t msglen);
 /* Close the file and free @rc; TSA_OK, or TSA_EIO if the close failed. */
 int recorder_close(struct recorder *rc, char *msg, size_t msglen);
 
@@ -82,6 +90,8 @@ struct replay {
 	double loadavg[3];
 	struct ct_file calls;	/* its system-call rows, if it has them */
 	int calls_err;		/* its last block's calls: a tsa_err */
+	struct ct_file wakers;	/* its wakers, if it has them */
+	int wakers_err;		/* its last block's wakers: a tsa_err */
 	double interval;	/* the recorder's, as its blocks say */
 	uint64_t seq;
 	unsigned long damaged;	/* blocks skipped */
@@ -96,12 +106,14 @@ int replay_open(struct replay *rp, const char *dir, time_t from, char *msg,
 		size_t msglen);
 /*
  * The next recorded snapshot into @s (reusing its memory; its wall is
- * the block's), its boot's id and load averages in @rp, and with @cs
- * its system-call rows (cs->nrows 0 when it has none).  1: one; 0: the
- * recording ends.  Damaged blocks are skipped with a message.
+ * the block's), its boot's id and load averages in @rp, with @cs its
+ * system-call rows (cs->nrows 0 when it has none; rp->calls_err) and
+ * with @ws its wakers (ws->n 0 when it has none; rp->wakers_err).  1:
+ * one; 0: the recording ends.  Damaged blocks are skipped with a
+ * message.
  */
 int replay_next(struct replay *rp, struct tsa_snap *s,
-		struct tsa_calls_snap *cs);
+		struct tsa_calls_snap *cs, struct tsa_wakers_snap *ws);
 /* Tell @cc the recorded cgroup of every process of @s. */
 void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 		    struct cgroup_cache *cc);
@@ -110,7 +122,8 @@ void replay_close(struct replay *rp);
 struct capture;
 /*
  * The recording in @dir as it was at @t: its last block at or before
- * it, as a capture (for --compare DIR@TIME).  -1 with a reason in @msg.
+ * it, as a capture (for --compare DIR@TIME), with its wakers when the
+ * block has them.  -1 with a reason in @msg.
  */
 int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
 	      size_t msglen);

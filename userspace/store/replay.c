@@ -231,15 +231,18 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		if (!strcmp(line, "block 1 key")) {
 			key = 1;
 			cg_clear(rp);	/* it names every process's */
-			ct_begin(&rp->calls, 1);
+			ct_begin(&rp->calls, &ct_calls, 1);
+			ct_begin(&rp->wakers, &ct_wakers, 1);
 		} else if (!strcmp(line, "block 1 delta")) {
 			key = 0;
 			if (rp->need_key)
 				return 0;	/* no base to apply it to */
-			ct_begin(&rp->calls, 0);
-		} else if (line[0] == 'c' && line[1] && strchr("hr=-+.", line[1]) &&
-			   line[2] == ' ') {
-			if (key < 0 || ct_line(&rp->calls, line))
+			ct_begin(&rp->calls, &ct_calls, 0);
+			ct_begin(&rp->wakers, &ct_wakers, 0);
+		} else if ((line[0] == 'c' || line[0] == 'w') && line[1] &&
+			   strchr("hr=-+.", line[1]) && line[2] == ' ') {
+			if (key < 0 || ct_line(line[0] == 'c' ? &rp->calls :
+					       &rp->wakers, line))
 				goto bad;
 		} else if (!strncmp(line, "wall ", 5)) {
 			long long sec;
@@ -319,6 +322,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 	if (key)
 		rp->need_key = 0;
 	ct_end(&rp->calls);
+	ct_end(&rp->wakers);
 	blk->len = (size_t)(end - p);
 	if (blk->len + 1 > blk->cap) {
 		blk->cap = blk->len + 1;
@@ -388,7 +392,7 @@ bad:
 }
 
 int replay_next(struct replay *rp, struct tsa_snap *s,
-		struct tsa_calls_snap *cs)
+		struct tsa_calls_snap *cs, struct tsa_wakers_snap *ws)
 {
 	static struct tsa_snap blk;
 	struct timespec wall = { 0, 0 };
@@ -427,8 +431,19 @@ again:
 	rc = tsa_snap_parse(s, msg, sizeof(msg));
 	if (rc == TSA_OK && cs) {
 		cs->nrows = 0;
-		rp->calls_err = ct_snapshot(&rp->calls, cs, msg, sizeof(msg));
+		rp->calls_err = ct_text(&rp->calls, &cs->buf, &cs->len,
+					&cs->cap);
+		if (rp->calls_err == TSA_OK)
+			rp->calls_err = tsa_calls_parse(cs, msg, sizeof(msg));
 		cs->wall = wall;
+	}
+	if (rc == TSA_OK && ws) {
+		ws->n = 0;
+		rp->wakers_err = ct_text(&rp->wakers, &ws->buf, &ws->len,
+					 &ws->cap);
+		if (rp->wakers_err == TSA_OK)
+			rp->wakers_err = tsa_wakers_parse(ws, msg,
+							  sizeof(msg));
 	}
 	if (rc != TSA_OK) {
 		/* A block whose checksum held but whose lines do not. */
@@ -465,6 +480,7 @@ void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 void replay_close(struct replay *rp)
 {
 	ct_free(&rp->calls);
+	ct_free(&rp->wakers);
 	rows_free(rp);
 	free(rp->rows);
 	cg_clear(rp);
@@ -478,18 +494,22 @@ void replay_close(struct replay *rp)
 int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
 	      size_t msglen)
 {
+	struct tsa_wakers_snap w[2];
 	struct tsa_snap s[2];
 	struct replay rp;
-	int k = 0, have = 0;
+	int k = 0, have = 0, werr = TSA_ENOENT;
 	char boot[64] = "";
 
 	memset(s, 0, sizeof(s));
+	memset(w, 0, sizeof(w));
 	memset(c, 0, sizeof(*c));
 	if (replay_open(&rp, dir, t, msg, msglen))
 		return -1;
 	/* The last block at or before @t, of one boot. */
-	while (replay_next(&rp, &s[k], NULL) > 0 && s[k].wall.tv_sec <= t) {
+	while (replay_next(&rp, &s[k], NULL, &w[k]) > 0 &&
+	       s[k].wall.tv_sec <= t) {
 		have = 1;
+		werr = rp.wakers_err;
 		k = !k;
 		snprintf(boot, sizeof(boot), "%s", rp.boot_id);
 	}
@@ -499,15 +519,24 @@ int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
 		replay_close(&rp);
 		tsa_snap_free(&s[0]);
 		tsa_snap_free(&s[1]);
+		tsa_wakers_free(&w[0]);
+		tsa_wakers_free(&w[1]);
 		return -1;
 	}
 	c->snap = s[!k];
 	memset(&s[!k], 0, sizeof(s[!k]));
 	c->wall = c->snap.wall;
+	if (werr == TSA_OK) {
+		c->wakers = w[!k];
+		c->has_wakers = 1;
+		memset(&w[!k], 0, sizeof(w[!k]));
+	}
 	snprintf(c->boot_id, sizeof(c->boot_id), "%s", boot);
 	replay_cgroups(&rp, &c->snap, &c->cc);
 	replay_close(&rp);
 	tsa_snap_free(&s[k]);
+	tsa_wakers_free(&w[0]);
+	tsa_wakers_free(&w[1]);
 	return 0;
 }
 

@@ -40,16 +40,7 @@ static void who_comm(const struct hist_report *r, uint64_t pid,
 	FILE *f;
 
 	if (r->names) {
-		const struct tsa_row *t = tid ? tsa_snap_thread(r->names, tid) :
-					  NULL;
-		const struct tsa_proc *p = tsa_snap_proc(r->names, pid);
-
-		if (t && t->v[F_PID] == pid)
-			strip_comm(out, len, t->comm);
-		else if (!tid && p && p->agg.comm)
-			strip_comm(out, len, p->agg.comm);
-		else
-			snprintf(out, len, "-");
+		tsa_snap_comm(r->names, pid, tid, out, len);
 		return;
 	}
 	if (tid)

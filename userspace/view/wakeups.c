@@ -32,7 +32,9 @@ static void waker_name(const struct tsa_wview *x, char *out, size_t len)
 
 	snprintf(name, sizeof(name), "%.*s", x->name_len, x->name);
 	tsa_comm_unescape(name);
-	if (x->kind_len == 6 && !strncmp(x->kind, "thread", 6))
+	if (x->group)	/* a group's waker: a group, or a context */
+		snprintf(out, len, "%.*s", x->kind_len, x->kind);
+	else if (x->kind_len == 6 && !strncmp(x->kind, "thread", 6))
 		snprintf(out, len, "%s/%llu", name,
 			 (unsigned long long)x->wtid);
 	else if (x->kind_len == 6 && !strncmp(x->kind, "exited", 6))
@@ -42,7 +44,7 @@ static void waker_name(const struct tsa_wview *x, char *out, size_t len)
 		snprintf(out, len, "%.*s", x->kind_len, x->kind);
 }
 
-void wakers_print(FILE *f, const struct show *o, const char *procfs,
+void wakers_print(FILE *f, const struct show *o, const struct tsa_wnames *nm,
 		  double secs, const struct tsa_wakers_report *r)
 {
 	char who[64], woken[128], waker[96], ns[24], avg[24], max[24],
@@ -67,7 +69,7 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 		if (o->ntop && shown >= (size_t)o->ntop)
 			continue;
 		shown++;
-		tsa_wakers_comm(procfs, v[i].pid, v[i].tid, who, sizeof(who));
+		tsa_wakers_comm(nm, v[i].pid, v[i].tid, who, sizeof(who));
 		if (grouped)
 			strip_comm(woken, sizeof(woken), v[i].group);
 		else if (o->lwps)
@@ -111,7 +113,8 @@ void wakers_print(FILE *f, const struct show *o, const char *procfs,
 		fputs(", since each began\n", f);
 }
 
-void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
+void wakers_print_json(FILE *f, const struct show *o,
+		       const struct tsa_wnames *nm,
 		       uint64_t now, const struct tsa_wakers_report *r)
 {
 	const struct tsa_wview *v = r->v;
@@ -135,7 +138,7 @@ void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 			jw_u64(&w, "pid", v[i].pid);
 			if (o->lwps)
 				jw_u64(&w, "tid", v[i].tid);
-			tsa_wakers_comm(procfs, v[i].pid, v[i].tid, comm,
+			tsa_wakers_comm(nm, v[i].pid, v[i].tid, comm,
 				   sizeof(comm));
 			jw_str(&w, "comm", comm);
 		}
@@ -170,7 +173,8 @@ void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
 	}
 }
 
-void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
+void wakers_print_chain(FILE *f, const struct show *o,
+			const struct tsa_wnames *nm,
 			double secs, const struct tsa_wakers_report *r,
 			uint64_t tid, const size_t *step, size_t n)
 {
@@ -193,7 +197,7 @@ void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
 	for (k = 0; k < n; k++) {
 		const struct tsa_wview *x = &r->v[step[k]];
 
-		tsa_wakers_comm(procfs, x->pid, x->tid, comm, sizeof(comm));
+		tsa_wakers_comm(nm, x->pid, x->tid, comm, sizeof(comm));
 		waker_name(x, waker, sizeof(waker));
 		if (o->json) {
 			char kind[64];

@@ -13,17 +13,19 @@
 #include "wakers.h"
 
 /* Print one report (@secs: its interval; 0 for lifetime); names of the
- * woken from @procfs. */
-void wakers_print(FILE *f, const struct show *o, const char *procfs,
+ * woken from @nm. */
+void wakers_print(FILE *f, const struct show *o, const struct tsa_wnames *nm,
 		  double secs, const struct tsa_wakers_report *r);
-void wakers_print_json(FILE *f, const struct show *o, const char *procfs,
+void wakers_print_json(FILE *f, const struct show *o,
+		       const struct tsa_wnames *nm,
 		       uint64_t now, const struct tsa_wakers_report *r);
 
 /*
  * --chain: the chain of who woke whom from one thread (model's
  * tsa_wakers_chain() steps in @r, a per-thread report), a line a step.
  */
-void wakers_print_chain(FILE *f, const struct show *o, const char *procfs,
+void wakers_print_chain(FILE *f, const struct show *o,
+			const struct tsa_wnames *nm,
 			double secs, const struct tsa_wakers_report *r,
 			uint64_t tid, const size_t *step, size_t n);
 
