@@ -2020,7 +2020,7 @@ static char *tmux_wait(const char *want, const char *not)
 		/* A whole screen: a report ends with its status line. */
 		if (strstr(s, want) && (!not || !strstr(s, not)) &&
 		    (strstr(s, "h: keys") || strstr(s, "Any key goes back.") ||
-		     strstr(s, "$ ")))
+		     strstr(s, "b: back | q: quit") || strstr(s, "$ ")))
 			return s;
 		nanosleep(&ms, NULL);
 	}
@@ -3037,6 +3037,85 @@ static void test_calibration_state(void)
 	free(err);
 }
 
+/*
+ * -w in the redraw mode: f follows a thread, then its top waker, down
+ * golden/in/a's chain 101 <- 100 <- a timer; b goes back; q ends it.
+ */
+static void test_wakers_keys(void)
+{
+	static const struct {
+		const char *keys, *wait, *gone, *has[2], *hasnt;
+		const char *what;
+	} step[] = {
+		{ NULL, "Total: 2 processes", NULL,
+		  { "WAKER", "f: follow a waker" }, NULL,
+		  "-w redraws its report, the keys on the status line" },
+		{ "f", "follow thread (empty: 300)", NULL, { NULL }, NULL,
+		  "f offers the most woken thread" },
+		{ "101 Enter", "Following: 101", NULL,
+		  { "db server/100", "db worker/101" }, "sleeper",
+		  "f 101 shows that thread alone: its LCK ended by db server" },
+		{ "f", "follow thread (empty: 100)", NULL, { NULL }, NULL,
+		  "f then offers its top waker" },
+		{ "Enter", "Following: 101 <- 100", NULL,
+		  { "timer", "db worker/101" }, NULL,
+		  "Enter follows it: db server's own wakers" },
+		{ "f Enter", "the chain ends there", NULL,
+		  { "100 was woken by timer" }, NULL,
+		  "f at a thread woken by a timer says the chain ends" },
+		{ "b", "Following: 101", "Following: 101 <-",
+		  { "db server/100" }, "timer",
+		  "b goes back one thread" },
+		{ "b", "Total: 2 processes", "Following",
+		  { "PROCESS" }, NULL, "b again: the whole view" },
+		{ "q", "EXITED 0", NULL, { "EXITED 0" }, NULL,
+		  "q quits, exit 0" },
+	};
+	char cmd[1200], bin[300], *s;
+	size_t i;
+	int k, good;
+
+	if (system("command -v tmux >/dev/null 2>&1")) {
+		skip("wakers keys: tmux not found");
+		return;
+	}
+	if (!realpath(prstat_bin, bin))
+		snprintf(bin, sizeof(bin), "%s", prstat_bin);
+	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
+	if (system("tmux -L tsa-prstat-test -f /dev/null new-session -d -s "
+		   "keys -x 110 -y 30 'PS1=\"$ \" bash --norc --noprofile -i'")) {
+		skip("wakers keys: tmux new-session failed");
+		return;
+	}
+	/* Lifetime numbers stay on screen: the interval is a minute. */
+	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-test send-keys -t keys "
+		 "\"clear; TSA_PROC_DIR=%s/golden/in/a TSA_PROCFS=%s/golden/in/"
+		 "procfs %s -w 60; echo EXITED \\$?\" Enter", testdir, testdir,
+		 bin);
+	if (system(cmd)) {
+		skip("wakers keys: tmux send-keys failed");
+		return;
+	}
+	for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		if (step[i].keys)
+			tmux_keys(step[i].keys);
+		s = tmux_wait(step[i].wait, step[i].gone);
+		good = strstr(s, step[i].wait) &&
+		       (!step[i].gone || !strstr(s, step[i].gone)) &&
+		       (!step[i].hasnt || !strstr(s, step[i].hasnt));
+		for (k = 0; k < 2; k++)
+			if (step[i].has[k] && !strstr(s, step[i].has[k]))
+				good = 0;
+		ok(good, "wakers keys: %s", step[i].what);
+		if (!good)
+			printf("# expected '%s' after keys '%s'; saw:\n%s\n",
+			       step[i].wait, step[i].keys ? step[i].keys : "",
+			       s);
+		free(s);
+	}
+	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
+}
+
 /* @s with every "comm":"..." value emptied (in place). */
 static char *mask_comm(char *s)
 {
@@ -3157,6 +3236,7 @@ int main(void)
 	test_record_calls_aging();
 	test_record_wakers();
 	test_keys();
+	test_wakers_keys();
 	test_hist_binary();
 	test_wakers_binary();
 	test_chain_binary();

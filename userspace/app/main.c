@@ -123,34 +123,62 @@ static void fail_read_hist(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
+/* What a key asks of the loop: nothing more, a report now, the end. */
+enum { ACT_WAIT, ACT_READ, ACT_QUIT };
+
+/* A view's redraw mode: on a terminal, without -c and --json. */
+static int redraws(const struct options *o)
+{
+	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json;
+}
+
 /*
  * The live loop of a view that reads one file a report (-H, -w): every
  * o->interval seconds until @stop or o->count reports, @report(@ctx)
- * prints one (the first over each thread's life).
+ * prints one (the first over each thread's life).  With @key, in the
+ * redraw mode, keys between reports go to @key(@ctx, KEY): an ACT_*.
  */
 static void each_interval(const struct options *o,
 			  volatile sig_atomic_t *stop,
-			  void (*report)(void *ctx), void *ctx)
+			  void (*report)(void *ctx),
+			  int (*key)(void *ctx, int k), void *ctx)
 {
 	struct timespec deadline;
+	int keys = key && redraws(o) && keys_start(), act;
 	long done;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
 		if (done) {
 			next_deadline(&deadline, o->interval);
-			while (!*stop &&
+			for (act = ACT_WAIT; keys && act == ACT_WAIT;) {
+				int k = keys_wait(&deadline, stop);
+
+				if (k == KEY_NONE)
+					break;
+				act = k == KEY_STOP ? ACT_QUIT : key(ctx, k);
+			}
+			if (keys && act == ACT_QUIT)
+				break;
+			while (!keys && !*stop &&
 			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 					       &deadline, NULL) == EINTR)
 				;
 			if (*stop)
 				break;
+			if (act == ACT_READ)
+				clock_gettime(CLOCK_MONOTONIC, &deadline);
 		}
 		report(ctx);
-		if (!o->show.json && (o->count < 0 || done + 1 < o->count))
+		if (!keys && !o->show.json &&
+		    (o->count < 0 || done + 1 < o->count))
 			putchar('\n');
 		if (fflush(stdout) == EOF || ferror(stdout))
 			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+	}
+	if (keys) {
+		keys_stop();
+		putchar('\n');
 	}
 }
 
@@ -193,7 +221,7 @@ static int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 	snprintf(h->path, sizeof(h->path), "%s/hist", o->proc_dir);
 	h->cur = &h->snaps[0];
 	h->r.procfs = o->procfs;
-	each_interval(o, stop, hist_report, h);
+	each_interval(o, stop, hist_report, NULL, h);
 	hist_report_free(&h->r);
 	tsa_hist_free(&h->snaps[0]);
 	tsa_hist_free(&h->snaps[1]);
@@ -244,30 +272,175 @@ static void wakers_show(const struct options *o, struct tsa_wakers_report *r,
 	}
 }
 
-/* -w: two snapshots of /proc/tsa/wakers, the older one prev. */
+#define WAKERS_FOLLOW	16	/* threads a walk down a chain holds */
+
+/*
+ * -w: two snapshots of /proc/tsa/wakers, the older one prev; in the
+ * redraw mode the report shown (its two snapshots) and the threads
+ * the f key has followed, the last one shown alone.
+ */
 struct wakers_live {
 	const struct options *o;
 	char path[4096];
 	struct tsa_wakers_snap snaps[2], *prev, *cur;
+	const struct tsa_wakers_snap *shown_prev, *shown_cur;
 	struct tsa_wakers_report r;
 	struct cgroup_cache cc;	/* the processes' cgroups, for --group */
 	struct tsa_wnames nm;	/* the live system's */
+	int redraw;
+	uint64_t follow[WAKERS_FOLLOW];
+	int nfollow;
+	char note[128];
 };
+
+/* Keep only thread @tid's lines of @r (a per-thread report). */
+static void wakers_only(struct tsa_wakers_report *r, uint64_t tid)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].tid == tid)
+			r->v[k++] = r->v[i];
+	r->n = k;
+}
+
+/* The report shown, drawn (again): the view, or the thread followed. */
+static void wakers_draw(struct wakers_live *w)
+{
+	const struct tsa_wakers_snap *p = w->shown_prev, *c = w->shown_cur;
+	struct options o = *w->o;
+	struct show one;
+	long rows = w->redraw ? screen_lines() : 0;
+	int i;
+
+	/* On a redrawn screen, as many threads as fit (a few lines each). */
+	if (rows > 0 && !o.show.ntop)
+		o.show.ntop = rows > 12 ? (int)(rows - 4) / 4 : 2;
+	one = o.show;
+	if (w->redraw)
+		fputs("\033[H\033[J", stdout);
+	if (!w->nfollow) {
+		wakers_show(&o, &w->r, p, c, &w->nm);
+	} else {
+		printf("Following:");
+		for (i = 0; i < w->nfollow; i++)
+			printf("%s %llu", i ? " <-" : "",
+			       (unsigned long long)w->follow[i]);
+		putchar('\n');
+		one.lwps = 1;
+		one.group_by = -1;
+		tsa_wakers_compute(&w->r, p, c, 1, NULL, 0);
+		wakers_only(&w->r, w->follow[w->nfollow - 1]);
+		wakers_print(stdout, &one, &w->nm, p ? (double)(c->now -
+			     p->now) / 1e9 : 0, &w->r);
+	}
+	if (w->redraw && isatty(STDIN_FILENO)) {
+		printf("f: follow a waker | b: back | q: quit%s%s",
+		       w->note[0] ? " | " : "", w->note);
+		w->note[0] = '\0';
+	}
+}
 
 static void wakers_report(void *ctx)
 {
 	struct wakers_live *w = ctx;
-	const struct options *o = w->o;
 	char msg[256];
 	int rc;
 
 	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read_wakers(rc, w->path, msg);
-	wakers_show(o, &w->r, w->prev, w->cur, &w->nm);
+	w->shown_prev = w->prev;
+	w->shown_cur = w->cur;
+	wakers_draw(w);
 	cgroup_cache_swap(&w->cc);
 	w->prev = w->cur;
 	w->cur = w->cur == &w->snaps[0] ? &w->snaps[1] : &w->snaps[0];
+}
+
+/*
+ * The thread the f key offers: the top waker of the thread followed
+ * (0, with why in w->note, when it is no thread), or at first the
+ * most woken thread of the view.
+ */
+static uint64_t wakers_next(struct wakers_live *w)
+{
+	const struct options *o = w->o;
+	uint64_t at = w->nfollow ? w->follow[w->nfollow - 1] : 0;
+	const struct tsa_wview *x;
+	size_t i, step;
+
+	tsa_wakers_compute(&w->r, w->shown_prev, w->shown_cur, 1,
+			   o->show.pids, o->show.npids);
+	if (!at) {
+		for (i = 0; i < w->r.n; i++)
+			if (w->r.v[i].state >= 0 && w->r.v[i].tid)
+				return w->r.v[i].tid;
+		snprintf(w->note, sizeof(w->note), "no thread was woken");
+		return 0;
+	}
+	if (!tsa_wakers_chain(&w->r, at, 1, &step)) {
+		snprintf(w->note, sizeof(w->note), "%llu: no waker",
+			 (unsigned long long)at);
+		return 0;
+	}
+	x = &w->r.v[step];
+	if (x->kind_len == 6 && !strncmp(x->kind, "thread", 6) && x->wtid)
+		return x->wtid;
+	snprintf(w->note, sizeof(w->note), "%llu was woken by %.*s: the "
+		 "chain ends there", (unsigned long long)at, x->kind_len,
+		 x->kind);
+	return 0;
+}
+
+/* A key of the redraw mode of -w: f follows a waker, b goes back. */
+static int wakers_key(void *ctx, int k)
+{
+	struct wakers_live *w = ctx;
+	char buf[64], prompt[96], *end;
+	uint64_t next, tid;
+
+	switch (k) {
+	case 'q':
+		return ACT_QUIT;
+	case 'f':
+		next = wakers_next(w);
+		snprintf(prompt, sizeof(prompt), "follow thread (empty: %s): ",
+			 next ? "" : "none");
+		if (next)
+			snprintf(prompt, sizeof(prompt), "follow thread (empty: "
+				 "%llu): ", (unsigned long long)next);
+		if (!keys_prompt(prompt, buf, sizeof(buf)))
+			break;
+		errno = 0;
+		tid = buf[0] ? strtoull(buf, &end, 10) : next;
+		if (buf[0] && (errno || *end || !tid)) {
+			snprintf(w->note, sizeof(w->note), "not a thread id: "
+				 "%.40s", buf);
+			break;
+		}
+		if (!tid)
+			break;
+		if (w->nfollow == WAKERS_FOLLOW) {
+			memmove(w->follow, w->follow + 1,
+				(WAKERS_FOLLOW - 1) * sizeof(*w->follow));
+			w->nfollow--;
+		}
+		w->follow[w->nfollow++] = tid;
+		break;
+	case 'b':
+		if (w->nfollow)
+			w->nfollow--;
+		break;
+	case KEY_REDRAW:
+		break;
+	default:
+		return ACT_WAIT;	/* not ours: nothing changes */
+	}
+	if (w->shown_cur)
+		wakers_draw(w);
+	fflush(stdout);
+	return ACT_WAIT;
 }
 
 /* -w, live: until @stop or o->count reports. */
@@ -281,7 +454,10 @@ static int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 	w->cur = &w->snaps[0];
 	w->nm.procfs = o->procfs;
 	w->nm.cc = &w->cc;
-	each_interval(o, stop, wakers_report, w);
+	/* Keys (f, b) only where the report is drawn anew. */
+	w->redraw = !o->chain && redraws(o);
+	each_interval(o, stop, wakers_report, w->redraw ? wakers_key : NULL,
+		      w);
 	cgroup_cache_free(&w->cc);
 	tsa_wakers_report_free(&w->r);
 	tsa_wakers_free(&w->snaps[0]);
@@ -1115,8 +1291,6 @@ static void set_view(struct options *o, enum view v)
 	if (v == VIEW_CALLS && o->show.group_by > GROUP_PID)
 		o->show.group_by = -1;	/* groups have no call lines */
 }
-
-enum { ACT_WAIT, ACT_READ, ACT_QUIT };
 
 /* Act on key @k; ACT_READ: a report is due now (its data is not read). */
 static int on_key(int k, struct options *o, struct reporter *rp,
