@@ -34,6 +34,7 @@ for r in $(seq 1 "$rounds"); do
 	for _ in 1 2 3; do
 		cat /proc/tsa/all >/dev/null
 		cat /proc/tsa/calls >/dev/null 2>&1
+		cat /proc/tsa/wakers >/dev/null 2>&1
 		cat /proc/tsa/[0-9]* >/dev/null 2>&1
 	done
 	# A new file each round: truncating one on the guest's overlay root

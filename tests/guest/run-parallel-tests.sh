@@ -6,7 +6,7 @@
 # offline (tests/guest/quiesce); everything else races.
 #
 #   1. readers: a getppid() spinner on CPU 1 read from CPU 0 through
-#      /proc/tsa/<tid> and /proc/tsa/all keeps >= 90 % of the rate it
+#      /proc/tsa/<tid>, /proc/tsa/all and /proc/tsa/wakers keeps >= 90 % of the rate it
 #      keeps under a reader of /proc/<tid>/status; the 99th percentile
 #      read is within 10x the median (each in the median of 25 rounds:
 #      the host stalls vCPUs now and then); no copy retries more than a few

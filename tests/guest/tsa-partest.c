@@ -16,6 +16,7 @@
  *   status  the kernel's own /proc/<tid>/status of the spinner (control)
  *   tid     /proc/tsa/<tid> of the spinner
  *   all     /proc/tsa/all
+ *   wakers  /proc/tsa/wakers (every thread's waker rows, copied as all's)
  * Expected, in the median round (the host stalls a vCPU now and then, for
  * milliseconds, and a round that meets a stall is not tsa's to answer
  * for; a reader that slows the spinner or stalls does so in every round):
@@ -139,8 +140,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum { K_STATUS, K_TID, K_ALL, K_N };
-static const char *const kname[K_N] = { "status", "tid", "all" };
+enum { K_STATUS, K_TID, K_ALL, K_WAKERS, K_N };
+static const char *const kname[K_N] = { "status", "tid", "all", "wakers" };
 
 enum { MAX_ROUNDS = 64 };
 
@@ -250,6 +251,7 @@ static int readers(double secs, int rounds)
 		 spinner);
 	snprintf(k[K_TID].path, sizeof(k[0].path), "/proc/tsa/%d", spinner);
 	snprintf(k[K_ALL].path, sizeof(k[0].path), "/proc/tsa/all");
+	snprintf(k[K_WAKERS].path, sizeof(k[0].path), "/proc/tsa/wakers");
 	usleep(300000);	/* the spinner at full speed */
 	for (rd = 0; rd < rounds; rd++) {
 		for (i = 0; i < K_N; i++) {
