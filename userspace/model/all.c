@@ -96,6 +96,25 @@ static void statemap_parse(const char *p, uint64_t *map, uint64_t *n)
 	}
 }
 
+/* The module's states, as its "states" line numbers them. */
+struct statemap {
+	uint64_t map[MAX_STATES], n;
+};
+
+/* A header line of tsa-all: "states" is the one this reader needs. */
+static int all_header(void *ctx, const char *line, size_t lineno, char *msg,
+		      size_t msglen)
+{
+	struct statemap *sm = ctx;
+
+	(void)lineno;
+	(void)msg;
+	(void)msglen;
+	if (!strncmp(line, "states ", 7))
+		statemap_parse(line + 7, sm->map, &sm->n);
+	return TSA_OK;
+}
+
 /*
  * The module writes control bytes, DEL and the backslash of a thread's
  * name as \ooo (a name must not end or forge a line); decode in place.
@@ -253,6 +272,45 @@ int tsa_parse_fields(char *list, int *colmap, int max,
 		ncols++;
 	}
 	return ncols;
+}
+
+int tsa_parse_header(char **p, char *end, size_t *lineno, uint64_t *now,
+		     int (*other)(void *ctx, const char *line, size_t lineno,
+				  char *msg, size_t msglen), void *ctx,
+		     int *colmap, int max,
+		     int (*index)(const char *name, size_t len), int *have,
+		     char *msg, size_t msglen)
+{
+	char *line;
+	int n;
+
+	for (;;) {
+		const char *t;
+
+		line = tsa_next_line(p, end);
+		++*lineno;
+		if (!line) {
+			snprintf(msg, msglen, "no \"fields\" line");
+			return -1;
+		}
+		if (!strncmp(line, "now ", 4)) {
+			t = line + 4;
+			if (tsa_parse_u64(&t, now) || *t) {
+				snprintf(msg, msglen, "line %zu: bad \"now\"",
+					 *lineno);
+				return -1;
+			}
+		} else if (!strncmp(line, "fields ", 7)) {
+			break;
+		} else if (other &&
+			   other(ctx, line, *lineno, msg, msglen) != TSA_OK) {
+			return -1;
+		}	/* else a header line this reader does not know */
+	}
+	n = tsa_parse_fields(line + 7, colmap, max, index, have);
+	if (n < 0)
+		snprintf(msg, msglen, "too many columns");
+	return n;
 }
 
 /* The line at *@p, NUL-terminated in place; *@p moves past it. */
@@ -476,7 +534,7 @@ int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
 int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 {
 	static int colmap[MAX_COLUMNS];
-	uint64_t statemap[MAX_STATES], nstatemap = 0;
+	struct statemap sm = { .n = 0 };
 	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c;
 	int have[F_NUM + 1] = { 0 }, n, rc;	/* have[F_NUM]: comm */
@@ -491,38 +549,12 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 		return rc;
 
 	/* Header lines up to and including "fields". */
-	for (;;) {
-		line = tsa_next_line(&p, end);
-		lineno++;
-		if (!line) {
-			snprintf(msg, msglen, "no \"fields\" line");
-			return TSA_EFORMAT;
-		}
-		if (!strncmp(line, "now ", 4)) {
-			const char *t = line + 4;
-
-			if (tsa_parse_u64(&t, &s->now)) {
-				snprintf(msg, msglen, "line %zu: bad \"now\"",
-					 lineno);
-				return TSA_EFORMAT;
-			}
-			continue;
-		}
-		if (!strncmp(line, "states ", 7)) {
-			statemap_parse(line + 7, statemap, &nstatemap);
-			continue;
-		}
-		if (strncmp(line, "fields ", 7))
-			continue;	/* a header line we do not know */
-		n = tsa_parse_fields(line + 7, colmap, MAX_COLUMNS,
-				     all_field_index, have);
-		if (n < 0) {
-			snprintf(msg, msglen, "too many columns");
-			return TSA_EFORMAT;
-		}
-		ncols = (size_t)n;
-		break;
-	}
+	n = tsa_parse_header(&p, end, &lineno, &s->now, all_header, &sm,
+			     colmap, MAX_COLUMNS, all_field_index, have, msg,
+			     msglen);
+	if (n < 0)
+		return TSA_EFORMAT;
+	ncols = (size_t)n;
 	if (!ncols || colmap[ncols - 1] != F_NUM) {
 		snprintf(msg, msglen, "\"fields\" does not end with comm");
 		return TSA_EFORMAT;
@@ -566,9 +598,9 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 		if (!have[F_AT])
 			r->v[F_AT] = s->now;
 		/* The module's state numbers, as its "states" line names them. */
-		if (nstatemap)
-			r->v[F_STATE] = r->v[F_STATE] < nstatemap ?
-					statemap[r->v[F_STATE]] : TSA_NSTATES;
+		if (sm.n)
+			r->v[F_STATE] = r->v[F_STATE] < sm.n ?
+					sm.map[r->v[F_STATE]] : TSA_NSTATES;
 		if (*t == ' ')
 			t++;
 		else if (*t) {

@@ -113,6 +113,20 @@ int tsa_parse_u64(const char **pp, uint64_t *v);
 int tsa_parse_fields(char *list, int *colmap, int max,
 		     int (*index)(const char *name, size_t len), int *have);
 /*
+ * The header lines after a file's first, up to and with "fields ...":
+ * "now N" into *@now, any other line to @other(@ctx, LINE, LINENO, ...)
+ * when not NULL (a tsa_err, with the reason in @msg), and the fields'
+ * columns into @colmap (at most @max) by @index, @have set for each
+ * known.  *@lineno counts the lines read.  The columns, or -1 with the
+ * reason in @msg.
+ */
+int tsa_parse_header(char **p, char *end, size_t *lineno, uint64_t *now,
+		     int (*other)(void *ctx, const char *line, size_t lineno,
+				  char *msg, size_t msglen), void *ctx,
+		     int *colmap, int max,
+		     int (*index)(const char *name, size_t len), int *have,
+		     char *msg, size_t msglen);
+/*
  * Decode a comm the module wrote with \ooo escapes, in place; shared
  * with store/capture.c, whose captures escape it the same way.
  */

@@ -231,6 +231,32 @@ int tsa_calls_read(struct tsa_calls_snap *s, const char *path,
 	return tsa_calls_parse(s, msg, msglen);
 }
 
+/* A calls file's header as read: its snapshot, and whether "rows" came. */
+struct calls_head {
+	struct tsa_calls_snap *s;
+	int have_rows;
+};
+
+/*
+ * A header line of tsa-calls: "rows N ..." (the calls table's rows, then
+ * others' to come); "states", or a line unknown, is skipped.
+ */
+static int calls_header(void *ctx, const char *line, size_t lineno,
+			char *msg, size_t msglen)
+{
+	struct calls_head *h = ctx;
+	const char *t = line + 5;
+
+	if (strncmp(line, "rows ", 5))
+		return TSA_OK;
+	if (tsa_parse_u64(&t, &h->s->table_rows) || (*t && *t != ' ')) {
+		snprintf(msg, msglen, "line %zu: bad \"rows\"", lineno);
+		return TSA_EFORMAT;
+	}
+	h->have_rows = 1;
+	return TSA_OK;
+}
+
 int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 {
 	static int colmap[MAX_COLUMNS];
@@ -244,7 +270,8 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	size_t lineof_cap = 0;
 	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c, i;
-	int have[CF_NUM] = { 0 }, have_rows = 0, rc, n;
+	struct calls_head head = { s, 0 };
+	int have[CF_NUM] = { 0 }, rc, n;
 
 	s->nrows = s->ngroups = s->nnames = 0;
 	s->now = s->table_rows = 0;
@@ -259,40 +286,12 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	rc = TSA_EFORMAT;	/* what a bad line below returns */
 
 	/* Header lines up to and including "fields". */
-	for (;;) {
-		const char *t;
-
-		line = tsa_next_line(&p, end);
-		lineno++;
-		if (!line) {
-			snprintf(msg, msglen, "no \"fields\" line");
-			return TSA_EFORMAT;
-		}
-		if (!strncmp(line, "now ", 4) || !strncmp(line, "rows ", 5)) {
-			int now = line[0] == 'n';
-
-			/* "rows": the calls table's, then others' to come. */
-			t = line + (now ? 4 : 5);
-			if (tsa_parse_u64(&t, now ? &s->now : &s->table_rows) ||
-			    (*t && (now || *t != ' '))) {
-				snprintf(msg, msglen, "line %zu: bad \"%s\"",
-					 lineno, now ? "now" : "rows");
-				return TSA_EFORMAT;
-			}
-			have_rows |= !now;
-			continue;
-		}
-		if (strncmp(line, "fields ", 7))
-			continue;	/* "states", or a line unknown */
-		n = tsa_parse_fields(line + 7, colmap, MAX_COLUMNS,
-				     cfield_index, have);
-		if (n < 0) {
-			snprintf(msg, msglen, "too many columns");
-			return TSA_EFORMAT;
-		}
-		ncols = (size_t)n;
-		break;
-	}
+	n = tsa_parse_header(&p, end, &lineno, &s->now, calls_header, &head,
+			     colmap, MAX_COLUMNS, cfield_index, have, msg,
+			     msglen);
+	if (n < 0)
+		return TSA_EFORMAT;
+	ncols = (size_t)n;
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (!have[need[i]]) {
 			snprintf(msg, msglen, "line %zu: \"fields\" lacks %s",
@@ -305,7 +304,7 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 			 lineno);
 		return TSA_EFORMAT;
 	}
-	if (have_rows && !s->table_rows) {
+	if (head.have_rows && !s->table_rows) {
 		snprintf(msg, msglen, "the module keeps no system-call rows "
 			 "(\"rows 0\")");
 		return TSA_ENOCALLS;

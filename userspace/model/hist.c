@@ -55,67 +55,51 @@ int tsa_hist_read(struct tsa_hist_snap *s, const char *path,
 	return tsa_hist_parse(s, msg, msglen);
 }
 
-/* The "buckets COUNT SHIFT" line: this reader knows TSA_HIST_NB. */
-static int parse_buckets(struct tsa_hist_snap *s, const char *t)
+/*
+ * A header line of tsa-hist: "buckets COUNT SHIFT" (this reader knows
+ * TSA_HIST_NB; s->buckets_seen says it came).
+ */
+static int hist_header(void *ctx, const char *line, size_t lineno,
+		       char *msg, size_t msglen)
 {
+	struct tsa_hist_snap *s = ctx;
+	const char *t = line + 8;
 	uint64_t nb, shift;
 
+	if (strncmp(line, "buckets ", 8))
+		return TSA_OK;
 	if (tsa_parse_u64(&t, &nb) || *t++ != ' ' ||
 	    tsa_parse_u64(&t, &shift) || *t || nb != TSA_HIST_NB ||
-	    shift > 40)
-		return -1;
+	    shift > 40) {
+		snprintf(msg, msglen, "line %zu: buckets \"%.30s\", this "
+			 "tsa-prstat reads %d", lineno, line + 8, TSA_HIST_NB);
+		return TSA_EFORMAT;
+	}
 	s->shift = (unsigned int)shift;
-	return 0;
+	s->buckets_seen = 1;
+	return TSA_OK;
 }
 
 int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 {
-	int colmap[MAX_HCOLUMNS], have[HF_NUM] = { 0 }, buckets = 0;
+	int colmap[MAX_HCOLUMNS], have[HF_NUM] = { 0 };
 	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c;
 	int n;
 
 	s->n = 0;
 	s->now = 0;
+	s->buckets_seen = 0;
 	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-hist", &p, &end,
 			    msg, msglen);
 	if (n != TSA_OK)
 		return n;
-	for (;;) {
-		const char *t;
-
-		line = tsa_next_line(&p, end);
-		lineno++;
-		if (!line) {
-			snprintf(msg, msglen, "no \"fields\" line");
-			return TSA_EFORMAT;
-		}
-		if (!strncmp(line, "now ", 4)) {
-			t = line + 4;
-			if (tsa_parse_u64(&t, &s->now) || *t) {
-				snprintf(msg, msglen, "line %zu: bad \"now\"",
-					 lineno);
-				return TSA_EFORMAT;
-			}
-		} else if (!strncmp(line, "buckets ", 8)) {
-			if (parse_buckets(s, line + 8)) {
-				snprintf(msg, msglen, "line %zu: buckets "
-					 "\"%.30s\", this tsa-prstat reads %d",
-					 lineno, line + 8, TSA_HIST_NB);
-				return TSA_EFORMAT;
-			}
-			buckets = 1;
-		} else if (!strncmp(line, "fields ", 7)) {
-			n = tsa_parse_fields(line + 7, colmap, MAX_HCOLUMNS,
-					     hfield_index, have);
-			if (n < 0) {
-				snprintf(msg, msglen, "too many columns");
-				return TSA_EFORMAT;
-			}
-			ncols = (size_t)n;
-			break;
-		}
-	}
+	n = tsa_parse_header(&p, end, &lineno, &s->now, hist_header, s,
+			     colmap, MAX_HCOLUMNS, hfield_index, have, msg,
+			     msglen);
+	if (n < 0)
+		return TSA_EFORMAT;
+	ncols = (size_t)n;
 	for (c = 0; c < HF_UID; c++) {
 		if (!have[c]) {
 			snprintf(msg, msglen, "line %zu: \"fields\" lacks %s",
@@ -123,7 +107,7 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 			return TSA_EFORMAT;
 		}
 	}
-	if (!buckets) {
+	if (!s->buckets_seen) {
 		snprintf(msg, msglen, "no \"buckets\" line");
 		return TSA_EFORMAT;
 	}

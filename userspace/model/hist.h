@@ -42,6 +42,7 @@ struct tsa_hist_snap {
 	size_t len, cap;
 	uint64_t now;			/* the "now" line */
 	unsigned int shift;		/* bucket 0: under 2^shift ns */
+	int buckets_seen;		/* the parse met its "buckets" line */
 	struct tsa_hline *l;
 	size_t n, lcap;
 };

@@ -133,33 +133,11 @@ int tsa_wakers_parse(struct tsa_wakers_snap *s, char *msg, size_t msglen)
 			    msg, msglen);
 	if (n != TSA_OK)
 		return n;
-	for (;;) {
-		const char *t;
-
-		line = tsa_next_line(&p, end);
-		lineno++;
-		if (!line) {
-			snprintf(msg, msglen, "no \"fields\" line");
-			return TSA_EFORMAT;
-		}
-		if (!strncmp(line, "now ", 4)) {
-			t = line + 4;
-			if (tsa_parse_u64(&t, &s->now) || *t) {
-				snprintf(msg, msglen, "line %zu: bad \"now\"",
-					 lineno);
-				return TSA_EFORMAT;
-			}
-		} else if (!strncmp(line, "fields ", 7)) {
-			n = tsa_parse_fields(line + 7, colmap, MAX_WCOLUMNS,
-					     wfield_index, have);
-			if (n < 1) {
-				snprintf(msg, msglen, "too many columns");
-				return TSA_EFORMAT;
-			}
-			ncols = (size_t)n;
-			break;
-		}
-	}
+	n = tsa_parse_header(&p, end, &lineno, &s->now, NULL, NULL, colmap,
+			     MAX_WCOLUMNS, wfield_index, have, msg, msglen);
+	if (n < 0)
+		return TSA_EFORMAT;
+	ncols = (size_t)n;
 	for (c = 0; c < WF_NUM; c++) {
 		if (!have[c] && c != WF_UID) {
 			snprintf(msg, msglen, "line %zu: \"fields\" lacks %s",
@@ -167,7 +145,7 @@ int tsa_wakers_parse(struct tsa_wakers_snap *s, char *msg, size_t msglen)
 			return TSA_EFORMAT;
 		}
 	}
-	if (colmap[ncols - 1] != WF_NAME) {
+	if (!ncols || colmap[ncols - 1] != WF_NAME) {
 		snprintf(msg, msglen, "line %zu: \"name\" is not last", lineno);
 		return TSA_EFORMAT;
 	}
