@@ -14,7 +14,8 @@
 #           as make soak runs them), and the event-trace replay on
 #           nine of its workloads and USR/SYS against the kernel's vtime
 #           (usrsys)
-#   rt      engine suite (interrupts=1) and the load/unload churn
+#   rt      engine suite (interrupts=1), the wakers' known answers
+#           (tsa-waketest) and the load/unload churn
 #
 # The engine suite's first test says what the module lost at load (a hook
 # the kernel lacks shows as a degraded state; only TRP is expected, and
@@ -120,6 +121,8 @@ dkms_check() {
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c || tap 1 "tsa-gtest builds"
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c || tap 1 "churn builds"
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-waketest \
+	tests/guest/tsa-waketest.c tests/guest/tsa-read.c || tap 1 "tsa-waketest builds"
 
 series_list=("$@")
 [ ${#series_list[@]} -gt 0 ] || series_list=(5.10 6.12 7)
@@ -170,6 +173,9 @@ for series in "${series_list[@]}"; do
 		rt-amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" \
 				--modparams interrupts=1 -- tests/out/tsa-gtest
+			# The wakers' known answers under threaded interrupts.
+			run_suite "$ver" wakers tests/guest-run --kernel "$moddir" --module "$TSA_KO" \
+				--modparams interrupts=1 -- tests/out/tsa-waketest
 			run_suite "$ver" churn tests/guest-run --kernel "$moddir" -- \
 				bash tests/guest/churn-test.sh "$TSA_KO" "$PWD/tests/out/churn" 3
 			;;

@@ -1,9 +1,10 @@
 #!/bin/bash
 # PREEMPT_RT suite: tsa.ko built for Debian's RT kernel and the engine
 # tests (under RT's sleeping spinlocks and threaded interrupts) on that
-# kernel, the fork burst again with a short late queue, then the
-# load/unload churn on it (single-threaded TCG: see tests/guest-run
-# --tcg-single), and a softirq preempted inside its thread.
+# kernel, the wakers' known answers, the fork burst again with a short
+# late queue, then the load/unload churn on it (single-threaded TCG: see
+# tests/guest-run --tcg-single), and a softirq preempted inside its
+# thread.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TSA_PROG=rt
@@ -22,6 +23,13 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
 	-- tests/out/tsa-gtest
+# Who woke it, under RT's threaded interrupts: the wakers' known answers
+# (a network packet's softirq runs in a thread's context there, and is
+# still named softirq:NET_RX).
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-waketest \
+	tests/guest/tsa-waketest.c tests/guest/tsa-read.c
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
+	-- tests/out/tsa-waketest
 # The burst again with a late queue shorter than its pool misses: the
 # rest must be found by the work item's walk over all threads.
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams "interrupts=1 late_queue=100" \
