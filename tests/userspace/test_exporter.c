@@ -491,8 +491,9 @@ static void test_web_config(void)
 /*
  * A read that takes long (a FIFO nobody writes yet): a scrape that waits
  * for it past its limit (Prometheus's X-Prometheus-Scrape-Timeout-Seconds)
- * gets 503, the one that reads gets its answer once the read ends, and
- * the health counts the timeout.
+ * gets 503, the one that started it gets its answer once the read ends
+ * within its own limit, one whose read outlasts its limit gets 503 too,
+ * and the health counts the timeouts.
  */
 static void test_scrape_timeout(void)
 {
@@ -541,11 +542,26 @@ static void test_scrape_timeout(void)
 	ok(strstr(a, " 200 ") && strstr(a, "tsa_user_state_seconds_total{"),
 	   "the scrape that read: 200 with the groups once the read ended");
 	free(a);
+	/* The scrape that starts a read is bounded too: 503 at its limit. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+	m = get(s.port, "GET /metrics HTTP/1.0\r\n"
+		"X-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
+	ok(m && !strncmp(m + 8, " 503", 4) && t1 - t0 >= 0.9 && t1 - t0 < 5,
+	   "a scrape whose own read is still going past its 1 s: 503 after "
+	   "%.1f s (%.12s)", t1 - t0, m ? m : "");
+	free(m);
+	/* That read ends (its FIFO written); the next scrape reads anew. */
+	w = feed_fifo(fifo, snap, 1);
+	waitpid(w, &status, 0);
 	w = feed_fifo(fifo, snap, 1);
 	m = metrics(s.port);
 	waitpid(w, &status, 0);
-	ok(m && value_of(m, "tsa_exporter_scrape_timeouts_total") == 1,
-	   "tsa_exporter_scrape_timeouts_total 1");
+	ok(m && value_of(m, "tsa_exporter_scrape_timeouts_total") == 2,
+	   "tsa_exporter_scrape_timeouts_total 2 (saw %ld)",
+	   m ? value_of(m, "tsa_exporter_scrape_timeouts_total") : -1);
 	free(m);
 	is_long(stop(&s), 0, "a slow module: SIGTERM, exit 0");
 	free(snap[0]);

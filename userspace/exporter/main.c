@@ -9,9 +9,10 @@
  *
  * The text format 0.0.4 by default, OpenMetrics 1.0 when the client's
  * Accept asks for application/openmetrics-text; gzip when its
- * Accept-Encoding allows it; a landing page at /. Scrapes that arrive
- * while one is reading the module's files wait for that read and answer
- * with it: one read serves them all. HTTP is libmicrohttpd's: a small
+ * Accept-Encoding allows it; a landing page at /. A read of the module's
+ * files runs in a thread of its own; scrapes that arrive while it reads
+ * wait for it and answer with it (one read serves them all), each no
+ * longer than its limit (503 after it). HTTP is libmicrohttpd's: a small
  * thread pool, a bound on connections and on each one's memory (a
  * request's headers included), and a timeout for a client that sends
  * nothing. The body is shared by every response made from it.
@@ -86,48 +87,65 @@ static void body_put(struct body *b)
 }
 
 /*
+ * The read, in a thread of its own: a scrape waits for it no longer than
+ * its limit, and a read that never ends (a module stuck, a FIFO) keeps
+ * no scrape's thread; the next scrapes wait for it in turn.
+ */
+static void *read_body(void *arg)
+{
+	struct body *b = calloc(1, sizeof(*b));
+
+	(void)arg;
+	if (!b)
+		die(EXIT_BADDATA, "out of memory");
+	b->refs = 1;
+	/* The health counters but timeouts: the reader's alone. */
+	scrape_run(&conf, &health, &b->out);
+	if (!b->out.up || b->out.err[0])
+		warnmsg("%s", b->out.err);
+	pthread_mutex_lock(&lock);
+	body_unref(last);
+	last = b;
+	reading = 0;
+	reads_done++;
+	pthread_cond_broadcast(&read_done);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/*
  * The body of this scrape, a reference: the read that is in progress
  * when it arrives, or a new one. NULL when that read is still going
- * after @limit seconds (the new one this request makes itself is
- * always waited for: nothing else would stop it).
+ * after @limit seconds.
  */
 static struct body *body_get(double limit)
 {
+	unsigned long seen;
+	struct timespec end;
 	struct body *b;
+	pthread_t t;
+	int rc;
 
 	pthread_mutex_lock(&lock);
-	if (reading) {
-		unsigned long seen = reads_done;
-		struct timespec end;
-
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		next_deadline(&end, limit);
-		while (reading && reads_done == seen)
-			if (pthread_cond_timedwait(&read_done, &lock, &end) ==
-			    ETIMEDOUT && reading && reads_done == seen) {
-				pthread_mutex_unlock(&lock);
-				__atomic_add_fetch(&health.timeouts, 1,
-						   __ATOMIC_RELAXED);
-				return NULL;
-			}
-	} else {
+	seen = reads_done;
+	if (!reading) {
 		reading = 1;
-		pthread_mutex_unlock(&lock);
-		b = calloc(1, sizeof(*b));
-		if (!b)
-			die(EXIT_BADDATA, "out of memory");
-		b->refs = 1;
-		/* The health counters but timeouts: the reader's alone. */
-		scrape_run(&conf, &health, &b->out);
-		if (!b->out.up || b->out.err[0])
-			warnmsg("%s", b->out.err);
-		pthread_mutex_lock(&lock);
-		body_unref(last);
-		last = b;
-		reading = 0;
-		reads_done++;
-		pthread_cond_broadcast(&read_done);
+		rc = pthread_create(&t, NULL, read_body, NULL);
+		if (rc)
+			die(EXIT_BADDATA, "cannot start a read: %s",
+			    strerror(rc));
+		pthread_detach(t);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	next_deadline(&end, limit);
+	while (reads_done == seen)
+		if (pthread_cond_timedwait(&read_done, &lock, &end) ==
+		    ETIMEDOUT && reads_done == seen) {
+			pthread_mutex_unlock(&lock);
+			__atomic_add_fetch(&health.timeouts, 1,
+					   __ATOMIC_RELAXED);
+			return NULL;
+		}
 	b = last;
 	b->refs++;
 	pthread_mutex_unlock(&lock);
