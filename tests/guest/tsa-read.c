@@ -930,6 +930,47 @@ void tap(int ok, const char *fmt, ...)
 		failures++;
 }
 
+int tsa_test_main(const char *prog, const struct tsa_test *tests, size_t n,
+		  int argc, char **argv)
+{
+	struct timespec t0, t1;
+	int j, first = 1;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[1], "--first")) {
+		first = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	test_no = first - 1;
+	for (j = 1; j < argc; j++) {
+		for (i = 0; i < n && strcmp(argv[j], tests[i].name); i++)
+			;
+		if (i == n) {
+			fprintf(stderr, "%s: no test '%s'\n", prog, argv[j]);
+			return 2;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int run = argc < 2;
+
+		for (j = 1; j < argc; j++)
+			run |= !strcmp(argv[j], tests[i].name);
+		if (!run)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		printf("# %s\n", tests[i].name);
+		tests[i].fn();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("# %s took %.1f s\n", tests[i].name,
+		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	printf("# %s: %d passed, %d failed\n", prog,
+	       test_no - (first - 1) - failures, failures);
+	return failures ? 1 : 0;
+}
+
 pid_t gettid_(void)
 {
 	return (pid_t)syscall(SYS_gettid);

@@ -158,6 +158,20 @@ extern int test_no;		/* TAP number of the last test */
 extern int failures;
 void tap(int ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* A program's tests, by the names its command line gives. */
+struct tsa_test {
+	const char *name;
+	void (*fn)(void);
+};
+/*
+ * The main() of a program of tests: [--first N] [NAME...] runs the named
+ * tests of @tests (every one without names; an unknown name: exit 2) in
+ * their order, TAP numbered from N, each between "# NAME" and "# NAME
+ * took S s", then "# PROG: N passed, M failed".  Returns main()'s status.
+ */
+int tsa_test_main(const char *prog, const struct tsa_test *tests, size_t n,
+		  int argc, char **argv);
 pid_t gettid_(void);
 void pin(int cpu);			/* this thread on one CPU only */
 /* The running kernel is older than MAJOR.MINOR (uname's release). */

@@ -872,10 +872,7 @@ static void test_bulk(void)
 	    head, bad, mine, none);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tsa_test tests[] = {
 	{ "wk-cond", test_cond },
 	{ "wk-mutex", test_mutex },
 	{ "wk-pipe", test_pipe },
@@ -889,26 +886,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	int first = 1;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 2 && !strcmp(argv[1], "--first")) {
-		first = atoi(argv[2]);
-		argv += 2;
-		argc -= 2;
-	}
-	test_no = first - 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		int run = argc < 2;
-
-		for (int j = 1; j < argc; j++)
-			run |= !strcmp(argv[j], tests[i].name);
-		if (!run)
-			continue;
-		printf("# %s\n", tests[i].name);
-		tests[i].fn();
-	}
-	printf("# tsa-waketest: %d passed, %d failed\n",
-	       test_no - (first - 1) - failures, failures);
-	return failures ? 1 : 0;
+	return tsa_test_main("tsa-waketest", tests, sizeof(tests) / sizeof(tests[0]),
+			     argc, argv);
 }

@@ -2378,10 +2378,7 @@ static void test_hist(void)
 	tsa_free_hist(&h2);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tsa_test tests[] = {
 	{ "lck", test_lck },
 	{ "klk", test_klk },
 	{ "iow", test_iow },
@@ -2402,42 +2399,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	int j, first = 1, named = 0;
-	uint64_t t0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 2 && !strcmp(argv[1], "--first")) {
-		first = atoi(argv[2]);
-		argv += 2;
-		argc -= 2;
-	}
-	test_no = first - 1;
-	for (j = 1; j < argc; j++) {
-		size_t i;
-
-		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-			if (!strcmp(argv[j], tests[i].name))
-				break;
-		if (i == sizeof(tests) / sizeof(tests[0])) {
-			fprintf(stderr, "tsa-wtest: no test '%s'\n", argv[j]);
-			return 2;
-		}
-	}
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		int run = argc < 2;
-
-		for (j = 1; j < argc; j++)
-			run |= !strcmp(argv[j], tests[i].name);
-		if (!run)
-			continue;
-		named++;
-		t0 = now_ns();
-		printf("# %s\n", tests[i].name);
-		tests[i].fn();
-		printf("# %s took %.1f s\n", tests[i].name,
-		       (now_ns() - t0) / 1e9);
-	}
-	printf("# tsa-wtest: %d passed, %d failed\n",
-	       test_no - (first - 1) - failures, failures);
-	return failures ? 1 : 0;
+	return tsa_test_main("tsa-wtest", tests, sizeof(tests) / sizeof(tests[0]),
+			     argc, argv);
 }
