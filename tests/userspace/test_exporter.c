@@ -488,6 +488,25 @@ static void test_web_config(void)
 	}
 }
 
+/* A scrape Prometheus gives 1 s (@what): 503 once that second is over. */
+static void scrape_503_in_1s(int port, const char *what)
+{
+	struct timespec ts;
+	double t0, t1;
+	char *m;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+	m = get(port, "GET /metrics HTTP/1.0\r\n"
+		"X-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
+	ok(m && !strncmp(m + 8, " 503", 4) && t1 - t0 >= 0.9 && t1 - t0 < 5,
+	   "%s past its 1 s: 503 after %.1f s (%.12s)", what, t1 - t0,
+	   m ? m : "");
+	free(m);
+}
+
 /*
  * A read that takes long (a FIFO nobody writes yet): a scrape that waits
  * for it past its limit (Prometheus's X-Prometheus-Scrape-Timeout-Seconds)
@@ -501,8 +520,7 @@ static void test_scrape_timeout(void)
 	struct server s;
 	int status;
 	pid_t reader, w;
-	double t0, t1;
-	struct timespec ts, nap = { 0, 300000000 };
+	struct timespec nap = { 0, 300000000 };
 
 	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("slow"));
 	snprintf(fifo, sizeof(fifo), "%s/all", dir);
@@ -525,16 +543,7 @@ static void test_scrape_timeout(void)
 		_exit(0);
 	}
 	nanosleep(&nap, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
-	m = get(s.port, "GET /metrics HTTP/1.0\r\n"
-		"X-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n");
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
-	ok(m && !strncmp(m + 8, " 503", 4) && t1 - t0 >= 0.9 && t1 - t0 < 5,
-	   "a scrape that waits for a read in progress past its 1 s: 503 "
-	   "after %.1f s (%.12s)", t1 - t0, m ? m : "");
-	free(m);
+	scrape_503_in_1s(s.port, "a scrape that waits for a read in progress");
 	w = feed_fifo(fifo, snap, 1);
 	waitpid(reader, &status, 0);
 	waitpid(w, &status, 0);
@@ -543,16 +552,7 @@ static void test_scrape_timeout(void)
 	   "the scrape that read: 200 with the groups once the read ended");
 	free(a);
 	/* The scrape that starts a read is bounded too: 503 at its limit. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
-	m = get(s.port, "GET /metrics HTTP/1.0\r\n"
-		"X-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n");
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
-	ok(m && !strncmp(m + 8, " 503", 4) && t1 - t0 >= 0.9 && t1 - t0 < 5,
-	   "a scrape whose own read is still going past its 1 s: 503 after "
-	   "%.1f s (%.12s)", t1 - t0, m ? m : "");
-	free(m);
+	scrape_503_in_1s(s.port, "a scrape whose own read is still going");
 	/* That read ends (its FIFO written); the next scrape reads anew. */
 	w = feed_fifo(fifo, snap, 1);
 	waitpid(w, &status, 0);
