@@ -34,6 +34,10 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   entry_bytes, st.thread_size + entry_bytes);
 	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
 		   st.group_size, st.buckets);
+	/* Kernel threads' records and processes: no calls table. */
+	seq_printf(m, "kthreads %llu\nkthread_record_bytes %llu\nkthread_bytes %llu\nkprocess_record_bytes %llu\n",
+		   st.kthreads, st.kthread_size, st.kthread_size + entry_bytes,
+		   st.kgroup_size);
 	/* Rows of the tables each record carries (calls, interrupts). */
 	seq_printf(m, "calls_rows %u\ntrap_rows %u\n",
 		   tsa_table_rows(TSA_T_CALLS), tsa_table_rows(TSA_T_TRAPS));

@@ -39,6 +39,20 @@ static u8 tsa_kernel_flag(struct task_struct *p, bool in_kernel)
 }
 
 /*
+ * Does @p get a kernel thread's record, which has no calls table (a
+ * kernel thread makes no system call)? Before 5.19 a usermode helper
+ * starts as a kernel thread too, forked by a workqueue worker (@parent,
+ * NULL if not known), and then execs a program: it gets a user thread's.
+ * An io_uring worker is a thread of a user process and shares its group:
+ * a user thread's record as well.
+ */
+static bool tsa_kern_record(struct task_struct *p, struct task_struct *parent)
+{
+	return (p->flags & PF_KTHREAD) &&
+	       !(parent && (parent->flags & PF_WQ_WORKER));
+}
+
+/*
  * Insert @th for @t unless @t already has a record or is already
  * released (then its free hook has run or is queued behind us).
  */
@@ -73,7 +87,7 @@ TSA_PROBE_NEWTASK(tsa_task_newtask)
 	if (!task_pid_nr(child))
 		return;
 	/* Probes run with preemption off: no sleeping allocation. */
-	th = tsa_thread_alloc_atomic();
+	th = tsa_thread_alloc_atomic(tsa_kern_record(child, current));
 	if (!th) {
 		tsa_track_later(child);
 		return;
@@ -193,7 +207,8 @@ static bool tsa_seed_insert(struct task_struct *t)
 
 	if (READ_ONCE(t->flags) & PF_EXITING)
 		return false;
-	th = tsa_thread_alloc(GFP_KERNEL);
+	/* A usermode helper seen before its exec (< 5.19): no calls rows. */
+	th = tsa_thread_alloc(GFP_KERNEL, tsa_kern_record(t, NULL));
 	if (!th)
 		return false;
 	/*

@@ -30,19 +30,38 @@ static unsigned int tsa_thread_bits;
 static struct hlist_head tsa_groups[1 << TSA_GROUP_BITS];
 /* Inserts and removals only: fork, load, and task free (softirq). */
 static DEFINE_RAW_SPINLOCK(tsa_table_lock);
-static struct kmem_cache *tsa_thread_cache;
-static struct kmem_cache *tsa_group_cache;
+/*
+ * Records and groups of user threads, and of kernel threads (tsa_kern):
+ * a kernel thread never makes a system call, so its objects are the same
+ * but for the calls table, which is laid out last to be left off. With
+ * calls=0 both kinds share one cache.
+ */
+static struct kmem_cache *tsa_thread_cache, *tsa_kthread_cache;
+static struct kmem_cache *tsa_group_cache, *tsa_kgroup_cache;
 /*
  * Rows of each record's tables (0: none): they follow the record, and
- * each group, in its slab object, one after the other.
+ * each group, in its slab object: the interrupts table, the
+ * distributions, then the calls table.
  */
 static unsigned int tsa_rows[TSA_NR_TABLES];
 static enum tsa_hist_mode tsa_hist_mode;	/* a tsa_hist after the tables */
 static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
+static atomic64_t tsa_nr_kthreads = ATOMIC64_INIT(0);	/* of those, kernel */
+static atomic64_t tsa_nr_kgroups = ATOMIC64_INIT(0);
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
 /* Objects allocated and not yet freed: must be zero after unload. */
 static atomic64_t tsa_nr_objects = ATOMIC64_INIT(0);
+
+static struct kmem_cache *tsa_thread_cache_of(bool kern)
+{
+	return kern ? tsa_kthread_cache : tsa_thread_cache;
+}
+
+static struct kmem_cache *tsa_group_cache_of(bool kern)
+{
+	return kern ? tsa_kgroup_cache : tsa_group_cache;
+}
 
 static void *tsa_obj_alloc(struct kmem_cache *c, gfp_t gfp)
 {
@@ -66,9 +85,17 @@ static void tsa_obj_free(struct kmem_cache *c, void *p)
  * refilled from a work item serves it; on non-RT kernels an empty pool
  * falls back to GFP_NOWAIT.
  */
-#define TSA_POOL_SIZE	256
-static LIST_HEAD(tsa_pool);
-static unsigned int tsa_pool_len;
+struct tsa_pool {
+	struct list_head list;
+	unsigned int len;
+	unsigned int size;
+};
+
+/* User threads' records, and kernel threads' (rarer: kthreadd's forks). */
+static struct tsa_pool tsa_pools[2] = {
+	{ .list = LIST_HEAD_INIT(tsa_pools[0].list), .size = 256 },
+	{ .list = LIST_HEAD_INIT(tsa_pools[1].list), .size = 32 },
+};
 static DEFINE_RAW_SPINLOCK(tsa_pool_lock);
 static bool tsa_pool_live;
 static void tsa_pool_refill(struct work_struct *work);
@@ -110,24 +137,27 @@ static size_t tsa_table_bytes(enum tsa_table k)
 		0;
 }
 
-/* The bytes of the calls tables of one record. */
-static size_t tsa_calls_tables_size(void)
+/* Where each part starts: interrupts, distributions, calls (last). */
+static size_t tsa_hist_off(void)
 {
-	size_t n = 0;
-	int k;
-
-	for (k = 0; k < TSA_NR_TABLES; k++)
-		n += tsa_table_bytes(k);
-	return n;
+	return tsa_table_bytes(TSA_T_TRAPS);
 }
 
-/*
- * The bytes of all tables of one record (0: none): its calls tables, then
- * its distributions.
- */
+static size_t tsa_calls_off(void)
+{
+	return tsa_hist_off() + tsa_hist_size(tsa_hist_mode);
+}
+
+/* The bytes of all tables of one record (0: none). */
 size_t tsa_table_size(void)
 {
-	return tsa_calls_tables_size() + tsa_hist_size(tsa_hist_mode);
+	return tsa_calls_off() + tsa_table_bytes(TSA_T_CALLS);
+}
+
+/* The bytes of the tables of a kernel thread's record: all but calls. */
+static size_t tsa_table_size_of(bool kern)
+{
+	return kern ? tsa_calls_off() : tsa_table_size();
 }
 
 enum tsa_hist_mode tsa_table_hist_mode(void)
@@ -140,25 +170,34 @@ struct tsa_hist *tsa_table_hist(void *tables)
 {
 	if (tsa_hist_mode == TSA_HIST_NONE || !tables)
 		return NULL;
-	return (struct tsa_hist *)((char *)tables + tsa_calls_tables_size());
+	return (struct tsa_hist *)((char *)tables + tsa_hist_off());
 }
 
 /* Table @k in a block of tables laid out as after each record. */
 struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
 {
-	char *p = tables;
-	int i;
-
+	BUILD_BUG_ON(TSA_NR_TABLES != 2);
 	if (!tsa_rows[k])
 		return NULL;
-	for (i = 0; i < k; i++)
-		p += tsa_table_bytes(i);
-	return (struct tsa_calls *)p;
+	return (struct tsa_calls *)((char *)tables +
+				    (k == TSA_T_CALLS ? tsa_calls_off() : 0));
 }
 
 /*
- * Empty calls tables, laid out as after a record (a reader's sum); the
- * distributions after them are not summed (the thread file shows none).
+ * In a copy of a kernel thread's tables, which has none, an empty calls
+ * table: as the record of a thread that never made a call would have.
+ */
+static void tsa_tables_reset_calls(void *tables)
+{
+	if (tsa_rows[TSA_T_CALLS])
+		tsa_calls_reset(tsa_table_in(tables, TSA_T_CALLS),
+				tsa_rows[TSA_T_CALLS],
+				tsa_table_has_hist(TSA_T_CALLS), false);
+}
+
+/*
+ * Empty tables, laid out as after a record (a reader's sum); the
+ * distributions among them are not summed (the thread file shows none).
  */
 void tsa_tables_reset(void *tables)
 {
@@ -193,15 +232,15 @@ void tsa_tables_sort(void *tables)
 
 /*
  * Point @tab at the tables after an object and say their size, and @hist
- * at its distributions.
+ * at its distributions; a kernel thread's (@kern) has no calls table.
  */
 static void tsa_tables_attach(struct tsa_calls **tab, struct tsa_hist **hist,
-			      void *end)
+			      void *end, bool kern)
 {
 	int k;
 
 	for (k = 0; k < TSA_NR_TABLES; k++) {
-		tab[k] = tsa_table_in(end, k);
+		tab[k] = kern && k == TSA_T_CALLS ? NULL : tsa_table_in(end, k);
 		if (tab[k]) {
 			tab[k]->max = tsa_rows[k];
 			tab[k]->hist = tsa_table_has_hist(k);
@@ -210,6 +249,18 @@ static void tsa_tables_attach(struct tsa_calls **tab, struct tsa_hist **hist,
 	*hist = tsa_table_hist(end);
 	if (*hist)
 		tsa_hist_layout(*hist, tsa_hist_mode);
+}
+
+static void tsa_caches_destroy(void)
+{
+	if (tsa_kthread_cache != tsa_thread_cache)
+		kmem_cache_destroy(tsa_kthread_cache);
+	if (tsa_kgroup_cache != tsa_group_cache)
+		kmem_cache_destroy(tsa_kgroup_cache);
+	kmem_cache_destroy(tsa_thread_cache);
+	kmem_cache_destroy(tsa_group_cache);
+	tsa_thread_cache = tsa_kthread_cache = NULL;
+	tsa_group_cache = tsa_kgroup_cache = NULL;
 }
 
 int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
@@ -234,9 +285,21 @@ int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
 					    sizeof(struct tsa_group) + extra,
 					    __alignof__(struct tsa_group),
 					    0, NULL);
-	if (!tsa_threads || !tsa_thread_cache || !tsa_group_cache) {
-		kmem_cache_destroy(tsa_thread_cache);
-		kmem_cache_destroy(tsa_group_cache);
+	tsa_kthread_cache = tsa_thread_cache;
+	tsa_kgroup_cache = tsa_group_cache;
+	if (tsa_rows[TSA_T_CALLS]) {
+		extra = tsa_table_size_of(true);
+		tsa_kthread_cache = kmem_cache_create("tsa_kthread",
+					sizeof(struct tsa_thread) + extra,
+					__alignof__(struct tsa_thread),
+					SLAB_HWCACHE_ALIGN, NULL);
+		tsa_kgroup_cache = kmem_cache_create("tsa_kgroup",
+					sizeof(struct tsa_group) + extra,
+					__alignof__(struct tsa_group), 0, NULL);
+	}
+	if (!tsa_threads || !tsa_thread_cache || !tsa_group_cache ||
+	    !tsa_kthread_cache || !tsa_kgroup_cache) {
+		tsa_caches_destroy();
 		kvfree(tsa_threads);
 		return -ENOMEM;
 	}
@@ -258,32 +321,35 @@ void tsa_table_exit(void)
 	raw_spin_unlock_irq(&tsa_pool_lock);
 	cancel_work_sync(&tsa_pool_work);
 	tsa_free_unused();
-	list_for_each_entry_safe(th, next, &tsa_pool, pool) {
-		list_del(&th->pool);
-		tsa_thread_free(th);
+	for (i = 0; i < ARRAY_SIZE(tsa_pools); i++) {
+		list_for_each_entry_safe(th, next, &tsa_pools[i].list, pool) {
+			list_del(&th->pool);
+			tsa_thread_free(th);
+		}
+		tsa_pools[i].len = 0;
 	}
-	tsa_pool_len = 0;
 
 	for (i = 0; i < 1 << tsa_thread_bits; i++) {
 		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
 			hlist_del(&th->node);
-			tsa_obj_free(tsa_thread_cache, th);
+			tsa_obj_free(tsa_thread_cache_of(th->kern), th);
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(tsa_groups); i++) {
 		hlist_for_each_entry_safe(g, n, &tsa_groups[i], node) {
 			hlist_del(&g->node);
-			tsa_obj_free(tsa_group_cache, g);
+			tsa_obj_free(tsa_group_cache_of(g->kern), g);
 		}
 	}
 	atomic64_set(&tsa_nr_threads, 0);
 	atomic64_set(&tsa_nr_groups, 0);
+	atomic64_set(&tsa_nr_kthreads, 0);
+	atomic64_set(&tsa_nr_kgroups, 0);
 	/* Wait for the call_rcu() frees of records removed before. */
 	rcu_barrier();
 	WARN(atomic64_read(&tsa_nr_objects), "tsa: %lld objects leaked\n",
 	     atomic64_read(&tsa_nr_objects));
-	kmem_cache_destroy(tsa_thread_cache);
-	kmem_cache_destroy(tsa_group_cache);
+	tsa_caches_destroy();
 	kvfree(tsa_threads);
 }
 
@@ -315,25 +381,29 @@ static struct tsa_group *tsa_group_find(const struct signal_struct *s)
 /*
  * Memory for a record and, in case its process is new to tsa, for its
  * group: allocated before any lock is taken, so that insertion never
- * allocates.
+ * allocates. A kernel thread (@kern) is a process of its own: its
+ * group has no calls table either.
  */
-struct tsa_thread *tsa_thread_alloc(gfp_t gfp)
+struct tsa_thread *tsa_thread_alloc(gfp_t gfp, bool kern)
 {
 	struct tsa_thread *th;
 
-	th = tsa_obj_alloc(tsa_thread_cache, gfp);
-	if (th)
-		th->spare = tsa_obj_alloc(tsa_group_cache, gfp);
+	th = tsa_obj_alloc(tsa_thread_cache_of(kern), gfp);
+	if (th) {
+		th->kern = kern;
+		th->spare = tsa_obj_alloc(tsa_group_cache_of(kern), gfp);
+	}
 	if (!th || !th->spare) {
 		if (th)
-			tsa_obj_free(tsa_thread_cache, th);
+			tsa_obj_free(tsa_thread_cache_of(kern), th);
 		atomic64_inc(&tsa_nr_alloc_failures);
 		return NULL;
 	}
+	th->spare->kern = kern;
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
 	/* tsa_acct_init() empties them; they need to know their size. */
-	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1);
+	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1, kern);
 	return th;
 }
 
@@ -347,30 +417,38 @@ static void tsa_free_unused(void)
 		tsa_thread_free(th);
 	llist_for_each_entry_safe(g, gn, llist_del_all(&tsa_unused_groups),
 				  unused)
-		tsa_obj_free(tsa_group_cache, g);
+		tsa_obj_free(tsa_group_cache_of(g->kern), g);
 }
 
-static void tsa_pool_refill(struct work_struct *work)
+/* Pool @kern (a kernel thread's records, or a user thread's), refilled. */
+static void tsa_pool_fill(bool kern)
 {
+	struct tsa_pool *pool = &tsa_pools[kern];
 	struct tsa_thread *th;
 	unsigned long flags;
 	bool full = false;
 
-	tsa_free_unused();
 	while (!full) {
-		th = tsa_thread_alloc(GFP_KERNEL);
+		th = tsa_thread_alloc(GFP_KERNEL, kern);
 		if (!th)
 			return;
 		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
-		full = !tsa_pool_live || tsa_pool_len >= TSA_POOL_SIZE;
+		full = !tsa_pool_live || pool->len >= pool->size;
 		if (!full) {
-			list_add(&th->pool, &tsa_pool);
-			tsa_pool_len++;
+			list_add(&th->pool, &pool->list);
+			pool->len++;
 		}
 		raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
 		if (full)
 			tsa_thread_free(th);
 	}
+}
+
+static void tsa_pool_refill(struct work_struct *work)
+{
+	tsa_free_unused();
+	tsa_pool_fill(false);
+	tsa_pool_fill(true);
 }
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
@@ -405,8 +483,9 @@ static bool tsa_fork_fails(void)
 #endif
 
 /* A record for the fork hook: from the pool, never sleeping. */
-struct tsa_thread *tsa_thread_alloc_atomic(void)
+struct tsa_thread *tsa_thread_alloc_atomic(bool kern)
 {
+	struct tsa_pool *pool = &tsa_pools[kern];
 	struct tsa_thread *th = NULL;
 	unsigned long flags;
 	bool refill;
@@ -415,17 +494,17 @@ struct tsa_thread *tsa_thread_alloc_atomic(void)
 		return NULL;
 
 	raw_spin_lock_irqsave(&tsa_pool_lock, flags);
-	if (tsa_pool_len) {
-		th = list_first_entry(&tsa_pool, struct tsa_thread, pool);
+	if (pool->len) {
+		th = list_first_entry(&pool->list, struct tsa_thread, pool);
 		list_del(&th->pool);
-		tsa_pool_len--;
+		pool->len--;
 	}
-	refill = tsa_pool_live && tsa_pool_len < TSA_POOL_SIZE / 2;
+	refill = tsa_pool_live && pool->len < pool->size / 2;
 	raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
 	if (refill)
 		queue_work(tsa_unbound_wq, &tsa_pool_work);
 	if (!th && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		return tsa_thread_alloc(GFP_NOWAIT);
+		return tsa_thread_alloc(GFP_NOWAIT, kern);
 	if (!th)
 		atomic64_inc(&tsa_nr_alloc_failures);
 	return th;
@@ -434,8 +513,8 @@ struct tsa_thread *tsa_thread_alloc_atomic(void)
 void tsa_thread_free(struct tsa_thread *th)
 {
 	if (th->spare)
-		tsa_obj_free(tsa_group_cache, th->spare);
-	tsa_obj_free(tsa_thread_cache, th);
+		tsa_obj_free(tsa_group_cache_of(th->spare->kern), th->spare);
+	tsa_obj_free(tsa_thread_cache_of(th->kern), th);
 }
 
 /* Free a record that was never inserted; legal with preemption off. */
@@ -452,7 +531,7 @@ void tsa_thread_drop(struct tsa_thread *th)
 static void tsa_group_drop(struct tsa_group *g)
 {
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		tsa_obj_free(tsa_group_cache, g);
+		tsa_obj_free(tsa_group_cache_of(g->kern), g);
 		return;
 	}
 	llist_add(&g->unused, &tsa_unused_groups);
@@ -494,7 +573,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		raw_spin_lock_init(&g->lock);
 		seqcount_raw_spinlock_init(&g->seq, &g->lock);
 		g->exited.flags = TSA_F_DEAD;
-		tsa_tables_attach(g->tab, &g->hist, g + 1);
+		tsa_tables_attach(g->tab, &g->hist, g + 1, g->kern);
 		for (k = 0; k < TSA_NR_TABLES; k++)
 			if (g->tab[k])
 				tsa_calls_reset(g->tab[k], tsa_rows[k],
@@ -503,11 +582,15 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 			tsa_hist_clear(g->hist);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		atomic64_inc(&tsa_nr_groups);
+		if (g->kern)
+			atomic64_inc(&tsa_nr_kgroups);
 	}
 	th->group = g;
 	th->key = t;
 	hlist_add_head_rcu(&th->node, tsa_thread_bucket(t));
 	atomic64_inc(&tsa_nr_threads);
+	if (th->kern)
+		atomic64_inc(&tsa_nr_kthreads);
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
 
 	if (unused)
@@ -521,12 +604,16 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
  */
 static void tsa_group_free_rcu(struct rcu_head *head)
 {
-	tsa_obj_free(tsa_group_cache, container_of(head, struct tsa_group, rcu));
+	struct tsa_group *g = container_of(head, struct tsa_group, rcu);
+
+	tsa_obj_free(tsa_group_cache_of(g->kern), g);
 }
 
 static void tsa_thread_free_rcu(struct rcu_head *head)
 {
-	tsa_obj_free(tsa_thread_cache, container_of(head, struct tsa_thread, rcu));
+	struct tsa_thread *th = container_of(head, struct tsa_thread, rcu);
+
+	tsa_obj_free(tsa_thread_cache_of(th->kern), th);
 }
 
 static void tsa_group_put_locked(struct tsa_group *g)
@@ -535,6 +622,8 @@ static void tsa_group_put_locked(struct tsa_group *g)
 		return;
 	hlist_del_rcu(&g->node);
 	atomic64_dec(&tsa_nr_groups);
+	if (g->kern)
+		atomic64_dec(&tsa_nr_kgroups);
 	call_rcu(&g->rcu, tsa_group_free_rcu);
 }
 
@@ -574,6 +663,8 @@ void tsa_thread_remove(const struct task_struct *t)
 	if (th) {
 		hlist_del_rcu(&th->node);
 		atomic64_dec(&tsa_nr_threads);
+		if (th->kern)
+			atomic64_dec(&tsa_nr_kthreads);
 		tsa_group_put_locked(th->group);
 	}
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
@@ -681,7 +772,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 		seq = read_seqcount_begin(&th->seq);
 		copy = th->acct;
 		if (tables)
-			memcpy(tables, th + 1, tsa_table_size());
+			memcpy(tables, th + 1, tsa_table_size_of(th->kern));
 		if (!read_seqcount_retry(&th->seq, seq))
 			break;
 		if (++tries == TSA_READ_TRIES) {
@@ -691,6 +782,8 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 	}
 	if (tries >= TSA_READ_TRIES)
 		tsa_thread_release_writers(th, flags);
+	if (tables && th->kern)
+		tsa_tables_reset_calls(tables);
 	atomic64_inc(&tsa_nr_reads);
 	if (tries) {
 		atomic64_add(tries, &tsa_nr_read_retries);
@@ -734,11 +827,13 @@ u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 		seq = read_seqcount_begin(&g->seq);
 		*sum = g->exited;
 		if (tables)
-			memcpy(tables, g + 1, tsa_table_size());
+			memcpy(tables, g + 1, tsa_table_size_of(g->kern));
 		*threads = g->exited_threads;
 		*at = max(now, g->at);
 		gen = g->exits;
 	} while (read_seqcount_retry(&g->seq, seq));
+	if (tables && g->kern)
+		tsa_tables_reset_calls(tables);
 	if (tables)
 		tsa_tables_sort(tables);
 	return gen;
@@ -801,7 +896,7 @@ bool tsa_thread_exit(struct tsa_thread *th)
 	exiting = th->acct.flags & TSA_F_EXITING;
 	clamped = tsa_acct_exit(&th->acct, tsa_clock());
 	for (k = 0; counted && k < TSA_NR_TABLES; k++)
-		if (g->tab[k])
+		if (g->tab[k] && th->acct.tab[k])
 			tsa_calls_merge(g->tab[k], th->acct.tab[k]);
 	tsa_thread_write_end(th, tflags);
 	if (counted) {
@@ -829,13 +924,20 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 	/* Its slot: SLAB_HWCACHE_ALIGN rounds each one to a cache line. */
 	st->thread_size = ALIGN(kmem_cache_size(tsa_thread_cache),
 				cache_line_size());
+	st->kthread_size = ALIGN(kmem_cache_size(tsa_kthread_cache),
+				 cache_line_size());
 	st->group_size = kmem_cache_size(tsa_group_cache);
+	st->kgroup_size = kmem_cache_size(tsa_kgroup_cache);
+	st->kthreads = atomic64_read(&tsa_nr_kthreads);
+	st->kgroups = atomic64_read(&tsa_nr_kgroups);
 	st->buckets = (1UL << tsa_thread_bits) + ARRAY_SIZE(tsa_groups);
 	st->reads = atomic64_read(&tsa_nr_reads);
 	st->read_retries = atomic64_read(&tsa_nr_read_retries);
 	st->read_retries_max = atomic_read(&tsa_read_retries_max);
 	st->read_locks = atomic64_read(&tsa_nr_read_locks);
-	st->bytes = st->threads * st->thread_size +
-		    st->groups * st->group_size +
+	st->bytes = (st->threads - st->kthreads) * st->thread_size +
+		    st->kthreads * st->kthread_size +
+		    (st->groups - st->kgroups) * st->group_size +
+		    st->kgroups * st->kgroup_size +
 		    st->buckets * sizeof(struct hlist_head);
 }

@@ -64,6 +64,7 @@ struct tsa_group {
 	seqcount_raw_spinlock_t seq;	/* covers exits of its threads */
 	u32 exited_threads;
 	u32 exits;		/* hand-overs so far: numbers them */
+	bool kern;		/* a kernel thread's: no calls table */
 	u64 at;			/* clock of the latest hand-over into exited */
 	struct tsa_acct exited;	/* sum of exited threads; elapsed = stamp */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* their tables, or NULL */
@@ -109,6 +110,7 @@ struct tsa_thread {
 	 * own, away from what the thread itself writes.
 	 */
 	u32 wk_who;
+	bool kern;		/* a kernel thread's record: no calls table */
 	u64 wk_start;
 #ifdef CONFIG_PREEMPT_RT
 	/* Traps it is inside while off CPU: see tsa_trap_switch(). */
@@ -146,6 +148,10 @@ struct tsa_table_stats {
 	u64 bytes;
 	u64 thread_size;	/* slab object size of one record */
 	u64 group_size;
+	u64 kthreads;		/* of the threads, kernel threads */
+	u64 kgroups;
+	u64 kthread_size;	/* theirs: no calls table */
+	u64 kgroup_size;
 	u64 buckets;
 	u64 reads;		/* record copies by readers */
 	u64 read_retries;	/* copies redone: the owner wrote meanwhile */
@@ -160,8 +166,8 @@ size_t tsa_table_size(void);
 void tsa_table_exit(void);
 
 struct tsa_thread *tsa_thread_find(const struct task_struct *t);
-struct tsa_thread *tsa_thread_alloc(gfp_t gfp);
-struct tsa_thread *tsa_thread_alloc_atomic(void);
+struct tsa_thread *tsa_thread_alloc(gfp_t gfp, bool kern);
+struct tsa_thread *tsa_thread_alloc_atomic(bool kern);
 void tsa_thread_free(struct tsa_thread *th);
 void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,

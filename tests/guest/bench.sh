@@ -225,7 +225,7 @@ for c in off on; do
 	n=10000
 	s0=$(slab_kb)
 	s1=$(taskset -c 1 "$bench" idle $n bash -c "$(declare -f settled slab_kb); settled $n true; slab_kb
-		[ -d /proc/tsa ] && grep -E '^(threads|memory_bytes|thread_record_bytes|proc_entry_bytes|thread_bytes|hash_buckets) ' \
+		[ -d /proc/tsa ] && grep -E '^(threads|kthreads|memory_bytes|thread_record_bytes|kthread_record_bytes|proc_entry_bytes|thread_bytes|kthread_bytes|hash_buckets) ' \
 			/sys/kernel/debug/tsa/stats >/tmp/bench-stats")
 	slab[$c]=$((s1 - s0))
 	unload "$c"
@@ -236,16 +236,17 @@ printf '  tsa adds %.0f bytes of slab a thread (record, process share, /proc/tsa
 	"$(awk "BEGIN{print (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 sed 's/^/  debugfs with the threads up: /' /tmp/bench-stats
 # What a thread costs as tsa counts it, with the defaults (LAT's
-# distribution), calls=0, hist=0 and hist=1 (all). Every thread, kernel
-# threads too, takes a record of the same slab: kthread_bytes is that
-# record's share, the same number (no table is left out for them yet).
+# distribution), calls=0, hist=0 and hist=1 (all): its record and its
+# /proc/tsa entry. A kernel thread's record has no calls table.
 thread_bytes() {
+	local key=$1
+	shift
 	insmod "$ko" "$@" &&
-		awk '$1 == "thread_bytes" { print $2 }' /sys/kernel/debug/tsa/stats
+		awk -v k="$key" '$1 == k { print $2 }' /sys/kernel/debug/tsa/stats
 	rmmod tsa
 }
-tb=$(thread_bytes)
-echo "bench-summary memory thread_bytes=$tb kthread_bytes=$tb calls0_thread_bytes=$(thread_bytes calls=0) nohist_thread_bytes=$(thread_bytes hist=0) hist_thread_bytes=$(thread_bytes hist=1) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
+tb=$(thread_bytes thread_bytes)
+echo "bench-summary memory thread_bytes=$tb kthread_bytes=$(thread_bytes kthread_bytes) calls0_thread_bytes=$(thread_bytes thread_bytes calls=0) nohist_thread_bytes=$(thread_bytes thread_bytes hist=0) hist_thread_bytes=$(thread_bytes thread_bytes hist=1) slab_bytes_per_thread=$(awk "BEGIN{printf \"%.0f\", (${slab[on]} - ${slab[off]}) * 1024 / $n}")"
 
 # Reader cost: one tsa-prstat report against ps over the same threads.
 insmod "$ko"

@@ -29,6 +29,6 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c
 tests/guest-run --kernel "$bz" --timeout 1200 --module "$ko" \
 	--modparams "interrupts=1 hist=1" -- sh -c \
 	'"$0" "$@"; rc=$?; cat /proc/tsa/hist >/dev/null || rc=1; exit $rc' \
-	tests/out/tsa-gtest sleep syscalls stop entries burst all
+	tests/out/tsa-gtest sleep syscalls stop entries burst all kthreads
 tests/guest-run --tcg-single --kernel "$bz" --timeout 1200 -- \
 	bash tests/guest/churn-test.sh "$ko" "$PWD/tests/out/churn" 3

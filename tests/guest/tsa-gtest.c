@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1304,6 +1305,233 @@ static int read_process(pid_t pid, uint64_t *usr, uint64_t *elapsed,
 	return got == 3 ? 0 : -1;
 }
 
+/* --- kernel threads: records without a calls table ------------------ */
+
+/* The tid of the first task named @comm, or 0. */
+static pid_t find_comm(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], c[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(c, sizeof(c), f)) {
+			c[strcspn(c, "\n")] = 0;
+			if (!strcmp(c, comm))
+				found = atoi(e->d_name);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Kernel threads counted by debugfs (their records left the calls table
+ * out) against the PF_KTHREAD threads /proc/tsa/all lists, both read
+ * while no kernel thread came or went; -1 if they never held still.
+ */
+static int kthreads_agree(uint64_t *dbg, int *listed, pid_t want, int *seen)
+{
+	for (int tries = 0; tries < 20; tries++, sleep_ms(50)) {
+		uint64_t d1 = 0, d2 = 0;
+		struct tsa_all all;
+		int n = 0;
+
+		*seen = 0;
+		if (tsa_read_debugfs_counter("kthreads", &d1) ||
+		    tsa_read_all(&all))
+			return -1;
+		for (size_t i = 0; i < all.n; i++) {
+			if (!all.t[i].tid || !is_kthread(all.t[i].tid))
+				continue;
+			n++;
+			*seen |= all.t[i].tid == want;
+		}
+		tsa_free_all(&all);
+		if (tsa_read_debugfs_counter("kthreads", &d2))
+			return -1;
+		*dbg = d2;
+		*listed = n;
+		if (d1 == d2 && d2 == (uint64_t)n)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * A usermode helper (here the core_pattern pipe's) starts in a kernel
+ * worker's context and, before 5.19, as a kernel thread: it must still
+ * get a user thread's record, calls table and all, once it execs. The
+ * helper, a shell, copies its own /proc/tsa file; 0 and its calls in
+ * @c, -2 on a kernel without core dumps, or -1.
+ */
+static int umh_calls(struct tsa_calls *c, struct tsa_thread *t, char *why,
+		     size_t len)
+{
+	static const char out[] = "/tmp/tsa-umh.out", sh[] = "/tmp/tsa-umh.sh";
+	char old[256] = "", pat[300], via[64], *text = NULL;
+	int fd, r = -1, st;
+	size_t cap = 0;
+	FILE *f;
+	pid_t p;
+
+	/*
+	 * The helper resolves paths in the kernel's first root, not in a
+	 * chroot this test may run in (the guest's): reach ours through
+	 * /proc/PID/root.
+	 */
+	snprintf(via, sizeof(via), "/proc/%d/root", getpid());
+	unlink(out);
+	f = fopen(sh, "w");
+	if (!f || fprintf(f, "#!/bin/sh\ncat >/dev/null\n"
+			  "for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /proc/tsa/$$ ] && break; sleep 0.1; done\n"
+			  "cat /proc/tsa/$$ >%s%s.tmp && mv %s%s.tmp %s%s\n",
+			  via, out, via, out, via, out) < 0 || fclose(f) ||
+	    chmod(sh, 0755)) {
+		snprintf(why, len, "write %s: %s", sh, strerror(errno));
+		return -1;
+	}
+	fd = open("/proc/sys/kernel/core_pattern", O_RDONLY);
+	if (fd < 0 && errno == ENOENT)
+		return -2;	/* a kernel without core dumps */
+	if (fd < 0 || read(fd, old, sizeof(old) - 1) < 0) {
+		snprintf(why, len, "read core_pattern: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(pat, sizeof(pat), "|%s%s", via, sh);
+	if (write_file("/proc/sys/kernel/core_pattern", pat)) {
+		snprintf(why, len, "set core_pattern: %s", strerror(errno));
+		return -1;
+	}
+	p = fork();
+	if (p == 0) {
+		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+		setrlimit(RLIMIT_CORE, &rl);
+		prctl(PR_SET_DUMPABLE, 1);
+		abort();
+	}
+	waitpid(p, &st, 0);
+	for (int k = 0; k < 100 && access(out, R_OK); k++)
+		sleep_ms(50);
+	old[strcspn(old, "\n")] = 0;
+	write_file("/proc/sys/kernel/core_pattern", old[0] ? old : "core");
+	f = fopen(out, "r");
+	if (f) {
+		size_t n = 0, got;
+
+		do {
+			text = realloc(text, cap += 4096);
+			got = fread(text + n, 1, cap - n - 1, f);
+			n += got;
+		} while (got);
+		text[n] = 0;
+		fclose(f);
+		r = tsa_parse_thread(text, t) || tsa_parse_calls(text, c) ? -1 : 0;
+		snprintf(why, len, "%s", r ? "its file did not parse" : "read");
+	} else {
+		snprintf(why, len, "the helper left no %s (core dumped: %d)", out,
+			 WIFSIGNALED(st) && WCOREDUMP(st));
+	}
+	free(text);
+	return r;
+}
+
+static void test_kthreads(void)
+{
+	static const char thp[] = "/sys/kernel/mm/transparent_hugepage/enabled";
+	uint64_t rows = 0, tbytes = 0, kbytes = 0, dbg = 0;
+	char mode[64] = "", *b, *e;
+	struct tsa_thread t;
+	struct tsa_calls c;
+	pid_t old = 0, kh = 0;
+	int listed = 0, seen = 0, r;
+	char why[160];
+	FILE *f;
+
+	if (tsa_read_debugfs_counter("calls_rows", &rows) ||
+	    tsa_read_debugfs_counter("thread_record_bytes", &tbytes) ||
+	    tsa_read_debugfs_counter("kthread_record_bytes", &kbytes)) {
+		tap(0, "kthreads: debugfs stats has calls_rows, thread_record_bytes, kthread_record_bytes (%s)",
+		    strerror(errno));
+		return;
+	}
+	/* A row of the calls table is 64 bytes; its header more. */
+	tap(rows ? kbytes + rows * 64 <= tbytes : kbytes == tbytes,
+	    "kthreads: a kernel thread's record leaves the calls table out (calls=%llu: expected at most %llu bytes, saw %llu; a user thread's %llu)",
+	    (unsigned long long)rows,
+	    (unsigned long long)(rows ? tbytes - rows * 64 : tbytes),
+	    (unsigned long long)kbytes, (unsigned long long)tbytes);
+
+	/*
+	 * A kernel thread born now, from kthreadd through the fork hook:
+	 * khugepaged stops when THP is turned off and starts again with it.
+	 */
+	f = fopen(thp, "r");
+	if (f && fgets(mode, sizeof(mode), f) && (b = strchr(mode, '[')) &&
+	    (e = strchr(b, ']'))) {
+		*e = 0;
+		memmove(mode, b + 1, strlen(b + 1) + 1);
+	} else {
+		mode[0] = 0;
+	}
+	if (f)
+		fclose(f);
+	old = find_comm("khugepaged");
+	if (mode[0] && strcmp(mode, "never") && old) {
+		write_file(thp, "never");
+		for (int k = 0; k < 100 && find_comm("khugepaged") == old; k++)
+			sleep_ms(20);
+		write_file(thp, mode);
+		for (int k = 0; k < 100 && !kh; k++) {
+			kh = find_comm("khugepaged");
+			if (!kh)
+				sleep_ms(20);
+		}
+	}
+	r = kthreads_agree(&dbg, &listed, kh, &seen);
+	if (kh) {
+		tap(kh != old && seen,
+		    "kthreads: khugepaged started again after load (%d, was %d) is tracked",
+		    kh, old);
+	} else {
+		printf("# khugepaged could not be restarted (THP mode '%s', thread %d): the count covers seeded kernel threads and any born since\n",
+		       mode, old);
+	}
+	tap(r == 0,
+	    "kthreads: debugfs counts as kernel threads' records exactly the kernel threads /proc/tsa/all lists (expected %d, saw %llu)",
+	    listed, (unsigned long long)dbg);
+
+	r = umh_calls(&c, &t, why, sizeof(why));
+	if (r == -2)
+		printf("ok %d - kthreads: a usermode helper has its system calls' rows # SKIP no core_pattern (CONFIG_COREDUMP off)\n",
+		       ++test_no);
+	else
+		tap(r == 0 && c.n > 0,
+		    "kthreads: a usermode helper (core_pattern's) has its system calls' rows (%s, %zu rows)",
+		    why, r ? 0 : c.n);
+
+	/* Its file as before: the syscall header, no rows. */
+	r = tsa_read_thread_calls(kh ? kh : 2, &t, &c);
+	tap(r == 0 && c.n == 0 && tsa_sum(&t) == t.elapsed && !t.ns[TSA_USR],
+	    "kthreads: /proc/tsa/%d reads with no syscall rows, its states summing to elapsed (%s, %zu rows, USR %llu)",
+	    kh ? kh : 2, r ? strerror(errno) : "read", r ? 0 : c.n,
+	    (unsigned long long)(r ? 0 : t.ns[TSA_USR]));
+}
+
 static void test_process(void)
 {
 	uint64_t usr0 = 0, usr1 = 0, el0 = 0, el1 = 0;
@@ -1381,6 +1609,7 @@ static const struct {
 	{ "entries", test_entries },
 	{ "burst", test_burst },
 	{ "all", test_all_sum },
+	{ "kthreads", test_kthreads },
 	{ "process", test_process },
 	{ "write", test_write },
 };
