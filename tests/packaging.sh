@@ -277,6 +277,21 @@ else
 	fi
 	check "/usr/bin/tsa-prstat --version" "tsa-prstat $version" "$(/usr/bin/tsa-prstat --version 2>&1 | head -n 1)"
 	check "man finds tsa(4)" yes "$(man -w 4 tsa 2>/dev/null | grep -q '/usr/share/man/man4/tsa.4' && echo yes || echo no)"
+	# A machine with the packages installed: the guest's root is this
+	# host's, and DKMS built tsa.ko for its kernel. modprobe alone, then
+	# udev's rule calibrates, as on a user's machine (issue 45).
+	if [ "$guest" = 0 ]; then
+		skip "guest modprobe test of the installed packages" "--no-guest"
+	elif ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "guest modprobe test of the installed packages" "needs qemu (tests/deps.sh)"
+	elif [ -z "$generic" ] || [ "$generic" != "$TSA_KERNEL" ]; then
+		skip "guest modprobe test of the installed packages" "DKMS built for ${generic:-no kernel}, the guest kernel is ${TSA_KERNEL:-none}"
+	else
+		out=$("$TSA_TESTS_DIR/guest-run" --kernel "$generic" --timeout 1200 -- tests/guest/modprobe-test.sh --deb 2>&1)
+		rc=$?
+		printf '%s\n' "$out" | sed 's/^/#   /'
+		check "guest: tests/guest/modprobe-test.sh --deb on $generic (the packages installed)" 0 "$rc"
+	fi
 	out=$(DEBIAN_FRONTEND=noninteractive dpkg -r tsa-prstat tsa-dkms 2>&1)
 	check "dpkg -r tsa-prstat tsa-dkms" 0 "$?"
 	check "prerm removed tsa from DKMS" "" "$(dkms_state)"

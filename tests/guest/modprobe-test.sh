@@ -3,12 +3,19 @@
 # Inside a guest: `make install` puts the prebuilt tsa.ko where modprobe
 # finds it, and the module loads, works and unloads the way a user meets it.
 #
-#   tests/guest-run --kernel VER -- tests/guest/modprobe-test.sh
+#   tests/guest-run --kernel VER -- tests/guest/modprobe-test.sh [--deb]
 #
 # No --module: this script installs and loads the module itself. Run from
 # the top of the source tree, after `make` built tsa.ko for VER. Writes go
-# to the guest's tmpfs overlay only. Prints TAP; exits non-zero on failure.
+# to the guest's tmpfs overlay only. With --deb, nothing is installed:
+# the host has installed the packages of `make deb` (DKMS built tsa.ko
+# for VER there), and the guest, whose root is the host's, is a machine
+# with them installed; tests/packaging.sh runs it so before dpkg -r.
+# Prints TAP; exits non-zero on failure.
 set -u
+deb=
+[ "${1:-}" = --deb ] && deb=1
+if [ -n "$deb" ]; then bindir=/usr/bin man=/usr/share/man; else bindir=/usr/local/bin man=/usr/local/share/man; fi
 
 cd "$(dirname "$(readlink -f "$0")")/../.." || exit 1
 kver=$(uname -r)
@@ -29,14 +36,27 @@ check() { # check DESCRIPTION EXPECTED SEEN
 }
 
 [ "$(id -u)" = 0 ] || { echo "Bail out! must run as root (inside tests/guest-run)"; exit 1; }
-[ -f tsa.ko ] || { echo "Bail out! tsa.ko not built; run make first"; exit 1; }
-built_for=$(modinfo -F vermagic ./tsa.ko | cut -d' ' -f1)
-[ "$built_for" = "$kver" ] ||
-	{ echo "Bail out! tsa.ko is built for $built_for, this guest runs $kver"; exit 1; }
+if [ -z "$deb" ]; then
+	[ -f tsa.ko ] || { echo "Bail out! tsa.ko not built; run make first"; exit 1; }
+	built_for=$(modinfo -F vermagic ./tsa.ko | cut -d' ' -f1)
+	[ "$built_for" = "$kver" ] ||
+		{ echo "Bail out! tsa.ko is built for $built_for, this guest runs $kver"; exit 1; }
+fi
 if [ -e /sys/module/tsa ]; then
 	echo "Bail out! tsa is already loaded (do not pass --module)"; exit 1
 fi
 
+if [ -n "$deb" ]; then
+# 1. The packages as dpkg left them: DKMS's module where modprobe finds it.
+mod=$(modinfo -F filename tsa 2>&1)
+check "modinfo finds the module DKMS installed" "/lib/modules/$kver/updates/dkms/tsa.ko" "$mod"
+check "its vermagic is this kernel's" "$kver" "$(modinfo -F vermagic tsa 2>&1 | cut -d' ' -f1)"
+check "tsa-prstat installed and reports the version" "tsa-prstat $version" \
+	"$($bindir/tsa-prstat --version 2>&1 | head -n 1)"
+for f in $man/man8/tsa-prstat.8.gz $man/man4/tsa.4.gz /lib/udev/rules.d/60-tsa.rules; do
+	check "$f installed" yes "$([ -f "$f" ] && echo yes || echo no)"
+done
+else
 # 1. make install into the live (overlay) root; depmod runs.
 # depmod reads every module of the kernel, which over 9p under emulation
 # takes minutes. The guest has already loaded what it needs, so give it a
@@ -59,10 +79,11 @@ check "modules.dep lists updates/tsa.ko" "updates/tsa.ko:" \
 	"$(grep -o '^updates/tsa\.ko:' "/lib/modules/$kver/modules.dep" 2>/dev/null)"
 check "modinfo finds the installed module" "$mod" "$(modinfo -F filename tsa 2>&1)"
 check "tsa-prstat installed and reports the version" "tsa-prstat $version" \
-	"$(/usr/local/bin/tsa-prstat --version 2>&1 | head -n 1)"
-for m in /usr/local/share/man/man8/tsa-prstat.8 /usr/local/share/man/man4/tsa.4; do
+	"$($bindir/tsa-prstat --version 2>&1 | head -n 1)"
+for m in $man/man8/tsa-prstat.8 $man/man4/tsa.4; do
 	check "man page $m installed" yes "$([ -f "$m" ] && echo yes || echo no)"
 done
+fi
 
 step "install done"
 # 2. modinfo: what a user is told about the module.
@@ -166,7 +187,7 @@ else
 	not_ok "udevd runs in the guest" "/lib/systemd/systemd-udevd --daemon" "it could not start"
 fi
 
-out=$(/usr/local/bin/tsa-prstat -c -mL -n 5 0.2 1 2>&1)
+out=$($bindir/tsa-prstat -c -mL -n 5 0.2 1 2>&1)
 rc=$?
 check "installed tsa-prstat -mL reads the module" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
@@ -175,10 +196,10 @@ echo clear >"$cal"
 # To a person (a terminal: script(1)'s pty); a pipe keeps Solaris's line.
 check "with the calibration cleared its Total line on a terminal says SYS is short" \
 	"; calibration none: SYS misses the kernel's entry and exit paths (tsa-prstat --calibrate)" \
-	"$(script -qec '/usr/local/bin/tsa-prstat -c -mL -n 5 0.2 1' /dev/null 2>&1 | tr -d '\r' |
+	"$(script -qec "$bindir/tsa-prstat -c -mL -n 5 0.2 1" /dev/null 2>&1 | tr -d '\r' |
 		sed -n 's/^Total: .*, load averages: [0-9., ]*//p')"
 check "... and through a pipe the Total line is Solaris's" "" \
-	"$(/usr/local/bin/tsa-prstat -c -mL -n 5 0.2 1 2>&1 | grep calibration)"
+	"$($bindir/tsa-prstat -c -mL -n 5 0.2 1 2>&1 | grep calibration)"
 if [ -r /sys/kernel/debug/tsa/stats ]; then
 	check "debugfs stats version" "version $version" "$(head -n 1 /sys/kernel/debug/tsa/stats)"
 fi
@@ -194,12 +215,18 @@ check "/sys/kernel/debug/tsa gone after unload" gone \
 
 [ -z "$udevd" ] || udevadm control --exit
 step "unload done"
+if [ -n "$deb" ]; then
+	echo "1..$n"
+	echo "modprobe-test --deb: $((n - failed)) passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
 # 5. make uninstall: modprobe no longer finds it.
 out=$(make -s uninstall KDIR="/lib/modules/$kver/build" 2>&1)
 check "make uninstall exits 0" 0 "$?"
 check "module removed" gone "$([ -e "$mod" ] && echo present || echo gone)"
 check "modinfo no longer finds tsa" fail "$(modinfo tsa >/dev/null 2>&1 && echo found || echo fail)"
-check "tsa-prstat removed" gone "$([ -e /usr/local/bin/tsa-prstat ] && echo present || echo gone)"
+check "tsa-prstat removed" gone "$([ -e $bindir/tsa-prstat ] && echo present || echo gone)"
 
 step "uninstall done"
 echo "1..$n"
