@@ -162,6 +162,19 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 		c->row[i].key = TSA_CALL_FREE;
 }
 
+/* tsa_calls_hinted()'s second try, out of line: the hints swap. */
+noinline struct tsa_call_row *tsa_calls_hinted_second(struct tsa_calls *c,
+						      u16 key)
+{
+	u8 h0 = c->hint[0], h1 = c->hint[1];
+
+	if (c->row[h1].key != key)
+		return NULL;
+	c->hint[0] = h1;
+	c->hint[1] = h0;
+	return &c->row[h1];
+}
+
 /*
  * The row of @key. A call without one takes a free row; when none is
  * free, the row with the least time (whose numbers move to the other row)

@@ -235,19 +235,14 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
  * never TSA_CALL_FREE: a free row does not match, so the hints need no
  * check against @rows.
  */
+struct tsa_call_row *tsa_calls_hinted_second(struct tsa_calls *c, u16 key);
+
 static __always_inline struct tsa_call_row *
 tsa_calls_hinted(struct tsa_calls *c, u16 key)
 {
-	u8 h0 = c->hint[0], h1 = c->hint[1];
+	struct tsa_call_row *r = &c->row[c->hint[0]];
 
-	if (likely(c->row[h0].key == key))
-		return &c->row[h0];
-	if (c->row[h1].key == key) {
-		c->hint[0] = h1;
-		c->hint[1] = h0;
-		return &c->row[h1];
-	}
-	return NULL;
+	return likely(r->key == key) ? r : tsa_calls_hinted_second(c, key);
 }
 
 /* Row @i is the latest call's. */

@@ -112,12 +112,23 @@ static __always_inline void tsa_acct_waker_lat(struct tsa_acct *a, u8 *last,
 #define TSA_F_NOT_PLAIN	(TSA_F_IN_KERNEL | TSA_F_PROVISIONAL | TSA_F_DEAD | \
 			 TSA_F_EDGE | TSA_F_CALL_EARLY)
 
+/*
+ * State and flags as one word, so that a fast path's test of both is one
+ * load (the two bytes are adjacent: the compiler merges them).
+ */
+static __always_inline unsigned int tsa_acct_state_flags(const struct tsa_acct *a)
+{
+	return a->state | (unsigned int)a->flags << 8;
+}
+
+#define TSA_STATE_NOT_PLAIN	(0xff | TSA_F_NOT_PLAIN << 8)
+
 /* May the call @a's thread is entering from user mode go the fast way? */
 static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
 {
 	const struct tsa_calls *c = a->tab[TSA_T_CALLS];
 
-	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) &&
+	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) == TSA_USR &&
 		(!c || !tsa_calls_in_call(c));
 }
 
@@ -157,8 +168,8 @@ static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
 /* May the call @a's thread returns from go the fast way? */
 static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 {
-	return a->state == TSA_SYS &&
-		(a->flags & TSA_F_NOT_PLAIN) == TSA_F_IN_KERNEL;
+	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) ==
+		(TSA_SYS | TSA_F_IN_KERNEL << 8);
 }
 
 /* The return to user mode of a plain call (and the head of that stay). */
@@ -175,35 +186,55 @@ static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
 }
 
 /*
- * tsa_acct_sys_exit() at @now, without a signal taken, of a call back on
- * CPU in SYS whose row is one of the hinted two: its time in each state
- * (a sleep, a wait for the CPU) and its last stay go to that row; then
- * tsa_acct_set_head(@head) of the stay in USR it begins. False, with
- * nothing changed (but the hints' order), when it is not such a call or
- * the row has no room for its states.
+ * Before the clock is read (the record need not be open: it reads only
+ * what the thread alone writes, and reorders the hints): may the return
+ * of a call back on CPU in SYS go the fast way? It may if its row is one
+ * of the hinted two and has a slot for each state it spent time in (a
+ * sleep, a wait for the CPU), or if there is no calls table: then @*row
+ * is that row, or NULL.
  */
-static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
-						   u64 now, u16 head)
+static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
+						  struct tsa_call_row **row)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r;
+
+	*row = NULL;
+	if (!c)
+		return true;
+	r = &c->row[c->hint[0]];
+	if (unlikely(r->key != c->cur_key)) {
+		r = tsa_calls_hinted_second(c, c->cur_key);
+		if (!r)
+			return false;
+	}
+	/* Most calls never left the CPU: no bit, or SYS's alone. */
+	if (c->mask & ~r->slots)
+		return false;
+	*row = r;
+	return true;
+}
+
+/*
+ * tsa_acct_sys_exit() at @now, without a signal taken, of a call that
+ * tsa_acct_sys_exit_row() let go the fast way, to row @r: its time in
+ * each state and its last stay go to that row; then
+ * tsa_acct_set_head(@head) of the stay in USR it begins.
+ */
+static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
+						      u64 now, u16 head,
+						      struct tsa_call_row *r)
+{
+	struct tsa_calls *c;
 	unsigned int mask, s;
 	u64 sys, ns;
 
-	if (!c) {
-		tsa_acct_sys_return(a, now, head);
-		return true;
-	}
-	r = tsa_calls_hinted(c, c->cur_key);
-	if (!r)
-		return false;
-	/* Most calls never left the CPU: no bit, or SYS's alone. */
-	mask = c->mask;
-	if (mask && !tsa_call_row_take(r, mask))
-		return false;
 	sys = tsa_acct_sys_return(a, now, head);
+	if (!r)
+		return;
+	c = a->tab[TSA_T_CALLS];
 	ns = sys;
-	for (; mask; mask &= mask - 1) {
+	for (mask = c->mask; mask; mask &= mask - 1) {
 		s = __ffs(mask);
 		tsa_call_row_add_ns(r, s, c->cur[s]);
 		ns += c->cur[s];
@@ -216,6 +247,20 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 	tsa_calls_count_b(c, r, ns);
 	c->mask = 0;
 	c->cur_key = TSA_CALL_NONE;
+}
+
+/*
+ * The two in one: false, with nothing changed (but the hints' order),
+ * when the call may not go the fast way.
+ */
+static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
+						   u64 now, u16 head)
+{
+	struct tsa_call_row *r;
+
+	if (!tsa_acct_sys_exit_row(a, &r))
+		return false;
+	tsa_acct_sys_exit_fast_at(a, now, head, r);
 	return true;
 }
 

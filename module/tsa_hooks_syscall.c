@@ -93,30 +93,31 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 
-/* The number names a call entered before the thread was tracked. */
+/*
+ * The number names a call entered before the thread was tracked. Which
+ * way the return goes (and its row) is decided before the record is
+ * opened, so that only the record and the row live across the clock read.
+ */
 TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	long nr = syscall_get_nr(current, regs);
+	struct tsa_call_row *r;
 	struct tsa_thread *th;
-	u16 head;
 	u64 now;
 
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_EXIT);
 	th = tsa_edge_thread();
 	if (likely(th && tsa_acct_sys_exit_plain(&th->acct) &&
-		   tsa_edge_return(nr))) {
+		   tsa_edge_return(nr) &&
+		   tsa_acct_sys_exit_row(&th->acct, &r))) {
 		raw_write_seqcount_begin(&th->seq);
 		now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
-		head = this_cpu_read(tsa_cross.sys);
-		/* Not plain after all (a row to find): the key is nr. */
-		if (unlikely(!tsa_acct_sys_exit_fast(&th->acct, now, head))) {
-			tsa_clamped(tsa_acct_sys_exit(&th->acct, now, nr,
-						      false));
-			tsa_acct_set_head(&th->acct, head);
-		}
+		tsa_acct_sys_exit_fast_at(&th->acct, now,
+					  this_cpu_read(tsa_cross.sys), r);
 		raw_write_seqcount_end(&th->seq);
 	} else {
+		/* Not plain (a row to find, a slot to take): the key is nr. */
 		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
 	}
 	tsa_syscall_preempt_enable();
