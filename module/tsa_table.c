@@ -263,40 +263,45 @@ static void tsa_caches_destroy(void)
 	tsa_group_cache = tsa_kgroup_cache = NULL;
 }
 
+/* The caches of one kind's records and groups (@kern: kernel threads'). */
+static void tsa_caches_create(bool kern)
+{
+	size_t extra = tsa_table_size_of(kern);
+	struct kmem_cache *t, *g;
+
+	/* Aligned for the lines the syscall edges write (tsa_table.h). */
+	t = kmem_cache_create(kern ? "tsa_kthread" : "tsa_thread",
+			      sizeof(struct tsa_thread) + extra,
+			      __alignof__(struct tsa_thread), SLAB_HWCACHE_ALIGN,
+			      NULL);
+	g = kmem_cache_create(kern ? "tsa_kgroup" : "tsa_group",
+			      sizeof(struct tsa_group) + extra,
+			      __alignof__(struct tsa_group), 0, NULL);
+	if (kern) {
+		tsa_kthread_cache = t;
+		tsa_kgroup_cache = g;
+	} else {
+		tsa_thread_cache = t;
+		tsa_group_cache = g;
+	}
+}
+
 int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
 		   enum tsa_hist_mode hist)
 {
 	unsigned long units = totalram_pages() >> (16 - PAGE_SHIFT);
-	size_t extra;
 
 	tsa_rows[TSA_T_CALLS] = min_t(unsigned int, calls_rows, TSA_CALLS_MAX_ROWS);
 	tsa_rows[TSA_T_TRAPS] = min_t(unsigned int, trap_rows, TSA_CALLS_MAX_ROWS);
 	tsa_hist_mode = hist;
-	extra = tsa_table_size();
 	tsa_thread_bits = clamp(order_base_2(units), 12, 20);
 	tsa_threads = kvcalloc(1UL << tsa_thread_bits, sizeof(*tsa_threads),
 			       GFP_KERNEL);
-	/* Aligned for the lines the syscall edges write (tsa_table.h). */
-	tsa_thread_cache = kmem_cache_create("tsa_thread",
-					     sizeof(struct tsa_thread) + extra,
-					     __alignof__(struct tsa_thread),
-					     SLAB_HWCACHE_ALIGN, NULL);
-	tsa_group_cache = kmem_cache_create("tsa_group",
-					    sizeof(struct tsa_group) + extra,
-					    __alignof__(struct tsa_group),
-					    0, NULL);
+	tsa_caches_create(false);
 	tsa_kthread_cache = tsa_thread_cache;
 	tsa_kgroup_cache = tsa_group_cache;
-	if (tsa_rows[TSA_T_CALLS]) {
-		extra = tsa_table_size_of(true);
-		tsa_kthread_cache = kmem_cache_create("tsa_kthread",
-					sizeof(struct tsa_thread) + extra,
-					__alignof__(struct tsa_thread),
-					SLAB_HWCACHE_ALIGN, NULL);
-		tsa_kgroup_cache = kmem_cache_create("tsa_kgroup",
-					sizeof(struct tsa_group) + extra,
-					__alignof__(struct tsa_group), 0, NULL);
-	}
+	if (tsa_rows[TSA_T_CALLS])
+		tsa_caches_create(true);
 	if (!tsa_threads || !tsa_thread_cache || !tsa_group_cache ||
 	    !tsa_kthread_cache || !tsa_kgroup_cache) {
 		tsa_caches_destroy();

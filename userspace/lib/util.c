@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "util.h"
 
 const char *progname = "tsa-prstat";
@@ -126,63 +127,43 @@ void format_dur(char out[24], uint64_t ns)
 			 frac * 100 / unit[u].div, unit[u].name);
 }
 
-/* ---- user names: a small open-addressing cache ------------------------ */
+/* ---- user names: a cache, found by uid ------------------------------- */
 
 struct uent {
 	uid_t uid;
-	int used;
 	char *name;
 };
 
 static struct uent *ucache;
-static size_t ucap, uused;
-
-static size_t uslot(uid_t uid, size_t cap)
-{
-	return (size_t)(((uint64_t)uid * 0x9E3779B97F4A7C15ull) >> 32) &
-	       (cap - 1);
-}
+static size_t ucap;
+static struct tsa_index uidx;
 
 const char *user_name(uid_t uid)
 {
 	struct passwd *pw;
 	char num[16];
-	size_t i;
+	size_t i, n = uidx.n;
 
-	if (ucap) {
-		for (i = uslot(uid, ucap); ucache[i].used;
-		     i = (i + 1) & (ucap - 1))
-			if (ucache[i].uid == uid)
-				return ucache[i].name;
+	tsa_index_each(&uidx, tsa_hash_u64(uid), i)
+		if (ucache[tsa_index_at(&uidx, i)].uid == uid)
+			return ucache[tsa_index_at(&uidx, i)].name;
+	if (!uidx.cap || tsa_index_full(&uidx)) {
+		tsa_index_clear(&uidx, 2 * (n + 1), 64);
+		for (i = 0; i < n; i++)
+			tsa_index_put(&uidx, tsa_hash_u64(ucache[i].uid), i);
 	}
-	if (2 * (uused + 1) > ucap) {
-		struct uent *old = ucache;
-		size_t ocap = ucap, j;
-
-		ucap = ucap ? ucap * 2 : 64;
-		ucache = xmalloc(ucap * sizeof(*ucache));
-		memset(ucache, 0, ucap * sizeof(*ucache));
-		for (j = 0; j < ocap; j++) {
-			if (!old[j].used)
-				continue;
-			for (i = uslot(old[j].uid, ucap); ucache[i].used;
-			     i = (i + 1) & (ucap - 1))
-				;
-			ucache[i] = old[j];
-		}
-		free(old);
+	if (n == ucap) {
+		ucap = ucap ? 2 * ucap : 32;
+		ucache = xrealloc(ucache, ucap * sizeof(*ucache));
 	}
 	pw = getpwuid(uid);
 	snprintf(num, sizeof(num), "%u", (unsigned)uid);
-	for (i = uslot(uid, ucap); ucache[i].used; i = (i + 1) & (ucap - 1))
-		;
-	ucache[i].uid = uid;
-	ucache[i].used = 1;
-	ucache[i].name = strdup(pw ? pw->pw_name : num);
-	if (!ucache[i].name)
+	ucache[n].uid = uid;
+	ucache[n].name = strdup(pw ? pw->pw_name : num);
+	if (!ucache[n].name)
 		die(EXIT_BADDATA, "out of memory");
-	uused++;
-	return ucache[i].name;
+	tsa_index_put(&uidx, tsa_hash_u64(uid), n);
+	return ucache[n].name;
 }
 
 void format_cut(char *out, size_t len, const char *name, size_t width,

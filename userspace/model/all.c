@@ -348,59 +348,24 @@ int tsa_parse_u64(const char **pp, uint64_t *v)
 	return 0;
 }
 
-size_t tsa_hash_slot(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-}
-
-void tsa_index_reset(uint32_t **tid_hash, uint32_t **pid_hash,
-		     size_t *hash_cap, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	if (cap > *hash_cap) {
-		free(*tid_hash);
-		free(*pid_hash);
-		*tid_hash = xmalloc(cap * sizeof(**tid_hash));
-		*pid_hash = xmalloc(cap * sizeof(**pid_hash));
-		*hash_cap = cap;
-	}
-	cap = *hash_cap;
-	memset(*tid_hash, 0, cap * sizeof(**tid_hash));
-	memset(*pid_hash, 0, cap * sizeof(**pid_hash));
-}
-
-static const struct tsa_row *lookup(const uint32_t *h, size_t cap,
-				    const void *base, size_t stride,
-				    size_t keyoff, uint64_t key)
+const struct tsa_row *tsa_snap_thread(const struct tsa_snap *s, uint64_t tid)
 {
 	size_t i;
 
-	if (!cap)
-		return NULL;
-	for (i = tsa_hash_slot(key, cap); h[i]; i = (i + 1) & (cap - 1)) {
-		const char *e = (const char *)base + (h[i] - 1) * stride;
-
-		if (*(const uint64_t *)(e + keyoff) == key)
-			return (const void *)e;
-	}
+	tsa_index_each(&s->tids, tsa_hash_u64(tid), i)
+		if (s->rows[tsa_index_at(&s->tids, i)].v[F_TID] == tid)
+			return &s->rows[tsa_index_at(&s->tids, i)];
 	return NULL;
-}
-
-const struct tsa_row *tsa_snap_thread(const struct tsa_snap *s, uint64_t tid)
-{
-	return lookup(s->tid_hash, s->hash_cap, s->rows, sizeof(*s->rows),
-		      offsetof(struct tsa_row, v[F_TID]), tid);
 }
 
 const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid)
 {
-	return (const void *)lookup(s->pid_hash, s->hash_cap, s->procs,
-				    sizeof(*s->procs),
-				    offsetof(struct tsa_proc, agg.v[F_PID]),
-				    pid);
+	size_t i;
+
+	tsa_index_each(&s->pids, tsa_hash_u64(pid), i)
+		if (s->procs[tsa_index_at(&s->pids, i)].agg.v[F_PID] == pid)
+			return &s->procs[tsa_index_at(&s->pids, i)];
+	return NULL;
 }
 
 void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
@@ -438,10 +403,10 @@ static void agg_add(struct tsa_row *a, const struct tsa_row *r)
 /* Build the tid and pid indexes and the per-process sums. */
 static void build_index(struct tsa_snap *s)
 {
-	size_t cap, i, j;
+	size_t i;
 
-	tsa_index_reset(&s->tid_hash, &s->pid_hash, &s->hash_cap, s->nrows);
-	cap = s->hash_cap;
+	tsa_index_clear(&s->tids, s->nrows, 16);
+	tsa_index_clear(&s->pids, s->nrows, 16);
 	if (s->procs_cap < s->nrows) {
 		s->procs_cap = s->nrows;
 		s->procs = xrealloc(s->procs, s->procs_cap * sizeof(*s->procs));
@@ -451,13 +416,10 @@ static void build_index(struct tsa_snap *s)
 	for (i = 0; i < s->nrows; i++) {
 		struct tsa_row *r = &s->rows[i];
 		uint64_t pid = r->v[F_PID];
-		struct tsa_proc *p;
+		struct tsa_proc *p = (struct tsa_proc *)tsa_snap_proc(s, pid);
 
-		for (j = tsa_hash_slot(pid, cap); s->pid_hash[j];
-		     j = (j + 1) & (cap - 1))
-			if (s->procs[s->pid_hash[j] - 1].agg.v[F_PID] == pid)
-				break;
-		if (!s->pid_hash[j]) {
+		if (!p) {
+			tsa_index_put(&s->pids, tsa_hash_u64(pid), s->nprocs);
 			p = &s->procs[s->nprocs++];
 			memset(p, 0, sizeof(*p));
 			p->leader = -1;
@@ -465,9 +427,7 @@ static void build_index(struct tsa_snap *s)
 			p->agg.v[F_UID] = r->v[F_UID];
 			p->agg.v[F_FLAGS] = TSA_F_TOTALS;
 			p->agg.comm = r->comm;
-			s->pid_hash[j] = (uint32_t)s->nprocs;
 		}
-		p = &s->procs[s->pid_hash[j] - 1];
 		agg_add(&p->agg, r);
 		if (r->v[F_FLAGS] & TSA_F_TOTALS)
 			continue;
@@ -479,10 +439,7 @@ static void build_index(struct tsa_snap *s)
 		}
 		if (r->v[F_TID] == pid)
 			p->leader = (int32_t)i;
-		for (j = tsa_hash_slot(r->v[F_TID], cap); s->tid_hash[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		s->tid_hash[j] = (uint32_t)(i + 1);
+		tsa_index_put(&s->tids, tsa_hash_u64(r->v[F_TID]), i);
 	}
 }
 
@@ -625,8 +582,8 @@ void tsa_snap_free(struct tsa_snap *s)
 	free(s->buf);
 	free(s->rows);
 	free(s->procs);
-	free(s->tid_hash);
-	free(s->pid_hash);
+	tsa_index_free(&s->tids);
+	tsa_index_free(&s->pids);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "index.h"
+
 /* The kernel's states and counters, in its order (state index = enum). */
 enum tsa_state {
 #define TSA_STATE(name, what)	S_##name,
@@ -72,9 +74,8 @@ struct tsa_snap {
 	size_t nrows, rows_cap;
 	struct tsa_proc *procs;
 	size_t nprocs, procs_cap;
-	uint32_t *tid_hash;		/* row index + 1; 0 = empty */
-	uint32_t *pid_hash;		/* proc index + 1; 0 = empty */
-	size_t hash_cap;		/* power of two, for both */
+	struct tsa_index tids;		/* thread rows by tid */
+	struct tsa_index pids;		/* procs by pid */
 	/*
 	 * /proc/tsa/calibration's state when read live ("applied", "partial",
 	 * "none", "off"); "" when unknown (a file, an older module).
@@ -138,14 +139,6 @@ void tsa_comm_unescape(char *s);
 int tsa_state_prefix(const char *name);
 /* Is @pid among @pids (every pid is when @npids is 0)?  -p's rule. */
 int tsa_pid_selected(const uint64_t *pids, size_t npids, uint64_t pid);
-/* A key's first slot in a power-of-two table of @cap (model/calls.c too). */
-size_t tsa_hash_slot(uint64_t key, size_t cap);
-/*
- * Grow the tid and pid tables to hold @n entries and empty them: this
- * file's and model/calls.c's snapshots index their threads alike.
- */
-void tsa_index_reset(uint32_t **tid_hash, uint32_t **pid_hash,
-		     size_t *hash_cap, size_t n);
 
 /* Read and parse @path into @s (reusing its memory).  On error, a
  * one-line reason (without the path) is left in @msg. */

@@ -107,24 +107,13 @@ static char *name_token(char **t)
 	return tok;
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 uint32_t tsa_calls_name(const struct tsa_calls_snap *s, const char *name)
 {
-	size_t i, mask = s->name_hash_cap - 1;
+	size_t i;
 
-	if (!s->name_hash_cap)
-		return TSA_NONAME;
-	for (i = name_hash(name) & mask; s->name_hash[i]; i = (i + 1) & mask)
-		if (!strcmp(s->names[s->name_hash[i] - 1], name))
-			return s->name_hash[i] - 1;
+	tsa_index_each(&s->name_idx, tsa_hash_str(name), i)
+		if (!strcmp(s->names[tsa_index_at(&s->name_idx, i)], name))
+			return (uint32_t)tsa_index_at(&s->name_idx, i);
 	return TSA_NONAME;
 }
 
@@ -132,35 +121,23 @@ uint32_t tsa_calls_name(const struct tsa_calls_snap *s, const char *name)
 static uint32_t intern(struct tsa_calls_snap *s, const char *name)
 {
 	uint32_t id = tsa_calls_name(s, name);
-	size_t i, mask;
+	size_t j;
 
 	if (id != TSA_NONAME)
 		return id;
-	if (2 * (s->nnames + 1) > s->name_hash_cap) {
-		size_t ncap = s->name_hash_cap ? 2 * s->name_hash_cap : 256;
-		size_t j;
-
-		free(s->name_hash);
-		s->name_hash = xmalloc(ncap * sizeof(*s->name_hash));
-		memset(s->name_hash, 0, ncap * sizeof(*s->name_hash));
-		s->name_hash_cap = ncap;
-		for (j = 0; j < s->nnames; j++) {
-			for (i = name_hash(s->names[j]) & (ncap - 1);
-			     s->name_hash[i]; i = (i + 1) & (ncap - 1))
-				;
-			s->name_hash[i] = (uint32_t)(j + 1);
-		}
+	if (tsa_index_full(&s->name_idx)) {
+		tsa_index_clear(&s->name_idx, 2 * (s->nnames + 1), 256);
+		for (j = 0; j < s->nnames; j++)
+			tsa_index_put(&s->name_idx, tsa_hash_str(s->names[j]),
+				      j);
 	}
 	if (s->nnames == s->names_cap) {
 		s->names_cap = s->names_cap ? 2 * s->names_cap : 256;
 		s->names = xrealloc(s->names, s->names_cap * sizeof(*s->names));
 	}
-	mask = s->name_hash_cap - 1;
-	for (i = name_hash(name) & mask; s->name_hash[i]; i = (i + 1) & mask)
-		;
+	tsa_index_put(&s->name_idx, tsa_hash_str(name), s->nnames);
 	s->names[s->nnames] = name;
-	s->name_hash[i] = (uint32_t)(++s->nnames);
-	return (uint32_t)(s->nnames - 1);
+	return (uint32_t)s->nnames++;
 }
 
 static uint64_t since(uint64_t at, uint64_t elapsed)
@@ -173,11 +150,10 @@ const struct tsa_cgroup *tsa_calls_thread(const struct tsa_calls_snap *s,
 {
 	size_t i;
 
-	if (!s || !s->hash_cap)
+	if (!s)
 		return NULL;
-	for (i = tsa_hash_slot(tid, s->hash_cap); s->tid_hash[i];
-	     i = (i + 1) & (s->hash_cap - 1)) {
-		const struct tsa_cgroup *g = &s->groups[s->tid_hash[i] - 1];
+	tsa_index_each(&s->tids, tsa_hash_u64(tid), i) {
+		const struct tsa_cgroup *g = &s->groups[tsa_index_at(&s->tids, i)];
 
 		if (g->tid == tid)
 			return since(g->at, g->elapsed) == start ? g : NULL;
@@ -189,25 +165,22 @@ const struct tsa_cgroup *tsa_calls_thread(const struct tsa_calls_snap *s,
 static int build_index(struct tsa_calls_snap *s, char *msg, size_t msglen,
 		       const uint32_t *lineof)
 {
-	size_t cap, i, j;
+	size_t i, j;
 
-	tsa_index_reset(&s->tid_hash, &s->pid_hash, &s->hash_cap, s->ngroups);
-	cap = s->hash_cap;
-
+	tsa_index_clear(&s->tids, s->ngroups, 16);
+	tsa_index_clear(&s->pids, s->ngroups, 16);
 	for (i = 0; i < s->ngroups; i++) {
 		struct tsa_cgroup *g = &s->groups[i];
 
-		for (j = tsa_hash_slot(g->pid, cap); s->pid_hash[j];
-		     j = (j + 1) & (cap - 1))
-			if (s->groups[s->pid_hash[j] - 1].pid == g->pid)
+		tsa_index_each(&s->pids, tsa_hash_u64(g->pid), j)
+			if (s->groups[tsa_index_at(&s->pids, j)].pid == g->pid)
 				break;
-		g->next = s->pid_hash[j];	/* first in the pid's chain */
-		s->pid_hash[j] = (uint32_t)(i + 1);
+		g->next = s->pids.slot[j];	/* first in the pid's chain */
+		s->pids.slot[j] = (uint32_t)(i + 1);
 		if (g->flags & TSA_F_TOTALS)
 			continue;
-		for (j = tsa_hash_slot(g->tid, cap); s->tid_hash[j];
-		     j = (j + 1) & (cap - 1)) {
-			if (s->groups[s->tid_hash[j] - 1].tid == g->tid) {
+		tsa_index_each(&s->tids, tsa_hash_u64(g->tid), j) {
+			if (s->groups[tsa_index_at(&s->tids, j)].tid == g->tid) {
 				snprintf(msg, msglen, "line %u: thread %llu "
 					 "is listed again, apart from its "
 					 "other lines", lineof[i],
@@ -215,7 +188,7 @@ static int build_index(struct tsa_calls_snap *s, char *msg, size_t msglen,
 				return -1;
 			}
 		}
-		s->tid_hash[j] = (uint32_t)(i + 1);
+		tsa_index_put(&s->tids, tsa_hash_u64(g->tid), i);
 	}
 	return 0;
 }
@@ -276,9 +249,7 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	s->nrows = s->ngroups = s->nnames = 0;
 	s->now = s->table_rows = 0;
 	s->other = TSA_NONAME;
-	if (s->name_hash_cap)
-		memset(s->name_hash, 0,
-		       s->name_hash_cap * sizeof(*s->name_hash));
+	tsa_index_clear(&s->name_idx, 0, 256);
 	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-calls", &p, &end,
 			     msg, msglen);
 	if (rc != TSA_OK)
@@ -443,9 +414,9 @@ void tsa_calls_free(struct tsa_calls_snap *s)
 	free(s->rows);
 	free(s->groups);
 	free(s->names);
-	free(s->name_hash);
-	free(s->tid_hash);
-	free(s->pid_hash);
+	tsa_index_free(&s->name_idx);
+	tsa_index_free(&s->tids);
+	tsa_index_free(&s->pids);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -581,12 +552,11 @@ static uint32_t pid_chain(const struct tsa_calls_snap *s, uint64_t pid)
 {
 	size_t j;
 
-	if (!s || !s->hash_cap)
+	if (!s)
 		return 0;
-	for (j = tsa_hash_slot(pid, s->hash_cap); s->pid_hash[j];
-	     j = (j + 1) & (s->hash_cap - 1))
-		if (s->groups[s->pid_hash[j] - 1].pid == pid)
-			return s->pid_hash[j];
+	tsa_index_each(&s->pids, tsa_hash_u64(pid), j)
+		if (s->groups[tsa_index_at(&s->pids, j)].pid == pid)
+			return s->pids.slot[j];
 	return 0;
 }
 

@@ -59,11 +59,9 @@ struct tsa_calls_snap {
 	const char **names;		/* distinct names, in the buffer */
 	size_t nnames, names_cap;
 	uint32_t other;			/* "other"'s, or TSA_NONAME */
-	uint32_t *name_hash;		/* name index + 1; 0 = empty */
-	size_t name_hash_cap;
-	uint32_t *tid_hash;		/* live thread group + 1 */
-	uint32_t *pid_hash;		/* first group of a pid + 1 */
-	size_t hash_cap;		/* power of two, for both */
+	struct tsa_index name_idx;	/* names by name */
+	struct tsa_index tids;		/* live threads' groups by tid */
+	struct tsa_index pids;		/* a pid's first group (its chain) */
 };
 
 #define TSA_NONAME	UINT32_MAX

@@ -87,8 +87,6 @@ void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid)
 		}
 }
 
-static uint32_t hash_str(const char *s);
-
 /*
  * The cgroup cache: one generation per snapshot.  A process found in
  * the last one with the same start (its leader's since, or its first
@@ -201,32 +199,15 @@ void cgroup_cache_free(struct cgroup_cache *cc)
 	memset(cc, 0, sizeof(*cc));
 }
 
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-/* Index the groups again, in a table twice as large when @grow. */
+/* Index the groups again, with room for as many more when @grow. */
 static void rehash(struct group_table *t, int grow)
 {
-	size_t i, j;
+	size_t i;
 
-	if (grow || !t->hash_cap)
-		t->hash_cap = t->hash_cap ? t->hash_cap * 2 : 256;
-	free(t->hash);
-	t->hash = calloc(t->hash_cap, sizeof(*t->hash));
-	if (!t->hash)
-		die(EXIT_BADDATA, "out of memory");
-	for (i = 0; i < t->n; i++) {
-		j = hash_str(t->strs + t->g[i].key_off) & (t->hash_cap - 1);
-		while (t->hash[j])
-			j = (j + 1) & (t->hash_cap - 1);
-		t->hash[j] = (uint32_t)(i + 1);
-	}
+	tsa_index_clear(&t->idx, grow ? 2 * (t->n + 1) : t->n, 256);
+	for (i = 0; i < t->n; i++)
+		tsa_index_put(&t->idx, tsa_hash_str(t->strs + t->g[i].key_off),
+			      i);
 }
 
 /* The group named @key, added (zeroed) when it is new. */
@@ -235,12 +216,12 @@ static struct tsa_group *group_get(struct group_table *t, const char *key)
 	struct tsa_group *g;
 	size_t j, klen = strlen(key) + 1;
 
-	if (!t->hash || 2 * (t->n + 1) > t->hash_cap)
+	if (!t->idx.cap || tsa_index_full(&t->idx))
 		rehash(t, 1);
-	for (j = hash_str(key) & (t->hash_cap - 1); t->hash[j];
-	     j = (j + 1) & (t->hash_cap - 1))
-		if (!strcmp(t->strs + t->g[t->hash[j] - 1].key_off, key))
-			return &t->g[t->hash[j] - 1];
+	tsa_index_each(&t->idx, tsa_hash_str(key), j)
+		if (!strcmp(t->strs + t->g[tsa_index_at(&t->idx, j)].key_off,
+			    key))
+			return &t->g[tsa_index_at(&t->idx, j)];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->g = xrealloc(t->g, t->cap * sizeof(*t->g));
@@ -257,7 +238,7 @@ static struct tsa_group *group_get(struct group_table *t, const char *key)
 	g->last_pid = UINT64_MAX;
 	g->orig = t->n;
 	t->strs_len += klen;
-	t->hash[j] = (uint32_t)(++t->n);
+	tsa_index_put(&t->idx, tsa_hash_str(key), t->n++);
 	return g;
 }
 
@@ -270,8 +251,8 @@ void group_table_reset(struct group_table *t)
 {
 	t->n = 0;
 	t->strs_len = 0;
-	if (t->hash)
-		memset(t->hash, 0, t->hash_cap * sizeof(*t->hash));
+	if (t->idx.cap)
+		tsa_index_clear(&t->idx, 0, 256);
 }
 
 static void add_row(struct tsa_group *g, const struct tsa_row *r)
@@ -557,19 +538,16 @@ long group_find(const struct group_table *t, const char *key)
 {
 	size_t j;
 
-	if (!t->hash_cap)
-		return -1;
-	for (j = hash_str(key) & (t->hash_cap - 1); t->hash[j];
-	     j = (j + 1) & (t->hash_cap - 1))
-		if (!strcmp(t->g[t->hash[j] - 1].key, key))
-			return (long)t->hash[j] - 1;
+	tsa_index_each(&t->idx, tsa_hash_str(key), j)
+		if (!strcmp(t->g[tsa_index_at(&t->idx, j)].key, key))
+			return (long)tsa_index_at(&t->idx, j);
 	return -1;
 }
 
 void group_table_free(struct group_table *t)
 {
 	free(t->g);
-	free(t->hash);
+	tsa_index_free(&t->idx);
 	free(t->strs);
 	memset(t, 0, sizeof(*t));
 }

@@ -45,8 +45,7 @@ struct tsa_group {
 struct group_table {
 	struct tsa_group *g;
 	size_t n, cap;
-	uint32_t *hash;		/* group index + 1; 0 = empty */
-	size_t hash_cap;
+	struct tsa_index idx;	/* groups by key */
 	char *strs;		/* the keys, one after another */
 	size_t strs_len, strs_cap;
 };

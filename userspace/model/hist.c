@@ -279,39 +279,27 @@ static void run_sums(const struct tsa_hist_snap *s, size_t i, size_t j,
 }
 
 /* Where each run of the earlier snapshot starts, by tid or pid. */
-struct hindex {
-	size_t *slot;		/* run start + 1; 0 = empty */
-	size_t cap;
-};
-
-static void index_build(struct hindex *x, const struct tsa_hist_snap *s,
+static void index_build(struct tsa_index *x, const struct tsa_hist_snap *s,
 			int lwps)
 {
-	size_t i, k;
+	size_t i;
 
-	x->cap = 64;
-	while (x->cap < 2 * s->n)
-		x->cap *= 2;
-	x->slot = xmalloc(x->cap * sizeof(*x->slot));
-	memset(x->slot, 0, x->cap * sizeof(*x->slot));
-	for (i = 0; i < s->n; i = run_end(s, i, lwps)) {
-		k = tsa_hash_slot(lwps && s->l[i].tid ? s->l[i].tid :
-				  s->l[i].pid, x->cap);
-		while (x->slot[k])
-			k = (k + 1) & (x->cap - 1);
-		x->slot[k] = i + 1;
-	}
+	tsa_index_clear(x, s->n, 64);
+	for (i = 0; i < s->n; i = run_end(s, i, lwps))
+		tsa_index_put(x, tsa_hash_u64(lwps && s->l[i].tid ?
+					      s->l[i].tid : s->l[i].pid), i);
 }
 
 /* The run of @s that is the thread or process of line @l, or -1. */
-static long index_find(const struct hindex *x, const struct tsa_hist_snap *s,
+static long index_find(const struct tsa_index *x,
+		       const struct tsa_hist_snap *s,
 		       const struct tsa_hline *l, int lwps)
 {
-	size_t k = tsa_hash_slot(lwps && l->tid ? l->tid : l->pid, x->cap);
+	size_t k;
 
-	for (; x->slot[k]; k = (k + 1) & (x->cap - 1))
-		if (same_run(&s->l[x->slot[k] - 1], l, lwps))
-			return (long)(x->slot[k] - 1);
+	tsa_index_each(x, tsa_hash_u64(lwps && l->tid ? l->tid : l->pid), k)
+		if (same_run(&s->l[tsa_index_at(x, k)], l, lwps))
+			return (long)tsa_index_at(x, k);
 	return -1;
 }
 
@@ -462,7 +450,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 {
 	struct hsum c[TSA_NSTATES], p[TSA_NSTATES], cc, pc;
 	const struct tsa_hline **cl = NULL, **pl = NULL;
-	struct hindex x = { NULL, 0 };
+	struct tsa_index x = { NULL, 0, 0 };
 	size_t i, j, k, n = 0, start, ncl, npl, clcap = 0, plcap = 0, a, e, q;
 	uint64_t who_ns, who_wait;
 	int s;
@@ -535,7 +523,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			(*out)[k].who_wait = who_wait;
 		}
 	}
-	free(x.slot);
+	tsa_index_free(&x);
 	free(cl);
 	free(pl);
 	tsa_hist_sort(*out, n);

@@ -89,42 +89,24 @@ int rec_extend(struct tsa_row *e, const struct tsa_row *p, uint64_t now)
 	return 1;
 }
 
-void keyidx_build(struct keyidx *k, size_t n,
-			 uint64_t (*key)(const void *, size_t),
-			 const void *arr)
+void keyidx_build(struct tsa_index *k, size_t n,
+		  uint64_t (*key)(const void *, size_t), const void *arr)
 {
-	size_t i, cap = 16;
+	size_t i;
 
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	if (cap > k->cap) {
-		free(k->slot);
-		k->slot = xmalloc(cap * sizeof(*k->slot));
-		k->cap = cap;
-	}
-	memset(k->slot, 0, k->cap * sizeof(*k->slot));
-	for (i = 0; i < n; i++) {
-		size_t h = tsa_hash_slot(key(arr, i), k->cap);
-
-		while (k->slot[h])
-			h = (h + 1) & (k->cap - 1);
-		k->slot[h] = (uint32_t)(i + 1);
-	}
+	tsa_index_clear(k, n, 16);
+	for (i = 0; i < n; i++)
+		tsa_index_put(k, tsa_hash_u64(key(arr, i)), i);
 }
 
-/* The index of @want's line, or -1. */
-long keyidx_find(const struct keyidx *k, uint64_t want,
-			uint64_t (*key)(const void *, size_t),
-			const void *arr)
+long keyidx_find(const struct tsa_index *k, uint64_t want,
+		 uint64_t (*key)(const void *, size_t), const void *arr)
 {
 	size_t h;
 
-	if (!k->cap)
-		return -1;
-	for (h = tsa_hash_slot(want, k->cap); k->slot[h];
-	     h = (h + 1) & (k->cap - 1))
-		if (key(arr, k->slot[h] - 1) == want)
-			return (long)k->slot[h] - 1;
+	tsa_index_each(k, tsa_hash_u64(want), h)
+		if (key(arr, tsa_index_at(k, h)) == want)
+			return (long)tsa_index_at(k, h);
 	return -1;
 }
 

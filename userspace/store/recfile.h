@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "index.h"
 #include <stdio.h>
 #include <time.h>
 
@@ -32,17 +34,11 @@ uint64_t row_key(const struct tsa_row *r);
  */
 int rec_extend(struct tsa_row *e, const struct tsa_row *p, uint64_t now);
 
-/* Open-addressing index of lines by key: slot -> line index + 1. */
-struct keyidx {
-	uint32_t *slot;
-	size_t cap;
-};
-
 /* Index the @n lines of @arr by @key (snap_key: tsa_row; u64_key). */
-void keyidx_build(struct keyidx *k, size_t n,
+void keyidx_build(struct tsa_index *k, size_t n,
 		  uint64_t (*key)(const void *, size_t), const void *arr);
 /* The index of @want's line, or -1. */
-long keyidx_find(const struct keyidx *k, uint64_t want,
+long keyidx_find(const struct tsa_index *k, uint64_t want,
 		 uint64_t (*key)(const void *, size_t), const void *arr);
 uint64_t snap_key(const void *arr, size_t i);
 uint64_t u64_key(const void *arr, size_t i);

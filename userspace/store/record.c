@@ -32,7 +32,7 @@ struct recorder {
 	ZSTD_CCtx *zc;
 	void *zbuf;
 	size_t zcap;
-	struct keyidx prev_idx;
+	struct tsa_index prev_idx;
 	struct cgroup_cache cc;	/* cgroups of the last block's processes */
 	char boot_id[64];
 };
@@ -119,7 +119,7 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 		     const struct rec_tables *tcur, const double la[3])
 {
 	const char *procfs = rc->o->procfs;
-	struct keyidx cur_idx = { NULL, 0 };
+	struct tsa_index cur_idx = { NULL, 0, 0 };
 	char path[4096];
 	struct tsa_row e;
 	size_t i;
@@ -163,7 +163,7 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 				fprintf(m, "gone %" PRIu64 " %" PRIu64 "\n",
 					p->v[F_TID], p->v[F_PID]);
 		}
-		free(cur_idx.slot);
+		tsa_index_free(&cur_idx);
 	}
 	/*
 	 * A line that changed otherwise, of the same thread and name: its
@@ -336,7 +336,7 @@ int recorder_close(struct recorder *rc, char *msg, size_t msglen)
 	close(rc->dirfd);
 	ZSTD_freeCCtx(rc->zc);
 	free(rc->zbuf);
-	free(rc->prev_idx.slot);
+	tsa_index_free(&rc->prev_idx);
 	cgroup_cache_free(&rc->cc);
 	free(rc);
 	return err;

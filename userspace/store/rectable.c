@@ -54,8 +54,7 @@ static void row_key(const struct ct_file *f, const struct ct_row *r,
 		k->s[i] = r->s[i];
 }
 
-static size_t ct_hash(const struct ct_file *f, const struct ct_key *k,
-		      size_t cap)
+static uint64_t ct_hash(const struct ct_file *f, const struct ct_key *k)
 {
 	uint64_t h = 1469598103934665603ull;
 	const char *s;
@@ -66,7 +65,7 @@ static size_t ct_hash(const struct ct_file *f, const struct ct_key *k,
 	for (i = 0; i < f->nstr; i++)
 		for (s = k->s[i]; *s; s++)
 			h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return tsa_hash_slot(h, cap);
+	return tsa_hash_u64(h);
 }
 
 static int key_is(const struct ct_file *f, const struct ct_row *r,
@@ -87,36 +86,21 @@ static long ct_find(const struct ct_file *f, const struct ct_key *k)
 {
 	size_t h;
 
-	if (!f->scap)
-		return -1;
-	for (h = ct_hash(f, k, f->scap); f->slot[h];
-	     h = (h + 1) & (f->scap - 1))
-		if (key_is(f, &f->rows[f->slot[h] - 1], k))
-			return (long)f->slot[h] - 1;
+	tsa_index_each(&f->idx, ct_hash(f, k), h)
+		if (key_is(f, &f->rows[tsa_index_at(&f->idx, h)], k))
+			return (long)tsa_index_at(&f->idx, h);
 	return -1;
 }
 
 static void ct_index(struct ct_file *f)
 {
 	struct ct_key k;
-	size_t i, cap = 16;
+	size_t i;
 
-	while (cap < 2 * f->nrows + 2)
-		cap *= 2;
-	if (cap > f->scap) {
-		free(f->slot);
-		f->slot = xmalloc(cap * sizeof(*f->slot));
-		f->scap = cap;
-	}
-	memset(f->slot, 0, f->scap * sizeof(*f->slot));
+	tsa_index_clear(&f->idx, f->nrows, 16);
 	for (i = 0; i < f->nrows; i++) {
-		size_t h;
-
 		row_key(f, &f->rows[i], &k);
-		for (h = ct_hash(f, &k, f->scap); f->slot[h];
-		     h = (h + 1) & (f->scap - 1))
-			;
-		f->slot[h] = (uint32_t)(i + 1);
+		tsa_index_put(&f->idx, ct_hash(f, &k), i);
 	}
 }
 
@@ -492,8 +476,8 @@ static void ct_clear(struct ct_file *st)
 	st->nhdr = 0;
 	st->ncol = 0;
 	ct_clear_rows(st);
-	if (st->slot)	/* no index to rows that are gone */
-		memset(st->slot, 0, st->scap * sizeof(*st->slot));
+	if (st->idx.cap)	/* no index to rows that are gone */
+		tsa_index_clear(&st->idx, 0, 16);
 }
 
 void ct_begin(struct ct_file *st, const struct ct_kind *k, int key)
@@ -716,6 +700,6 @@ void ct_free(struct ct_file *f)
 	else
 		free(f->buf);
 	free(f->rows);
-	free(f->slot);
+	tsa_index_free(&f->idx);
 	memset(f, 0, sizeof(*f));
 }

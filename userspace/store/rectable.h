@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "index.h"
 #include <stdio.h>
 
 #define CT_MAXCOL	48	/* columns of a row the recorder keeps */
@@ -62,8 +64,7 @@ struct ct_file {
 	int ns_v, max_v, st_v, nst;	/* ns, max, the first state's; states */
 	struct ct_row *rows;
 	size_t nrows, rows_cap;
-	uint32_t *slot;
-	size_t scap;
+	struct tsa_index idx;		/* rows by key */
 };
 
 /*

@@ -219,7 +219,8 @@ static int rec_row_cmp(const void *a, const void *b)
 static int apply_block(struct replay *rp, char *text, size_t len,
 		       struct tsa_snap *blk, struct timespec *wall)
 {
-	struct keyidx gone = { NULL, 0 }, mine = { NULL, 0 }, eqi = { NULL, 0 };
+	struct tsa_index gone = { NULL, 0, 0 }, mine = { NULL, 0, 0 },
+			 eqi = { NULL, 0, 0 };
 	uint64_t *gk = NULL, *ek = NULL, now;
 	int64_t *ed = NULL;
 	size_t ngone = 0, neq = 0, i, n;
@@ -377,9 +378,9 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		rp->rows[rp->nrows].row.comm = xstrdup(blk->rows[i].comm);
 		rp->nrows++;
 	}
-	free(mine.slot);
-	free(gone.slot);
-	free(eqi.slot);
+	tsa_index_free(&mine);
+	tsa_index_free(&gone);
+	tsa_index_free(&eqi);
 	free(gk);
 	free(ek);
 	free(ed);

@@ -73,45 +73,41 @@ static size_t who_end(const struct tsa_hview *v, size_t n, size_t i)
 /* ---- --group: the parts (threads, exited threads) folded by group ---- */
 
 
+static const struct hproc *procs_find(const struct hist_report *r,
+				      uint64_t pid)
+{
+	size_t k;
+
+	tsa_index_each(&r->pids, tsa_hash_u64(pid), k)
+		if (r->procs[tsa_index_at(&r->pids, k)].pid == pid)
+			return &r->procs[tsa_index_at(&r->pids, k)];
+	return NULL;
+}
+
 static void procs_build(struct hist_report *r, const struct tsa_hist_snap *s)
 {
-	size_t i, k, cap = 64;
+	size_t i;
 
-	while (cap < 2 * s->n)
-		cap *= 2;
-	if (cap > r->pcap) {
-		free(r->procs);
-		r->procs = xmalloc(cap * sizeof(*r->procs));
-		r->pcap = cap;
+	if (s->n > r->pcap) {
+		r->pcap = s->n;
+		r->procs = xrealloc(r->procs, r->pcap * sizeof(*r->procs));
 	}
-	memset(r->procs, 0, r->pcap * sizeof(*r->procs));
+	tsa_index_clear(&r->pids, s->n, 64);
 	for (i = 0; i < s->n; i++) {
 		const struct tsa_hline *l = &s->l[i];
-		struct hproc *p;
+		struct hproc *p = (struct hproc *)procs_find(r, l->pid);
 
-		k = tsa_hash_slot(l->pid, r->pcap);
-		while (r->procs[k].used && r->procs[k].pid != l->pid)
-			k = (k + 1) & (r->pcap - 1);
-		p = &r->procs[k];
-		if (p->used && l->tid != l->pid)
+		if (p && l->tid != l->pid)
 			continue;
-		p->used = 1;
+		if (!p) {
+			p = &r->procs[r->pids.n];
+			tsa_index_put(&r->pids, tsa_hash_u64(l->pid), r->pids.n);
+		}
 		p->pid = l->pid;
 		p->uid = l->uid;
 		/* As proc_since(): the leader's start, else the first's. */
 		p->since = l->tid ? l->at - l->elapsed : 0;
 	}
-}
-
-static const struct hproc *procs_find(const struct hist_report *r,
-				      uint64_t pid)
-{
-	size_t k = tsa_hash_slot(pid, r->pcap);
-
-	for (; r->procs[k].used; k = (k + 1) & (r->pcap - 1))
-		if (r->procs[k].pid == pid)
-			return &r->procs[k];
-	return NULL;
 }
 
 /*
@@ -278,6 +274,7 @@ void hist_report_free(struct hist_report *r)
 	group_table_free(&r->t);
 	free(r->m);
 	free(r->procs);
+	tsa_index_free(&r->pids);
 	free(r->v);
 	free(r->parts);
 	cgroup_cache_free(&r->cc);

@@ -16,7 +16,6 @@
 /* Each process's uid and start: its leader's line, else its first. */
 struct hproc {
 	uint64_t pid, uid, since;
-	int used;
 };
 
 /* A thread, or a process's exited threads, in a group: its lines. */
@@ -42,8 +41,9 @@ struct hist_report {
 	struct cgroup_cache cc;		/* a compare: B's cgroups */
 	struct hmember *m;
 	size_t mcap;
-	struct hproc *procs;		/* by pid, open addressing */
+	struct hproc *procs;		/* a process's, found by pid */
 	size_t pcap;
+	struct tsa_index pids;
 };
 
 /* Compute one report of @cur against @prev (NULL: lifetime). */
