@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "index.h"
 #include "jsonw.h"
 #include "util.h"
 #include "tap.h"
@@ -156,6 +157,68 @@ static void test_jsonw(void)
 	free(out);
 }
 
+/*
+ * The key index: keys that all hash to one slot probe past each other,
+ * each is found at its own position, a missing key is not, and after a
+ * clear nothing is; growth (tsa_index_full) keeps twice the slots.
+ */
+static void test_index(void)
+{
+	uint64_t keys[300];
+	struct tsa_index x = { NULL, 0, 0 };
+	size_t i, k, found = 0, wrong = 0, probes = 0;
+
+	for (i = 0; i < 300; i++)
+		keys[i] = 1000 + 7 * i;
+	tsa_index_clear(&x, 300, 16);
+	ok(x.cap >= 602 && (x.cap & (x.cap - 1)) == 0,
+	   "index: room for 300 is a power of two over 600 slots (%zu)", x.cap);
+	/* The same hash for all: they take consecutive slots. */
+	for (i = 0; i < 300; i++)
+		tsa_index_put(&x, 5, i);
+	for (i = 0; i < 300; i++) {
+		size_t at = (size_t)-1;
+
+		tsa_index_each(&x, 5, k) {
+			probes++;
+			if (keys[tsa_index_at(&x, k)] == keys[i]) {
+				at = tsa_index_at(&x, k);
+				break;
+			}
+		}
+		found += at == i;
+		wrong += at != (size_t)-1 && at != i;
+	}
+	ok(found == 300 && !wrong,
+	   "index: 300 keys of one hash found at their positions (found %zu, wrong %zu, %zu probes)",
+	   found, wrong, probes);
+	found = 0;
+	tsa_index_each(&x, 5, k)
+		found += keys[tsa_index_at(&x, k)] == 42;
+	ok(!found && x.n == 300, "index: a key never put is not found (%zu entries)",
+	   x.n);
+	ok(tsa_index_full(&x) == (2 * 301 + 2 > x.cap),
+	   "index: full when one more leaves fewer than twice the slots");
+	tsa_index_clear(&x, 0, 16);
+	found = 0;
+	tsa_index_each(&x, 5, k)
+		found++;
+	ok(!found && !x.n, "index: empty after a clear (%zu slots kept)", x.cap);
+	for (i = 0; i < 300; i++)
+		tsa_index_put(&x, tsa_hash_u64(keys[i]), i);
+	found = 0;
+	for (i = 0; i < 300; i++)
+		tsa_index_each(&x, tsa_hash_u64(keys[i]), k)
+			if (keys[tsa_index_at(&x, k)] == keys[i])
+				found += tsa_index_at(&x, k) == i;
+	ok(found == 300, "index: 300 keys by tsa_hash_u64 found (%zu)", found);
+	ok(tsa_hash_str("read") != tsa_hash_str("write") &&
+	   tsa_hash_str("read") == tsa_hash_str("read"),
+	   "index: tsa_hash_str is a function of the string");
+	tsa_index_free(&x);
+	ok(!x.slot && !x.cap, "index: freed");
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -166,6 +229,7 @@ int main(void)
 	test_names();
 	test_format_count_dur();
 	test_jsonw();
+	test_index();
 
 	fx_done(tap_failed);
 	return tap_done();
