@@ -99,8 +99,13 @@ static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
 			     const struct tsa_calls *fc,
 			     const struct tsa_call_row *from)
 {
-	unsigned int s, b;
+	/* A row's time is in the states it has slots for; other's in any. */
+	unsigned int s, b, states = from == &fc->other ?
+		GENMASK(TSA_NR_STATES - 1, 0) : from->slots;
 
+	/* No call and no time (an other row left empty): nothing to add. */
+	if (!from->calls && !from->ns)
+		return;
 	if (tc->hist && fc->hist) {
 		u64 *tb = tsa_calls_b(tc, to);
 		const u64 *fb = tsa_calls_b(fc, from);
@@ -111,9 +116,11 @@ static void tsa_call_row_add(struct tsa_calls *tc, struct tsa_call_row *to,
 	to->calls += from->calls;
 	to->ns += from->ns;
 	to->longest = max(to->longest, from->longest);
-	for (s = 0; s < TSA_NR_STATES; s++) {
-		u64 ns = tsa_call_row_ns(fc, from, s);
+	for (; states; states &= states - 1) {
+		u64 ns;
 
+		s = __ffs(states);
+		ns = tsa_call_row_ns(fc, from, s);
 		if (ns)
 			tsa_call_row_put(tc, to, s, ns);
 	}
