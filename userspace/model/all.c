@@ -29,6 +29,10 @@
  * snapshot (every line of the first report), the lifetime count is
  * shown as an average per interval, count * interval / lifetime, as
  * Solaris prstat does for its first screen.
+ *
+ * Longer than the ~600 lines a file here keeps to: it is the one reader
+ * of the module's main format, parse, index and deltas together, so
+ * that a change of the format is made in one place.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -54,6 +54,9 @@
  * the calls reads, which come a little after the /proc/tsa/all reads
  * tsa_delta_compute() measured: each live thread has lived that gap
  * longer, so that a thread asleep in one call all through shows 100.
+ *
+ * Longer than the ~600 lines a file here keeps to, for the reason
+ * model/all.c is: one format's reader and its deltas in one place.
  */
 #include <stdio.h>
 #include <stdlib.h>

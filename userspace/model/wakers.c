@@ -2,6 +2,9 @@
 /*
  * model/wakers.c - /proc/tsa/wakers: parse a snapshot, and compute the
  * lines of the wakers view from two (see model/wakers.h).
+ *
+ * Longer than the ~600 lines a file here keeps to, for the reason
+ * model/all.c is: one format's reader and its deltas in one place.
  */
 #include <stdio.h>
 #include <stdlib.h>

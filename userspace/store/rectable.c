@@ -22,6 +22,10 @@
  * name it, until "X." (it ages plainly again), "X=" or "Xr" does.  In
  * a block a text column's spaces are written \040, so that a thread's
  * name (the wakers' last column) stays one word; nothing else changes.
+ *
+ * Longer than the ~600 lines a file here keeps to: the writer's and the
+ * replay's sides of these lines are kept together, so that the two
+ * cannot drift apart.
  */
 #include <errno.h>
 #include <inttypes.h>

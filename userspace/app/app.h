@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * app/: what its files share. main.c: the live loop, signals and the
+ * reporter; wake.c: -w; recorder.c: --record and --replay; files.c:
+ * --save, --compare and the metrics; redraw.c: the keys. Nothing below
+ * app/ includes this.
+ */
+#ifndef TSA_APP_H
+#define TSA_APP_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "all.h"
+#include "calls.h"
+#include "group.h"
+#include "wakeups.h"
+#include "options.h"
+
+/* Set by SIGINT and SIGTERM (main.c): every loop ends at it. */
+extern volatile sig_atomic_t stop;
+
+/* What a key asks of the loop: nothing more, a report now, the end. */
+enum { ACT_WAIT, ACT_READ, ACT_QUIT };
+
+/* What one report needs from one interval to the next. */
+struct reporter {
+	struct tsa_delta *lines;
+	struct tsa_call_line *clines;
+	size_t cap, ccap;
+	struct group_report groups;
+	struct tsa_wakers_report wakers;	/* -w in a replay */
+	struct tsa_select sel;
+	int redraw;
+	int tty;	/* stdout is a terminal: a person reads it */
+};
+
+/* The last report's inputs: a key draws it again from them. */
+struct shown {
+	const struct tsa_snap *prev, *cur;
+	const struct tsa_calls_snap *cprev, *ccur;
+	double la[3];
+	int paused;
+	char note[96];		/* on the status line, NOTE_SECS at least */
+	double note_until;	/* CLOCK_MONOTONIC s; 0: not shown yet */
+};
+
+/* main.c */
+void check_pids(const struct options *o, const struct tsa_snap *s);
+void fail_read(int rc, const char *path, const char *msg);
+size_t lines_shown(const struct options *o, size_t n, int redraw);
+void reporter_free(struct reporter *rp, struct options *o);
+void reporter_init(struct reporter *rp, const struct options *o,
+		   int redraw);
+void report(struct reporter *rp, const struct options *o,
+	    const struct tsa_snap *prev, const struct tsa_snap *cur,
+	    const struct tsa_calls_snap *cprev,
+	    const struct tsa_calls_snap *ccur, const double la[3]);
+void each_interval(const struct options *o,
+		   volatile sig_atomic_t *stop,
+		   void (*report)(void *ctx),
+		   int (*key)(void *ctx, int k), void *ctx);
+int redraws(const struct options *o);
+long screen_lines(void);
+
+/* wake.c */
+void wakers_show(const struct options *o, struct tsa_wakers_report *r,
+		 const struct tsa_wakers_snap *prev,
+		 const struct tsa_wakers_snap *cur,
+		 const struct tsa_wnames *nm);
+int wakers_run(const struct options *o, volatile sig_atomic_t *stop);
+
+/* recorder.c */
+int record_loop(const struct options *o, const char *allpath,
+		const char *callspath, volatile sig_atomic_t *stop);
+int replay_recording(struct options *o);
+
+/* files.c */
+int compare_captures(const struct options *o);
+int export_metrics(const struct options *o, const char *path);
+int save_capture(const struct options *o, const char *path);
+
+/* redraw.c */
+int on_key(int k, struct options *o, struct reporter *rp,
+	   struct shown *sh);
+void set_view(struct options *o, enum view v);
+void status_line(const struct options *o, struct shown *sh);
+
+#endif
