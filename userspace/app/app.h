@@ -48,6 +48,8 @@ struct shown {
 /* main.c */
 void check_pids(const struct options *o, const struct tsa_snap *s);
 void fail_read(int rc, const char *path, const char *msg);
+void fail_read_kept(int rc, const char *path, const char *msg,
+		    const char *param, const char *opt);
 size_t lines_shown(const struct options *o, size_t n, int redraw);
 void reporter_free(struct reporter *rp, struct options *o);
 void reporter_init(struct reporter *rp, const struct options *o,

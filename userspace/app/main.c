@@ -102,13 +102,17 @@ static void fail_read_calls(int rc, const char *path, const char *msg)
 	fail_read(rc, path, msg);
 }
 
-/* /proc/tsa/hist: absent when the module keeps none (hist=0). */
-static void fail_read_hist(int rc, const char *path, const char *msg)
+/*
+ * A file the module keeps unless loaded with @param (hist=0: /proc/tsa/hist,
+ * which -H reads; wakers=0: /proc/tsa/wakers, -w's).
+ */
+void fail_read_kept(int rc, const char *path, const char *msg,
+		    const char *param, const char *opt)
 {
 	if (rc == TSA_ENOENT)
 		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
-		    "loaded without hist=0 for -H (sudo modprobe -r tsa; sudo "
-		    "modprobe tsa)", path);
+		    "loaded without %s for %s (sudo modprobe -r tsa; sudo "
+		    "modprobe tsa)", path, param, opt);
 	fail_read(rc, path, msg);
 }
 
@@ -185,7 +189,7 @@ static void hist_report(void *ctx)
 
 	rc = tsa_hist_read(h->cur, h->path, msg, sizeof(msg));
 	if (rc != TSA_OK)
-		fail_read_hist(rc, h->path, msg);
+		fail_read_kept(rc, h->path, msg, "hist=0", "-H");
 	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
 	if (o->show.json)
 		hist_print_json(stdout, &o->show, h->cur, &h->r);

@@ -14,16 +14,6 @@
 #include "keys.h"
 #include "app.h"
 
-/* /proc/tsa/wakers: absent when the module keeps none (wakers=0). */
-static void fail_read_wakers(int rc, const char *path, const char *msg)
-{
-	if (rc == TSA_ENOENT)
-		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
-		    "loaded without wakers=0 for -w (sudo modprobe -r tsa; "
-		    "sudo modprobe tsa)", path);
-	fail_read(rc, path, msg);
-}
-
 /*
  * One wakers report (-w) of @cur over the interval since @prev (NULL:
  * each thread's life), its names and groups from @nm: a table, JSON
@@ -134,7 +124,7 @@ static void wakers_report(void *ctx)
 
 	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
 	if (rc != TSA_OK)
-		fail_read_wakers(rc, w->path, msg);
+		fail_read_kept(rc, w->path, msg, "wakers=0", "-w");
 	w->shown_prev = w->prev;
 	w->shown_cur = w->cur;
 	wakers_draw(w);
