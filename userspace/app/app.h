@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * app/: what its files share. main.c: the live loop, signals and the
- * reporter; wake.c: -w; recorder.c: --record and --replay; files.c:
- * --save, --compare and the metrics; redraw.c: the keys. Nothing below
- * app/ includes this.
+ * app/: what its files share. main.c: main() and the signals, on top;
+ * live.c: the loops and the reporter every mode uses, below all; wake.c:
+ * -w; recorder.c: --record and --replay; files.c: --save, --compare and
+ * the metrics; redraw.c: the keys. Nothing below app/ includes this.
  */
 #ifndef TSA_APP_H
 #define TSA_APP_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "all.h"
 #include "calls.h"
@@ -17,7 +18,7 @@
 #include "wakeups.h"
 #include "options.h"
 
-/* Set by SIGINT and SIGTERM (main.c): every loop ends at it. */
+/* Set by SIGINT and SIGTERM (live.c; main.c's handler): every loop ends at it. */
 extern volatile sig_atomic_t stop;
 
 /* What a key asks of the loop: nothing more, a report now, the end. */
@@ -45,7 +46,7 @@ struct shown {
 	double note_until;	/* CLOCK_MONOTONIC s; 0: not shown yet */
 };
 
-/* main.c */
+/* live.c */
 void check_pids(const struct options *o, const struct tsa_snap *s);
 void fail_read(int rc, const char *path, const char *msg);
 void fail_read_kept(int rc, const char *path, const char *msg,
@@ -64,6 +65,9 @@ void each_interval(const struct options *o,
 		   int (*key)(void *ctx, int k), void *ctx);
 int redraws(const struct options *o);
 long screen_lines(void);
+void fail_read_calls(int rc, const char *path, const char *msg);
+int hist_run(const struct options *o, volatile sig_atomic_t *stop);
+void sleep_until(struct timespec *deadline, double interval);
 
 /* wake.c */
 void wakers_show(const struct options *o, struct tsa_wakers_report *r,

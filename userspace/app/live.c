@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * app/live.c - what the modes share: the interval loop, the terminal's
+ * size, a read that failed, and the reporter (one report of the main
+ * views from two reads); -H's loop. Below every mode file of app/.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "util.h"
+#include "dist.h"
+#include "json.h"
+#include "sort.h"
+#include "table.h"
+#include "keys.h"
+#include "app.h"
+
+/* Set by SIGINT and SIGTERM (main.c's handler). */
+volatile sig_atomic_t stop;
+
+/* Lines a report may have on this terminal: rows less header, Total
+ * and the cursor's line, as prstat computes it. */
+long screen_lines(void)
+{
+	struct winsize ws;
+	const char *env;
+	long n = 0;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		n = ws.ws_row;
+	else if ((env = getenv("LINES")) != NULL)
+		n = strtol(env, NULL, 10);
+	if (n <= 0)
+		return 0;	/* unknown: no limit */
+	return n - 3 > 1 ? n - 3 : 1;
+}
+
+void fail_read(int rc, const char *path, const char *msg)
+{
+	switch (rc) {
+	case TSA_ENOENT:
+		die(EXIT_NOMODULE, "%s: not found; is the tsa module loaded? "
+		    "(sudo modprobe tsa)", path);
+	case TSA_EACCES:
+		die(EXIT_ACCESS, "%s: permission denied", path);
+	default:
+		die(EXIT_BADDATA, "%s: %s", path, msg);
+	}
+}
+
+/*
+ * /proc/tsa/calls: absent unless the module counts calls (or traps:
+ * then it says "rows 0 ...").
+ */
+void fail_read_calls(int rc, const char *path, const char *msg)
+{
+	if (rc == TSA_ENOENT || rc == TSA_ENOCALLS)
+		die(EXIT_NOMODULE, "%s: %s; the tsa module must be loaded "
+		    "with calls=N (N > 0) and syscalls=1 for -y "
+		    "(sudo modprobe -r tsa; sudo modprobe tsa calls=8 "
+		    "syscalls=1)", path, rc == TSA_ENOENT ? "not found" :
+		    "no system-call rows");
+	fail_read(rc, path, msg);
+}
+
+/*
+ * A file the module keeps unless loaded with @param (hist=0: /proc/tsa/hist,
+ * which -H reads; wakers=0: /proc/tsa/wakers, -w's).
+ */
+void fail_read_kept(int rc, const char *path, const char *msg,
+		    const char *param, const char *opt)
+{
+	if (rc == TSA_ENOENT)
+		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
+		    "loaded without %s for %s (sudo modprobe -r tsa; sudo "
+		    "modprobe tsa)", path, param, opt);
+	fail_read(rc, path, msg);
+}
+
+/* A view's redraw mode: on a terminal, without -c and --json. */
+int redraws(const struct options *o)
+{
+	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json;
+}
+
+/*
+ * The live loop of a view that reads one file a report (-H, -w): every
+ * o->interval seconds until @stop or o->count reports, @report(@ctx)
+ * prints one (the first over each thread's life).  With @key, in the
+ * redraw mode, keys between reports go to @key(@ctx, KEY): an ACT_*.
+ */
+void each_interval(const struct options *o,
+		   volatile sig_atomic_t *stop,
+		   void (*report)(void *ctx),
+		   int (*key)(void *ctx, int k), void *ctx)
+{
+	struct timespec deadline;
+	int keys = key && redraws(o) && keys_start(), act;
+	long done;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (done = 0; !*stop && (o->count < 0 || done < o->count); done++) {
+		if (done) {
+			next_deadline(&deadline, o->interval);
+			for (act = ACT_WAIT; keys && act == ACT_WAIT;) {
+				int k = keys_wait(&deadline, stop);
+
+				if (k == KEY_NONE)
+					break;
+				act = k == KEY_STOP ? ACT_QUIT : key(ctx, k);
+			}
+			if (keys && act == ACT_QUIT)
+				break;
+			while (!keys && !*stop &&
+			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &deadline, NULL) == EINTR)
+				;
+			if (*stop)
+				break;
+			if (act == ACT_READ)
+				clock_gettime(CLOCK_MONOTONIC, &deadline);
+		}
+		report(ctx);
+		if (!keys && !o->show.json &&
+		    (o->count < 0 || done + 1 < o->count))
+			putchar('\n');
+		if (fflush(stdout) == EOF || ferror(stdout))
+			die(EXIT_BADDATA, "write error: %s", strerror(errno));
+	}
+	if (keys) {
+		keys_stop();
+		putchar('\n');
+	}
+}
+
+/* -H: two snapshots of /proc/tsa/hist, the older one prev. */
+struct hist_live {
+	const struct options *o;
+	char path[4096];
+	struct tsa_hist_snap snaps[2], *prev, *cur;
+	struct hist_report r;
+};
+
+static void hist_report(void *ctx)
+{
+	struct hist_live *h = ctx;
+	const struct options *o = h->o;
+	char msg[256];
+	int rc;
+
+	rc = tsa_hist_read(h->cur, h->path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read_kept(rc, h->path, msg, "hist=0", "-H");
+	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
+	if (o->show.json)
+		hist_print_json(stdout, &o->show, h->cur, &h->r);
+	else
+		hist_print(stdout, &o->show, h->cur, h->prev ?
+			   (double)(h->cur->now - h->prev->now) / 1e9 : 0,
+			   &h->r);
+	h->prev = h->cur;
+	h->cur = h->cur == &h->snaps[0] ? &h->snaps[1] : &h->snaps[0];
+}
+
+/* -H, live: until @stop or o->count reports. */
+int hist_run(const struct options *o, volatile sig_atomic_t *stop)
+{
+	struct hist_live *h = xmalloc(sizeof(*h));
+
+	memset(h, 0, sizeof(*h));
+	h->o = o;
+	snprintf(h->path, sizeof(h->path), "%s/hist", o->proc_dir);
+	h->cur = &h->snaps[0];
+	h->r.procfs = o->procfs;
+	each_interval(o, stop, hist_report, NULL, h);
+	hist_report_free(&h->r);
+	tsa_hist_free(&h->snaps[0]);
+	tsa_hist_free(&h->snaps[1]);
+	free(h);
+	return 0;
+}
+
+
+/* With -p: complain about pids that are not there; exit if none is. */
+void check_pids(const struct options *o, const struct tsa_snap *s)
+{
+	size_t i, found = 0;
+
+	for (i = 0; i < o->show.npids; i++) {
+		const struct tsa_proc *p = tsa_snap_proc(s, o->show.pids[i]);
+
+		if (p && p->nlwp)
+			found++;
+	}
+	if (found)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "%s: no such process:", progname);
+	for (i = 0; i < o->show.npids; i++)
+		fprintf(stderr, "%s%llu", i ? "," : " ",
+			(unsigned long long)o->show.pids[i]);
+	fputc('\n', stderr);
+	exit(EXIT_NOPID);
+}
+
+void sleep_until(struct timespec *deadline, double interval)
+{
+	next_deadline(deadline, interval);
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					deadline, NULL) == EINTR)
+		;
+}
+
+/* At most the -n lines, or on a redrawn terminal its height. */
+size_t lines_shown(const struct options *o, size_t n, int redraw)
+{
+	if (o->show.ntop && (size_t)o->show.ntop < n)
+		n = (size_t)o->show.ntop;
+	if (redraw && !o->show.ntop) {
+		long rows = screen_lines();
+
+		if (rows > 0 && (size_t)rows < n)
+			n = (size_t)rows;
+	}
+	return n;
+}
+
+
+/* The / key: only the lines whose name has @f (all when it is ""). */
+static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
+{
+	size_t i, k = 0;
+
+	if (!f[0])
+		return n;
+	for (i = 0; i < n; i++)
+		if (d[i].comm && strstr(d[i].comm, f))
+			d[k++] = d[i];
+	return k;
+}
+
+/*
+ * One report of @cur against @prev (NULL: lifetime numbers), with its
+ * system calls from @ccur and @cprev for -y.
+ */
+void report(struct reporter *rp, const struct options *o,
+	    const struct tsa_snap *prev, const struct tsa_snap *cur,
+	    const struct tsa_calls_snap *cprev,
+	    const struct tsa_calls_snap *ccur, const double la[3])
+{
+	const struct show *sh = &o->show;
+	int calls = sh->view == VIEW_CALLS;
+	int grouped = sh->group_by > GROUP_PID;	/* pid: the usual report */
+	struct tsa_totals tot;
+	size_t n, show;
+
+	if (grouped) {
+		n = group_report_compute(&rp->groups, prev, cur,
+					 (enum group_by)sh->group_by, &rp->sel,
+					 o->replay ? "/nonexistent" : o->procfs,
+					 &tot);
+		n = filter_lines(rp->groups.d, n, sh->filter);
+		sort_lines(rp->groups.d, n, sh->sort_key, sh->sort_order);
+	} else {
+		n = tsa_delta_compute(prev, cur, &rp->sel, &rp->lines, &rp->cap,
+				      &tot);
+		n = filter_lines(rp->lines, n, sh->filter);
+		if (calls) {
+			/* Call lines point at the (unsorted) lines. */
+			n = tsa_calls_compute(prev, cur, cprev, ccur, &rp->sel,
+					      rp->lines, n, &rp->clines,
+					      &rp->ccap);
+			sort_call_lines(rp->clines, n, sh->sort_key,
+					sh->sort_order);
+		} else {
+			sort_lines(rp->lines, n, sh->sort_key, sh->sort_order);
+		}
+	}
+	show = lines_shown(o, n, rp->redraw);
+	/*
+	 * An uncalibrated module is said in the Total line to a person;
+	 * a pipe keeps the line scripts parse as Solaris prints it (and
+	 * --json has "calibration").
+	 */
+	if (!rp->tty)
+		tot.calib = NULL;
+
+	if (sh->json) {
+		if (grouped)
+			json_print_groups(stdout, (enum group_by)sh->group_by,
+					  cur, &rp->groups, rp->groups.d, show);
+		else if (calls)
+			json_print_calls(stdout, sh, ccur, rp->clines, show);
+		else
+			json_print(stdout, sh, cur, rp->lines, show);
+	} else {
+		if (rp->redraw)
+			fputs("\033[H\033[J", stdout);
+		if (grouped)
+			group_table_print(stdout, sh,
+					  (enum group_by)sh->group_by,
+					  &rp->groups, rp->groups.d, show,
+					  &tot, la);
+		else if (calls)
+			calls_table_print(stdout, sh, rp->clines, show, &tot,
+					  la, sh->trunc || rp->redraw);
+		else
+			table_print(stdout, sh, rp->lines, show, &tot, la,
+				    sh->trunc || rp->redraw);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die(EXIT_BADDATA, "write error: %s", strerror(errno));
+}
+
+void reporter_free(struct reporter *rp, struct options *o)
+{
+	free(rp->lines);
+	free(rp->clines);
+	group_report_free(&rp->groups);
+	tsa_wakers_report_free(&rp->wakers);
+	free(o->show.pids);
+}
+
+void reporter_init(struct reporter *rp, const struct options *o,
+		   int redraw)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->sel.lwps = o->show.lwps;
+	rp->sel.interval = o->interval;
+	rp->sel.pids = o->show.pids;
+	rp->sel.npids = o->show.npids;
+	rp->redraw = redraw;
+	rp->tty = isatty(STDOUT_FILENO);
+}
