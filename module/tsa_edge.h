@@ -202,6 +202,10 @@ static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
 	*row = NULL;
 	if (!c)
 		return true;
+	/*
+	 * tsa_calls_hinted() written out, so that the first hint's hit
+	 * (a row's address) is not tested for NULL as its result is.
+	 */
 	r = &c->row[c->hint[0]];
 	if (unlikely(r->key != c->cur_key)) {
 		r = tsa_calls_hinted_second(c, c->cur_key);
