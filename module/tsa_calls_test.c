@@ -504,7 +504,7 @@ static void exit_inside_a_call_counts_it_once(struct kunit *test)
 /*
  * With the distributions, each call's whole duration goes to its row's
  * bucket when it returns: on CPU throughout (b0, b3), or asleep for 2 ms
- * of it (b11). A row taken over hands its buckets to the other row; a
+ * of it (b12). A row taken over hands its buckets to the other row; a
  * reader's copy has the call in progress counted but open (cur_key); a
  * merge adds buckets; an exit's hand-over counts the call it exits in
  * with its time until then.
@@ -533,7 +533,7 @@ static void call_durations_in_buckets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[3], 1ULL);
 	r = row_of(c, NR_B);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(c, r)[12], 1ULL);
 	KUNIT_EXPECT_EQ(test, row_bucketed(c, r), 1ULL);
 
 	/* A third call takes A's row (the least time): A's buckets move. */
@@ -560,10 +560,10 @@ static void call_durations_in_buckets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row_bucketed(copy, r), 1ULL);
 	/* Sorted, the rows keep their own buckets: B (most time) first. */
 	KUNIT_EXPECT_EQ(test, (unsigned int)copy->row[0].key, (unsigned int)NR_B);
-	KUNIT_EXPECT_EQ(test, tsa_calls_b(copy, &copy->row[0])[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(copy, &copy->row[0])[12], 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_calls_b(copy, &copy->row[1])[0], 1ULL);
 
-	/* exit_group inside B: its 1 ms until the hand-over, in b10. */
+	/* exit_group inside B: its 1 ms until the hand-over, in b11. */
 	group = calls_hist(test, 2, true);
 	memset(tabs, 0, sizeof(tabs));
 	tabs[TSA_T_CALLS] = group;
@@ -573,8 +573,8 @@ static void call_durations_in_buckets(struct kunit *test)
 	r = row_of(group, NR_B);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->calls, 2ULL);
-	KUNIT_EXPECT_EQ(test, tsa_calls_b(group, r)[10], 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_calls_b(group, r)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_calls_b(group, r)[12], 1ULL);
 	KUNIT_EXPECT_EQ(test, row_bucketed(group, &group->other), 2ULL);
 	tsa_acct_exit(a, 5000100);
 	KUNIT_EXPECT_EQ(test, row_bucketed(c, &c->other), 0ULL);

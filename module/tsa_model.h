@@ -28,19 +28,32 @@ enum tsa_counter {
 };
 
 /*
- * Bucket 0 holds durations under 2^TSA_HIST_SHIFT ns (1.024 us), bucket
- * b those in [2^(b+9), 2^(b+10)) ns, and the last those of 2^36 ns
- * (68.7 s) or more.
+ * Log2 buckets whose bounds are powers of two of a second, so that a
+ * Prometheus native histogram (schema 0) takes them without loss: bucket
+ * b (b < TSA_HIST_BUCKETS - 1) holds the durations of at most 2^(b +
+ * TSA_HIST_EXP) s and, but for bucket 0, over half that; the last those
+ * over 2^6 s (64 s). Bucket 0: at most 953 ns; 10: 0.49 to 0.98 ms.
  */
 #define TSA_HIST_BUCKETS	28
-#define TSA_HIST_SHIFT		10
+#define TSA_HIST_EXP		(-20)
+
+/* Bucket @b's upper bound, 2^(b + TSA_HIST_EXP) s, in whole ns (floor). */
+#define TSA_HIST_BOUND_NS(b)	((1000000000ULL << (b)) >> -TSA_HIST_EXP)
 
 static inline unsigned int tsa_hist_bucket(u64 ns)
 {
-	if (ns < (1ULL << TSA_HIST_SHIFT))
+	unsigned int b;
+
+	if (ns <= TSA_HIST_BOUND_NS(0))
 		return 0;
-	return min_t(unsigned int, fls64(ns) - TSA_HIST_SHIFT,
-		     TSA_HIST_BUCKETS - 1);
+	/*
+	 * A bound is 953.67 ns times a power of two, so a duration in
+	 * [2^m, 2^(m+1)) ns is in bucket m - 9 or the next.
+	 */
+	b = fls64(ns) - 10;
+	if (b >= TSA_HIST_BUCKETS - 1)
+		return TSA_HIST_BUCKETS - 1;
+	return b + (ns > TSA_HIST_BOUND_NS(b));
 }
 
 #endif /* TSA_MODEL_H */

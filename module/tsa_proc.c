@@ -40,7 +40,7 @@
 #define TSA_THREAD_FORMAT	"tsa-thread 1"
 #define TSA_ALL_FORMAT		"tsa-all 1"
 #define TSA_CALLS_FORMAT	"tsa-calls 1"
-#define TSA_HIST_FORMAT		"tsa-hist 1"
+#define TSA_HIST_FORMAT		"tsa-hist 2"
 #define TSA_WAKERS_FORMAT	"tsa-wakers 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
@@ -1289,8 +1289,8 @@ static int tsa_hist_show(struct seq_file *m, void *v)
 	int s, b;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, TSA_HIST_FORMAT "\nnow %llu\nbuckets %u %u\nstates",
-			   all->now, TSA_HIST_BUCKETS, TSA_HIST_SHIFT);
+		seq_printf(m, TSA_HIST_FORMAT "\nnow %llu\nbuckets %u %d\nstates",
+			   all->now, TSA_HIST_BUCKETS, TSA_HIST_EXP);
 		tsa_hist_layout(&layout, tsa_table_hist_mode());
 		for (s = 0; s < TSA_NR_STATES; s++) {
 			if (!tsa_hist_n(&layout, s))

@@ -114,8 +114,9 @@ struct tsa_stays {
 /*
  * Distributions of stays (the hist parameter): for LAT (hist=lat, the
  * default) or each state a thread waits in off CPU (hist=all: the sleeps,
- * LAT and STP), how many of its stays lasted how long, in log2 buckets of
- * ns (tsa_model.h); and for every state, when its longest stay ended. A
+ * LAT and STP), how many of its stays lasted how long, in log2 buckets
+ * (tsa_model.h: bounds at powers of two of a second); and for every
+ * state, when its longest stay ended. A
  * stay is counted when it ends, so that counts only grow (as a reader of
  * deltas, or a Prometheus histogram, needs): a state's buckets add up to
  * its entries, but for the stay in progress, which a reader sees as open

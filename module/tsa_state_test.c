@@ -339,17 +339,60 @@ static void exit_hands_over_then_adds_the_tail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum_ns(sum), tsa_acct_elapsed(sum));
 }
 
-static void hist_buckets_are_log2_from_a_microsecond(struct kunit *test)
+/* The first bucket whose bound @ns is within, by the definition. */
+static unsigned int hist_bucket_by_bounds(u64 ns)
 {
+	unsigned int b;
+
+	for (b = 0; b < TSA_HIST_BUCKETS - 1; b++)
+		if (ns <= TSA_HIST_BOUND_NS(b))
+			return b;
+	return b;
+}
+
+/*
+ * Bounds at powers of two of a second, each inclusive: 2^-20 s is
+ * 953.67 ns, 2^-10 s 0.977 ms, 2^0 s one second, 2^6 s the last.
+ */
+static void hist_buckets_are_powers_of_two_of_a_second(struct kunit *test)
+{
+	u64 ns, x = 88172645463325252ULL;
+	unsigned int b, i;
+
+	KUNIT_EXPECT_EQ(test, TSA_HIST_BOUND_NS(0), 953ULL);
+	KUNIT_EXPECT_EQ(test, TSA_HIST_BOUND_NS(20), 1000000000ULL);
+	KUNIT_EXPECT_EQ(test, TSA_HIST_BOUND_NS(26), 64000000000ULL);
 	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(0), 0U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1023), 0U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1024), 1U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(2047), 1U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(2048), 2U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(MS), 10U);	/* 2^19..2^20 */
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket((1ULL << 36) - 1), 26U);
-	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1ULL << 36), 27U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(953), 0U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(954), 1U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1907), 1U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1908), 2U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(976562), 10U);	/* 2^-10 s */
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(MS), 11U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1000 * MS), 20U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(1000 * MS + 1), 21U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(64000 * MS), 26U);
+	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(64000 * MS + 1), 27U);
 	KUNIT_EXPECT_EQ(test, tsa_hist_bucket(U64_MAX), 27U);
+	/* Every bound and its neighbours, every power of two and its. */
+	for (b = 0; b < TSA_HIST_BUCKETS - 1; b++)
+		for (ns = TSA_HIST_BOUND_NS(b) - 1;
+		     ns <= TSA_HIST_BOUND_NS(b) + 1; ns++)
+			KUNIT_EXPECT_EQ(test, tsa_hist_bucket(ns),
+					hist_bucket_by_bounds(ns));
+	for (i = 1; i < 64; i++)
+		for (ns = (1ULL << i) - 1; ns <= (1ULL << i) + 1; ns++)
+			KUNIT_EXPECT_EQ(test, tsa_hist_bucket(ns),
+					hist_bucket_by_bounds(ns));
+	/* And durations spread over the range (xorshift). */
+	for (i = 0; i < 4096; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ns = x >> (27 + x % 37);	/* up to 2^37 ns */
+		KUNIT_EXPECT_EQ(test, tsa_hist_bucket(ns),
+				hist_bucket_by_bounds(ns));
+	}
 }
 
 /* Distributions laid out for mode @m, as the table does. */
@@ -394,7 +437,7 @@ static void hist_lat_keeps_the_run_queue_latency(struct kunit *test)
 	tsa_acct_switch_out(a, 4 * MS, TSA_SW_PREEMPT, 0);
 	tsa_acct_switch_in(a, 5 * MS, 0);			/* LAT 1 ms */
 	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[2], 1ULL);
-	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[10], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[11], 1ULL);
 	KUNIT_EXPECT_EQ(test, a->hist->longest_at[TSA_SLP], 3ULL * MS);
 	KUNIT_EXPECT_EQ(test, a->hist->longest_at[TSA_LAT], 5ULL * MS);
 	tsa_acct_init(b, 0, TSA_USR, 0);
@@ -402,14 +445,14 @@ static void hist_lat_keeps_the_run_queue_latency(struct kunit *test)
 	tsa_acct_switch_in(b, 2 * MS, 0);			/* LAT 2 ms */
 	tsa_hist_merge(sum, none, a->hist, a->st);
 	tsa_hist_merge(sum, a->st, b->hist, b->st);
-	KUNIT_EXPECT_EQ(test, tsa_hist_n(sum, TSA_LAT)[10], 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_hist_n(sum, TSA_LAT)[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(sum, TSA_LAT)[12], 1ULL);
 	KUNIT_EXPECT_EQ(test, sum->longest_at[TSA_LAT], 2ULL * MS);
 	/* A new life keeps the layout. */
 	tsa_acct_init(a, 10 * MS, TSA_USR, 0);
 	KUNIT_EXPECT_EQ(test, a->hist->first, (u8)TSA_LAT);
 	KUNIT_EXPECT_EQ(test, a->hist->states, (u8)1);
-	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[10], 0ULL);
+	KUNIT_EXPECT_EQ(test, tsa_hist_n(a->hist, TSA_LAT)[11], 0ULL);
 }
 
 /*
@@ -451,7 +494,7 @@ static void hist_counts_each_stay_when_it_ends(struct kunit *test)
 	tsa_acct_switch_in(a, t += 3000, 0);
 	tsa_acct_switch_out(a, t += 10000, TSA_SW_BLOCK, TSA_SLP);
 	tsa_acct_wakeup(a, t += 5 * MS);
-	KUNIT_EXPECT_EQ(test, h->n[TSA_SLP - TSA_HIST_FIRST][10], 1ULL);
+	KUNIT_EXPECT_EQ(test, h->n[TSA_SLP - TSA_HIST_FIRST][11], 1ULL);
 	KUNIT_EXPECT_EQ(test, h->n[TSA_SLP - TSA_HIST_FIRST][13], 1ULL);
 	KUNIT_EXPECT_EQ(test, h->n[TSA_LAT - TSA_HIST_FIRST][2], 1ULL);
 	KUNIT_EXPECT_EQ(test, h->longest_at[TSA_SLP], t);
@@ -501,13 +544,13 @@ static void hist_exit_moves_to_the_totals(struct kunit *test)
 	tsa_acct_switch_in(b, 9 * MS, 0);
 	tsa_acct_exit_begin(a, 5 * MS, sum, NULL, sh);
 	tsa_acct_exit_begin(b, 10 * MS, sum, NULL, sh);
-	KUNIT_EXPECT_EQ(test, sh->n[TSA_IDL - TSA_HIST_FIRST][11], 1ULL);
+	KUNIT_EXPECT_EQ(test, sh->n[TSA_IDL - TSA_HIST_FIRST][12], 1ULL);
 	KUNIT_EXPECT_EQ(test, sh->n[TSA_IDL - TSA_HIST_FIRST][13], 1ULL);
 	KUNIT_EXPECT_EQ(test, sh->longest_at[TSA_IDL], 8 * MS);
 	KUNIT_EXPECT_EQ(test, sum->st[TSA_IDL].longest, 7 * MS);
 	expect_hist_sums(test, sum, sh);
 	/* What they handed over is gone from them. */
-	KUNIT_EXPECT_EQ(test, a->hist->n[TSA_IDL - TSA_HIST_FIRST][11], 0ULL);
+	KUNIT_EXPECT_EQ(test, a->hist->n[TSA_IDL - TSA_HIST_FIRST][12], 0ULL);
 	expect_hist_sums(test, a, a->hist);
 	/* The tail (a last sleep) follows at the last switch-out. */
 	tsa_acct_switch_out(a, 6 * MS, TSA_SW_BLOCK, TSA_SLP);
@@ -1036,7 +1079,7 @@ static struct kunit_case tsa_state_cases[] = {
 	KUNIT_CASE(interrupt_time_is_trp_and_resumes),
 	KUNIT_CASE(sigtimedwait_counts_a_signal),
 	KUNIT_CASE(calibrated_head_is_sys_and_bounded),
-	KUNIT_CASE(hist_buckets_are_log2_from_a_microsecond),
+	KUNIT_CASE(hist_buckets_are_powers_of_two_of_a_second),
 	KUNIT_CASE(hist_counts_each_stay_when_it_ends),
 	KUNIT_CASE(hist_exit_moves_to_the_totals),
 	KUNIT_CASE(hist_lat_keeps_the_run_queue_latency),

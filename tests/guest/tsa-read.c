@@ -398,7 +398,7 @@ int tsa_read_hist_file(const char *path, struct tsa_hists *h)
 	if (!buf)
 		return -1;
 	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, "tsa-hist 1"))
+	if (!line || strcmp(line, "tsa-hist 2"))
 		goto bad;
 	h->l = calloc(cap, sizeof(*h->l));
 	while ((line = strtok_r(NULL, "\n", &save))) {
@@ -412,8 +412,8 @@ int tsa_read_hist_file(const char *path, struct tsa_hists *h)
 			continue;
 		}
 		if (!strncmp(line, "buckets ", 8)) {
-			if (sscanf(line + 8, "%u %u", &h->buckets, &h->shift) != 2 ||
-			    h->buckets != TSA_HIST_BUCKETS)
+			if (sscanf(line + 8, "%u %d", &h->buckets, &h->exp) != 2 ||
+			    h->buckets != TSA_HIST_BUCKETS || h->exp != -20)
 				goto bad;
 			continue;
 		}

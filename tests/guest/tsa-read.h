@@ -102,7 +102,8 @@ struct tsa_histline {
 
 struct tsa_hists {
 	uint64_t now;
-	unsigned int buckets, shift;
+	unsigned int buckets;
+	int exp;			/* bucket b: up to 2^(b + exp) s */
 	size_t n;
 	struct tsa_histline *l;
 };

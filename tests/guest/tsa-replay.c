@@ -474,15 +474,20 @@ static uint64_t match_stamps(void)
 	return unmatched;
 }
 
-/* The module's bucket of a stay of @ns (tsa_hist_bucket()). */
+/*
+ * The module's bucket of a stay of @ns, by its definition (tsa-hist 2):
+ * the first whose bound 2^(b - 20) s the stay is within (ns * 2^20 <=
+ * 10^9 * 2^b), the last if none.
+ */
 static int hist_bucket(uint64_t ns)
 {
 	int b;
 
-	if (ns < 1024)
-		return 0;
-	b = 64 - __builtin_clzll(ns) - 10;
-	return b < TSA_HIST_BUCKETS - 1 ? b : TSA_HIST_BUCKETS - 1;
+	for (b = 0; b < TSA_HIST_BUCKETS - 1; b++)
+		if ((unsigned __int128)ns << 20 <=
+		    (unsigned __int128)1000000000 << b)
+			break;
+	return b;
 }
 
 /*

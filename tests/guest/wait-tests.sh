@@ -301,7 +301,7 @@ if [ -n "$(want hist)" ]; then
 		wait "$s1" "$s2" 2>/dev/null
 		# A shell that runs sleep 0.05 in turn: each child it starts
 		# (vfork or another fork call) it then waits for in one long
-		# wait4() (33.5 ms, b16, or more), beside short ones that reap.
+		# wait4() (over 31.25 ms: b16 on), beside short ones that reap.
 		sh -c 'while :; do sleep 0.05; done' &
 		w=$!
 		sleep 0.3
@@ -318,10 +318,10 @@ if [ -n "$(want hist)" ]; then
 		n=$((n + 1))
 		if [ "$wlong" -ge 3 ] && [ $((wlong - forks)) -le 1 ] &&
 			[ $((forks - wlong)) -le 1 ]; then
-			echo "ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() of 33.5 ms or more (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks)"
+			echo "ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() over 31.25 ms (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks)"
 		else
 			failed=$((failed + 1))
-			echo "not ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() of 33.5 ms or more (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks; $(tail -c 400 /tmp/tsa-hist.json))"
+			echo "not ok $n - hist: tsa-prstat -H: a shell running sleep 0.05 in turn waits once per child in a wait4() over 31.25 ms (expected as many such calls as forks, +-1, >= 3; saw $wlong long wait4, $forks forks; $(tail -c 400 /tmp/tsa-hist.json))"
 		fi
 		n=$((n + 1))
 		if [ "$prom" = 28 ] && { [ "$promok" = accepted ] || [ "$promok" = skipped ]; }; then
@@ -333,11 +333,11 @@ if [ -n "$(want hist)" ]; then
 		n=$((n + 1))
 		read -r gp gl gc gm <<<"$grp"
 		if [ "${gp:-}" = 2 ] && [ "${gl:-}" = 2 ] && [ "${gc:-0}" -ge 10 ] &&
-			[ "${gm:-0}" -ge 524288 ]; then
-			echo "ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median 0.52 ms or more (saw nproc nlwp count p50_ns: $grp)"
+			[ "${gm:-0}" -gt 488281 ]; then
+			echo "ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median over 0.49 ms (saw nproc nlwp count p50_ns: $grp)"
 		else
 			failed=$((failed + 1))
-			echo "not ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median 0.52 ms or more (saw nproc nlwp count p50_ns: ${grp:-nothing})"
+			echo "not ok $n - hist: tsa-prstat -H --group comm: the two spinners are one group \"sh\" of 2 processes, 2 threads, >= 10 waits, median over 0.49 ms (saw nproc nlwp count p50_ns: ${grp:-nothing})"
 		fi
 		# --draw: the bars' counts add up to the stays its title gives.
 		n=$((n + 1))
@@ -358,11 +358,11 @@ if [ -n "$(want hist)" ]; then
 		n=$((n + 1))
 		read -r p1 c1 m1 p2 c2 m2 <<<"$res"
 		if [ -n "${m2:-}" ] && [ "$c1" -ge 5 ] && [ "$c2" -ge 5 ] &&
-			[ "$m1" -ge 524288 ] && [ "$m2" -ge 524288 ]; then
-			echo "ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait 0.52 ms or more (saw pid count p50_ns: $res)"
+			[ "$m1" -gt 488281 ] && [ "$m2" -gt 488281 ]; then
+			echo "ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait over 0.49 ms (saw pid count p50_ns: $res)"
 		else
 			failed=$((failed + 1))
-			echo "not ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait 0.52 ms or more (saw pid count p50_ns: ${res:-nothing})"
+			echo "not ok $n - hist: tsa-prstat -H --json: each of two spinners sharing a CPU waited >= 5 times in a second, its median wait over 0.49 ms (saw pid count p50_ns: ${res:-nothing})"
 		fi
 	fi
 	reload

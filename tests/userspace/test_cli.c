@@ -2464,6 +2464,7 @@ static void test_hist_binary(void)
 	rc = run(dir, (const char *[]){ "-H", "--json", "-L", "-p", "100", "1",
 		 "1", NULL }, &out, &err, 0);
 	ok(rc == 0 && strstr(out, "\"tid\":101,\"comm\":\"-\",\"first\":true,"
+			     "\"buckets_exp\":10,\"buckets_unit\":\"ns\","
 			     "\"states\":[{\"state\":\"LCK\",\"count\":6,\"ns\":30000000,"
 			     "\"p50_ns\":12000000,\"p90_ns\":12000000,\"p99_ns\":12000000,"
 			     "\"max_ns\":12000000,\"max_exact\":true,\"open\":0,"
@@ -2694,10 +2695,37 @@ static void test_hist_capture(void)
 	   "in B (%s%s)", out, err);
 	free(out);
 	free(err);
+	{	/* B from a module whose buckets end elsewhere (tsa-hist 2). */
+		char c2[400];
+
+		snprintf(c2, sizeof(c2), "%s/b2.cap", tmp);
+		hist_v2(b);
+		snprintf(path, sizeof(path), "%s/hist", dir);
+		put(path, b);
+		rc = run(dir, (const char *[]){ "--save", c2, NULL }, &out,
+			 &err, 0);
+		free(out);
+		free(err);
+		rc |= run(dir, (const char *[]){ "--compare", cb, c2, "-H",
+			  NULL }, &out, &err, 0) != 5;
+		ok(!rc && !*out && strstr(err, "b2.cap: -H: its buckets end "
+					   "where ") && strstr(err, "tsa-hist 1 and 2"),
+		   "--compare A B -H of captures from modules whose buckets "
+		   "end elsewhere: refused, exit 5 (%s%s)", out, err);
+		free(out);
+		free(err);
+		rc = run(dir, (const char *[]){ "--compare", cb, c2, NULL },
+			 &out, &err, 0);
+		ok(rc == 0 && strstr(out, "Compare: "),
+		   "... without -H they compare (exit %d: %.80s)", rc, err);
+		free(out);
+		free(err);
+	}
 	rc = run(dir, (const char *[]){ "--compare", ca, cb, "-H", "--group",
 		 "comm", "--json", NULL }, &out, &err, 0);
 	ok(rc == 0 && strstr(out, "\"name\":\"server\",\"nproc\":1,\"nlwp\":3,"
-			     "\"first\":false,\"states\":[{\"state\":\"LCK\","
+			     "\"first\":false,\"buckets_exp\":10,"
+			     "\"buckets_unit\":\"ns\",\"states\":[{\"state\":\"LCK\","
 			     "\"count\":2,"),
 	   "--compare -H --group comm --json: the group of the name in B (%s%s)",
 	   out, err);
@@ -2896,10 +2924,12 @@ static void test_hist_groups(void)
 	rc = run(dir, (const char *[]){ "-H", "--group", "comm", "--json", "1",
 		 "1", NULL }, &out, &err, 0);
 	ok(rc == 0 && strstr(out, "\"group\":\"comm\",\"name\":\"worker-{N}\","
-			     "\"nproc\":2,\"nlwp\":3,\"first\":true,\"states\":"
+			     "\"nproc\":2,\"nlwp\":3,\"first\":true,"
+			     "\"buckets_exp\":10,\"buckets_unit\":\"ns\",\"states\":"
 			     "[{\"state\":\"SLP\",\"count\":5,") &&
 	   strstr(out, "\"name\":\"server\",\"nproc\":1,\"nlwp\":1,"
-		  "\"first\":true,\"states\":[{\"state\":\"LAT\",\"count\":7,"
+		  "\"first\":true,\"buckets_exp\":10,\"buckets_unit\":\"ns\","
+		  "\"states\":[{\"state\":\"LAT\",\"count\":7,"
 		  "\"ns\":6040000,"),
 	   "-H --group comm --json: worker-1, -2 and -3 in one group of two "
 	   "processes; the exited threads under their process's name (%s)",

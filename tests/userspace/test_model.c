@@ -324,11 +324,13 @@ static void test_calls_sums(void)
 
 static void test_hist_lib(void)
 {
+	const struct tsa_hbounds k1 = { 10, 1 }, k2 = { -20, 0 };
 	static char a[4096], b[4096];
 	struct tsa_hist_snap sa, sb, bad;
 	struct tsa_hview *v = NULL;
 	size_t cap = 0, n;
 	uint64_t pid100 = 100, pid7 = 7;
+	int rc;
 	char msg[200];
 
 	hist_snaps(a, b, sizeof(a));
@@ -340,9 +342,20 @@ static void test_hist_lib(void)
 	ok(sa.l[1].has_b && !sa.l[0].has_b && sa.l[2].open &&
 	   sa.l[2].open_ns == 1000000 && sa.l[1].b[12] == 2,
 	   "hist: open, open_ns and buckets where the state has them");
-	is_long((long)tsa_hist_edge(10, 0), 1024, "hist: b0 ends at 2^10 ns");
-	is_long((long)tsa_hist_edge(10, 12), 4194304, "hist: b12 at 2^22 ns");
-	ok(tsa_hist_edge(10, 27) == UINT64_MAX, "hist: the last has no end");
+	ok(sa.bounds.ns && sa.bounds.exp == 10,
+	   "hist: tsa-hist 1's buckets end at 2^(b + 10) ns (saw exp %d ns %d)",
+	   sa.bounds.exp, sa.bounds.ns);
+	is_long((long)tsa_hist_edge(k1, 0), 1024, "hist: b0 ends at 2^10 ns");
+	is_long((long)tsa_hist_edge(k1, 12), 4194304, "hist: b12 at 2^22 ns");
+	ok(tsa_hist_edge(k1, 27) == UINT64_MAX, "hist: the last has no end");
+	is_long((long)tsa_hist_edge(k2, 0), 953,
+		"hist 2: b0 ends at 2^-20 s (953.67 ns)");
+	is_long((long)tsa_hist_edge(k2, 10), 976562,
+		"hist 2: b10 at 2^-10 s (976,562.5 ns)");
+	is_long((long)tsa_hist_edge(k2, 20), 1000000000, "hist 2: b20 at 1 s");
+	is_long((long)tsa_hist_edge(k2, 26), 64000000000,
+		"hist 2: b26 at 64 s");
+	ok(tsa_hist_edge(k2, 27) == UINT64_MAX, "hist 2: the last has no end");
 
 	/* Threads: 101 (10 ms of LCK), 100 (4 ms of LAT), 102 (new). */
 	n = tsa_hist_compute(&sa, &sb, 1, NULL, 0, &v, &cap);
@@ -359,9 +372,11 @@ static void test_hist_lib(void)
 		ok(v[1].count == 10 && v[1].b[10] == 8 && v[1].b[12] == 2 &&
 		   v[1].ns == 4000000 && v[1].max == 3000000 && !v[1].max_exact,
 		   "hist -L: 100's LAT: 10 stays; the longest (3 ms) ended before: a bound");
-		is_long((long)tsa_hist_quantile(&v[1], 10, 0.5), 1048576,
+		is_long((long)tsa_hist_quantile(&v[1], k1, 0.5), 1048576,
 			"hist: p50 is the upper edge of its bucket (b10: 2^20 ns)");
-		is_long((long)tsa_hist_quantile(&v[1], 10, 0.9), 3000000,
+		is_long((long)tsa_hist_quantile(&v[1], k2, 0.5), 976562,
+			"hist 2: p50 is the upper edge of its bucket (b10: 2^-10 s)");
+		is_long((long)tsa_hist_quantile(&v[1], k1, 0.9), 3000000,
 			"hist: p90's edge (b12, 4.19 ms) capped by the longest stay");
 		ok(v[2].first && v[2].count == 1 && v[2].b[0] == 1,
 		   "hist -L: a thread new in the interval: its lifetime");
@@ -385,9 +400,51 @@ static void test_hist_lib(void)
 	   "hist: counts that go down are a reused pid: lifetime again");
 	free(v);
 
-	is_long(hist_parse_text(&bad, "tsa-hist 2\n", msg, sizeof(msg)),
-		TSA_EVERSION, "hist: another format version is refused");
+	is_long(hist_parse_text(&bad, "tsa-hist 3\n", msg, sizeof(msg)),
+		TSA_EVERSION, "hist: another format version is refused (%s)",
+		msg);
 	tsa_hist_free(&bad);
+
+	/* Version 2, the module's today, and a change of version between
+	 * two snapshots (a module reloaded). */
+	hist_snaps(a, b, sizeof(a));
+	hist_v2(b);
+	rc = hist_parse_text(&bad, b, msg, sizeof(msg));
+	is_long(rc, TSA_OK, "hist 2: a snapshot parses (%s)",
+		rc ? msg : "ok");
+	ok(!bad.bounds.ns && bad.bounds.exp == -20 && bad.n == 5,
+	   "hist 2: its buckets end at 2^(b - 20) s (saw exp %d ns %d, %zu lines)",
+	   bad.bounds.exp, bad.bounds.ns, bad.n);
+	ok(!tsa_hist_same_bounds(&sa, &bad) && tsa_hist_same_bounds(&sa, &sb),
+	   "hist: versions 1 and 2 have other bounds, two of 1 the same");
+	v = NULL;
+	cap = 0;
+	n = tsa_hist_compute(&sa, &bad, 1, NULL, 0, &v, &cap);
+	ok(n == 3 && v[0].first && v[1].first && v[2].first,
+	   "hist: counts in other buckets are no base: lifetime (%zu lines)", n);
+	free(v);
+	v = NULL;
+	tsa_hist_free(&bad);
+	{
+		static const char *const refused[] = {
+			"tsa-hist 1\nnow 1\nbuckets 28 -20\n",
+			"tsa-hist 2\nnow 1\nbuckets 28 -28\n",
+			"tsa-hist 2\nnow 1\nbuckets 28 10\n",
+			"tsa-hist 1\nnow 1\nbuckets 28 38\n",
+			"tsa-hist 2\nnow 1\nbuckets 28 --1\n",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			const char *bk = strstr(refused[i], "buckets");
+
+			snprintf(a, sizeof(a), "%sfields tid\n", refused[i]);
+			is_long(hist_parse_text(&bad, a, msg, sizeof(msg)),
+				TSA_EFORMAT, "hist: bounds out of range are refused (%.10s, %.*s: %s)",
+				refused[i], (int)strcspn(bk, "\n"), bk, msg);
+			tsa_hist_free(&bad);
+		}
+	}
 	snprintf(a, sizeof(a), "%s", "tsa-hist 1\nnow 1\nbuckets 30 10\nfields tid\n");
 	is_long(hist_parse_text(&bad, a, msg, sizeof(msg)), TSA_EFORMAT,
 		"hist: buckets it does not know are refused (%s)", msg);

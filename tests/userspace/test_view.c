@@ -1063,7 +1063,7 @@ static char *export_b(enum group_by by, enum metrics_format fmt,
 	load(&s, text);
 	n = group_compute(&s, by, NULL, 0, procfs, NULL, &t, NULL);
 	f = open_memstream(&out, &len);
-	metrics_print(f, fmt, by, t.g, n, NULL, 0);
+	metrics_print(f, fmt, by, t.g, n, NULL, (struct tsa_hbounds){ 0 });
 	fclose(f);
 	group_table_free(&t);
 	tsa_snap_free(&s);

@@ -170,6 +170,11 @@ static void compare_hist(const struct options *o, struct capture *a,
 			    "distributions (saved without the module's "
 			    "hist=1 or by an older tsa-prstat; recordings "
 			    "do not keep them)", o->compare[k]);
+	if (!tsa_hist_same_bounds(&a->hist, &b->hist))
+		die(EXIT_BADDATA, "%s: -H: its buckets end where %s's do "
+		    "not (saved with modules of other versions: tsa-hist "
+		    "%d and %d)", o->compare[1], o->compare[0],
+		    a->hist.bounds.ns ? 1 : 2, b->hist.bounds.ns ? 1 : 2);
 	memset(&r, 0, sizeof(r));
 	r.names = &b->snap;
 	r.procfs = "/nonexistent";
@@ -317,7 +322,7 @@ int export_metrics(const struct options *o, const char *path)
 		fail_read(rc, hpath, msg);
 	}
 	metrics_print(stdout, (enum metrics_format)(o->metrics - 1), by, t.g,
-		      n, mh, h.shift);
+		      n, mh, h.bounds);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
 	free(mh);

@@ -48,7 +48,7 @@ struct groups {
 	enum group_by by;
 	struct tsa_group *g;
 	struct metrics_hist *mh;	/* NULL: no distributions */
-	unsigned int shift;
+	struct tsa_hbounds bounds;
 };
 
 /* The first @n groups of @gs in @fmt, into a malloc'ed text. */
@@ -60,7 +60,7 @@ static char *render(const struct groups *gs, size_t n,
 
 	if (!f)
 		die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
-	metrics_print(f, fmt, gs->by, gs->g, n, gs->mh, gs->shift);
+	metrics_print(f, fmt, gs->by, gs->g, n, gs->mh, gs->bounds);
 	if (fclose(f))
 		die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
 	return t;
@@ -343,7 +343,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 		if (rc == TSA_OK) {
 			mi.bytes += hs.len;
 			gs.mh = xmalloc((n + 1) * sizeof(*gs.mh));
-			gs.shift = hs.shift;
+			gs.bounds = hs.bounds;
 			metrics_hist_compute(&s, &hs, c->by, c->pids, c->npids,
 					     proc_group, &t, gs.mh);
 		} else if (rc != TSA_ENOENT) {

@@ -91,6 +91,12 @@ void jw_u64(struct jsonw *w, const char *key, uint64_t v)
 	fprintf(w->f, "%llu", (unsigned long long)v);
 }
 
+void jw_i64(struct jsonw *w, const char *key, int64_t v)
+{
+	member(w, key);
+	fprintf(w->f, "%lld", (long long)v);
+}
+
 void jw_fixed(struct jsonw *w, const char *key, double v)
 {
 	member(w, key);

@@ -39,6 +39,7 @@ void jw_array(struct jsonw *w, const char *key);
 void jw_close(struct jsonw *w);		/* the last object or array */
 
 void jw_u64(struct jsonw *w, const char *key, uint64_t v);
+void jw_i64(struct jsonw *w, const char *key, int64_t v);
 void jw_fixed(struct jsonw *w, const char *key, double v); /* %.3f */
 void jw_time(struct jsonw *w, const char *key, const struct timespec *t);
 void jw_str(struct jsonw *w, const char *key, const char *s);

@@ -458,11 +458,12 @@ int tsa_pid_selected(const uint64_t *pids, size_t npids, uint64_t pid)
 }
 
 int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
-		    char **p, char **end, char *msg, size_t msglen)
+		    int *major, char **p, char **end, char *msg,
+		    size_t msglen)
 {
 	size_t k = strlen(kind);
 	char *line, *q;
-	long major;
+	long v;
 
 	if (*cap < len + 1) {
 		*buf = xrealloc(*buf, len + 1);
@@ -478,22 +479,28 @@ int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
 		return TSA_EFORMAT;
 	}
 	errno = 0;
-	major = strtol(line + k + 1, &q, 10);
+	v = strtol(line + k + 1, &q, 10);
 	if (q == line + k + 1 || errno || (*q && *q != '.' && *q != ' ')) {
 		snprintf(msg, msglen, "bad version line \"%.40s\"", line);
 		return TSA_EFORMAT;
 	}
-	if (major != 1) {
-		snprintf(msg, msglen,
-			 "format version %.20s, this tsa-prstat reads version 1",
-			 line + k + 1);
+	if (v < 1 || v > *major) {
+		if (*major == 1)
+			snprintf(msg, msglen, "format version %.20s, this "
+				 "tsa-prstat reads version 1", line + k + 1);
+		else
+			snprintf(msg, msglen, "format version %.20s, this "
+				 "tsa-prstat reads versions 1 to %d",
+				 line + k + 1, *major);
 		return TSA_EVERSION;
 	}
+	*major = (int)v;
 	return TSA_OK;
 }
 
 int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 {
+	int major = 1;
 	static int colmap[MAX_COLUMNS];
 	struct statemap sm = { .n = 0 };
 	char *p, *end, *line;
@@ -504,8 +511,8 @@ int tsa_snap_parse(struct tsa_snap *s, char *msg, size_t msglen)
 	s->nprocs = 0;
 	s->now = 0;
 	s->calib[0] = '\0';
-	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-all", &p, &end,
-			     msg, msglen);
+	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-all", &major,
+			     &p, &end, msg, msglen);
 	if (rc != TSA_OK)
 		return rc;
 

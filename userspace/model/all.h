@@ -101,12 +101,14 @@ int tsa_read_file(const char *path, char **buf, size_t *len, size_t *cap,
 		  char *msg, size_t msglen);
 /*
  * Begin parsing the @len bytes at *@buf (grown to hold a NUL, *@cap) as a
- * file of @kind ("tsa-all"): its first line must name that kind and
- * major version 1.  *@p and *@end then bound the rest.  A tsa_err, with
- * the reason in @msg.
+ * file of @kind ("tsa-all"): its first line must name that kind and a
+ * major version from 1 to *@major (the newest the caller reads), which
+ * *@major is then set to.  *@p and *@end then bound the rest.  A
+ * tsa_err, with the reason in @msg.
  */
 int tsa_parse_begin(char **buf, size_t len, size_t *cap, const char *kind,
-		    char **p, char **end, char *msg, size_t msglen);
+		    int *major, char **p, char **end, char *msg,
+		    size_t msglen);
 /* The line at *@p, NUL-terminated in place; *@p moves past it. */
 char *tsa_next_line(char **p, char *end);
 /* A decimal number at *@pp; *@pp moves past it.  -1 if none or too big. */

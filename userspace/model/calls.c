@@ -235,6 +235,7 @@ static int calls_header(void *ctx, const char *line, size_t lineno,
 
 int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 {
+	int major = 1;
 	static int colmap[MAX_COLUMNS];
 	static const int need[] = {
 		CF_TID, CF_PID, CF_FLAGS, CF_ELAPSED, CF_AT, CF_CALLS, CF_NS,
@@ -253,8 +254,8 @@ int tsa_calls_parse(struct tsa_calls_snap *s, char *msg, size_t msglen)
 	s->now = s->table_rows = 0;
 	s->other = TSA_NONAME;
 	tsa_index_clear(&s->name_idx, 0, 256);
-	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-calls", &p, &end,
-			     msg, msglen);
+	rc = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-calls", &major,
+			     &p, &end, msg, msglen);
 	if (rc != TSA_OK)
 		return rc;
 	rc = TSA_EFORMAT;	/* what a bad line below returns */

@@ -56,28 +56,41 @@ int tsa_hist_read(struct tsa_hist_snap *s, const char *path,
 }
 
 /*
- * A header line of tsa-hist: "buckets COUNT SHIFT" (this reader knows
- * TSA_HIST_NB; s->buckets_seen says it came).
+ * A header line of tsa-hist: "buckets COUNT EXP", bucket b's bound being
+ * 2^(b + EXP) s in version 2, 2^(b + EXP) ns in version 1 (this reader
+ * knows TSA_HIST_NB buckets, and bounds from 2^-27 s (5^27 fits in 64
+ * bits: metrics' le), or 1 ns, to what fits in 64 bits of ns;
+ * s->buckets_seen says it came).
  */
 static int hist_header(void *ctx, const char *line, size_t lineno,
 		       char *msg, size_t msglen)
 {
 	struct tsa_hist_snap *s = ctx;
 	const char *t = line + 8;
-	uint64_t nb, shift;
+	uint64_t nb, e;
+	int neg, exp;
 
 	if (strncmp(line, "buckets ", 8))
 		return TSA_OK;
-	if (tsa_parse_u64(&t, &nb) || *t++ != ' ' ||
-	    tsa_parse_u64(&t, &shift) || *t || nb != TSA_HIST_NB ||
-	    shift > 40) {
-		snprintf(msg, msglen, "line %zu: buckets \"%.30s\", this "
-			 "tsa-prstat reads %d", lineno, line + 8, TSA_HIST_NB);
-		return TSA_EFORMAT;
-	}
-	s->shift = (unsigned int)shift;
+	if (tsa_parse_u64(&t, &nb) || *t++ != ' ')
+		goto bad;
+	neg = *t == '-';
+	t += neg;
+	if (tsa_parse_u64(&t, &e) || *t || nb != TSA_HIST_NB || e > 40)
+		goto bad;
+	exp = neg ? -(int)e : (int)e;
+	/* The last bound in ns must fit in 64 bits (tsa_hist_edge()). */
+	if (s->bounds.ns ? exp < 0 || exp + TSA_HIST_NB - 2 > 63 :
+	    exp < -27 || exp + TSA_HIST_NB - 2 > 34)
+		goto bad;
+	s->bounds.exp = exp;
 	s->buckets_seen = 1;
 	return TSA_OK;
+bad:
+	snprintf(msg, msglen, "line %zu: buckets \"%.30s\", this tsa-prstat "
+		 "reads %d, their bounds from 2^-27 s (or 1 ns) within 64 bits "
+		 "of ns", lineno, line + 8, TSA_HIST_NB);
+	return TSA_EFORMAT;
 }
 
 int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
@@ -85,15 +98,17 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 	int colmap[MAX_HCOLUMNS], have[HF_NUM] = { 0 };
 	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c;
-	int n;
+	int n, major = 2;
 
 	s->n = 0;
 	s->now = 0;
 	s->buckets_seen = 0;
-	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-hist", &p, &end,
-			    msg, msglen);
+	s->bounds.ns = 0;
+	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-hist", &major,
+			    &p, &end, msg, msglen);
 	if (n != TSA_OK)
 		return n;
+	s->bounds.ns = major == 1;
 	n = tsa_parse_header(&p, end, &lineno, &s->now, hist_header, s,
 			     colmap, MAX_HCOLUMNS, hfield_index, have, msg,
 			     msglen);
@@ -191,14 +206,25 @@ void tsa_hist_free(struct tsa_hist_snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-uint64_t tsa_hist_edge(unsigned int shift, int b)
+uint64_t tsa_hist_edge(struct tsa_hbounds k, int b)
 {
+	int e = b + k.exp;
+
 	if (b >= TSA_HIST_NB - 1)
 		return UINT64_MAX;
-	return 1ULL << (b + shift);
+	if (k.ns)
+		return 1ULL << e;
+	/* 10^9 ns * 2^e, e from -27 to 34 (hist_header()). */
+	return e < 0 ? 1000000000ULL >> -e : 1000000000ULL << e;
 }
 
-uint64_t tsa_hist_quantile(const struct tsa_hview *v, unsigned int shift,
+int tsa_hist_same_bounds(const struct tsa_hist_snap *a,
+			 const struct tsa_hist_snap *b)
+{
+	return a->bounds.exp == b->bounds.exp && a->bounds.ns == b->bounds.ns;
+}
+
+uint64_t tsa_hist_quantile(const struct tsa_hview *v, struct tsa_hbounds k,
 			   double q)
 {
 	uint64_t run = 0, edge;
@@ -211,7 +237,7 @@ uint64_t tsa_hist_quantile(const struct tsa_hview *v, unsigned int shift,
 		if (v->b[b] && (double)run >= q * (double)v->count)
 			break;
 	}
-	edge = tsa_hist_edge(shift, b < TSA_HIST_NB ? b : TSA_HIST_NB - 1);
+	edge = tsa_hist_edge(k, b < TSA_HIST_NB ? b : TSA_HIST_NB - 1);
 	return edge < v->max ? edge : v->max;
 }
 
@@ -350,7 +376,7 @@ static size_t call_lines(const struct tsa_hist_snap *s, size_t i, size_t j,
  * stay (and never above the lifetime longest).
  */
 static void interval_max(struct tsa_hview *v, const struct hsum *c,
-			 uint64_t prev_now, unsigned int shift, int first,
+			 uint64_t prev_now, struct tsa_hbounds k, int first,
 			 int grew)
 {
 	int b;
@@ -362,7 +388,7 @@ static void interval_max(struct tsa_hview *v, const struct hsum *c,
 	}
 	for (b = TSA_HIST_NB - 1; b >= 0 && !v->b[b]; b--)
 		;
-	v->max = b < 0 ? 0 : tsa_hist_edge(shift, b);
+	v->max = b < 0 ? 0 : tsa_hist_edge(k, b);
 	if (v->max > c->max)
 		v->max = c->max;
 	v->max_exact = 0;
@@ -403,7 +429,7 @@ static int cmp_view(const void *a, const void *b)
  */
 static int view_make(struct tsa_hview *v, const struct hsum *c,
 		     const struct hsum *p0, uint64_t prev_now,
-		     unsigned int shift)
+		     struct tsa_hbounds k)
 {
 	static const struct hsum none;
 	const struct hsum *p = p0 ? p0 : &none;
@@ -426,7 +452,7 @@ static int view_make(struct tsa_hview *v, const struct hsum *c,
 	/* A state is shown for the stays that ended in it. */
 	if (!v->count)
 		return 0;
-	interval_max(v, c, back ? 0 : prev_now, shift, back,
+	interval_max(v, c, back ? 0 : prev_now, k, back,
 		     v->state == TSA_HIST_CALL && c->max > p->max);
 	return 1;
 }
@@ -456,6 +482,10 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 	int s;
 	long r;
 
+	/* Counts in other buckets (a module of another version) are no
+	 * base to take differences from. */
+	if (prev && !tsa_hist_same_bounds(prev, cur))
+		prev = NULL;
 	if (prev)
 		index_build(&x, prev, lwps);
 	for (i = 0; i < cur->n; i = j) {
@@ -483,7 +513,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			v->uid = l->uid;
 			v->state = s;
 			if (!view_make(v, &c[s], r >= 0 ? &p[s] : NULL,
-				       prev ? prev->now : 0, cur->shift))
+				       prev ? prev->now : 0, cur->bounds))
 				continue;
 			who_ns += v->ns;
 			if (s != S_IDL && s != S_SLP && s != S_STP)
@@ -515,7 +545,7 @@ size_t tsa_hist_compute(const struct tsa_hist_snap *prev,
 			v->call = cl[a]->call;
 			v->call_len = cl[a]->call_len;
 			if (view_make(v, &cc, found ? &pc : NULL,
-				      prev ? prev->now : 0, cur->shift))
+				      prev ? prev->now : 0, cur->bounds))
 				n++;
 		}
 		for (k = start; k < n; k++) {

@@ -3,13 +3,16 @@
  * model/hist.h - read /proc/tsa/hist (the module's hist=1) and turn two
  * snapshots into the lines of the distributions view (-H, --hist).
  *
- * The only part of tsa-prstat that knows the kernel's "tsa-hist 1"
- * format (docs/proc-format.md): one line per state of each thread and of
- * each process's exited threads, with its entries, time, longest stay
- * and when that ended, and for the off-CPU states the stay in progress
+ * The only part of tsa-prstat that knows the kernel's "tsa-hist" format
+ * (docs/proc-format.md): one line per state of each thread and of each
+ * process's exited threads, with its entries, time, longest stay and
+ * when that ended, and for the off-CPU states the stay in progress
  * (open) and the counts of the ended stays in log2 buckets.  Counts only
  * grow, so a view over an interval is the difference of two snapshots.
- * Nothing here formats output.
+ * Version 2's bucket bounds are powers of two of a second, each within
+ * its bucket; version 1's (older modules, and captures made with them)
+ * powers of two of a nanosecond, each above its bucket.  Nothing here
+ * formats output.
  */
 #ifndef MODEL_HIST_H
 #define MODEL_HIST_H
@@ -37,11 +40,21 @@ struct tsa_hline {
 	uint64_t b[TSA_HIST_NB];
 };
 
+/*
+ * Where the buckets end: bucket b (but the last, which has no end) holds
+ * the stays of at most 2^(b + exp) s (tsa-hist 2), or, with @ns, of
+ * under 2^(b + exp) ns (tsa-hist 1).
+ */
+struct tsa_hbounds {
+	int exp;
+	int ns;
+};
+
 struct tsa_hist_snap {
 	char *buf;
 	size_t len, cap;
 	uint64_t now;			/* the "now" line */
-	unsigned int shift;		/* bucket 0: under 2^shift ns */
+	struct tsa_hbounds bounds;	/* the "buckets" line */
 	int buckets_seen;		/* the parse met its "buckets" line */
 	struct tsa_hline *l;
 	size_t n, lcap;
@@ -55,8 +68,13 @@ int tsa_hist_read(struct tsa_hist_snap *s, const char *path,
 int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen);
 void tsa_hist_free(struct tsa_hist_snap *s);
 
-/* The upper edge of bucket @b, in ns; UINT64_MAX for the last. */
-uint64_t tsa_hist_edge(unsigned int shift, int b);
+/* The upper edge of bucket @b, in whole ns (floor); UINT64_MAX for the
+ * last. */
+uint64_t tsa_hist_edge(struct tsa_hbounds k, int b);
+/* Do two snapshots' buckets have the same bounds (may one be taken from
+ * the other)? */
+int tsa_hist_same_bounds(const struct tsa_hist_snap *a,
+			 const struct tsa_hist_snap *b);
 
 /*
  * One state of a thread (-L) or a process over the interval (or its
@@ -94,7 +112,8 @@ enum tsa_hist_by {
 };
 
 /*
- * The view lines of @cur against @prev (NULL: lifetime), one per state a
+ * The view lines of @cur against @prev (NULL, or buckets with other
+ * bounds (tsa_hist_same_bounds()): lifetime), one per state a
  * thread or process (enum tsa_hist_by @lwps) of @pids (all if @npids is
  * 0) had a stay end in, grouped by thread or process: those that waited
  * longest for a resource (a CPU, a lock, I/O, memory: who_wait) first,
@@ -121,7 +140,7 @@ void tsa_hist_fold(struct tsa_hview *acc, const struct tsa_hview *x);
 
 /* Where the @q-th part (0..1) of @v's stays lies: the upper edge of its
  * bucket, never above the longest stay; 0 with no stay. */
-uint64_t tsa_hist_quantile(const struct tsa_hview *v, unsigned int shift,
+uint64_t tsa_hist_quantile(const struct tsa_hview *v, struct tsa_hbounds k,
 			   double q);
 
 #endif /* MODEL_HIST_H */

@@ -126,14 +126,15 @@ static int parse_line(const char *t, const int *colmap, size_t ncols,
 
 int tsa_wakers_parse(struct tsa_wakers_snap *s, char *msg, size_t msglen)
 {
+	int major = 1;
 	int colmap[MAX_WCOLUMNS], have[WF_NUM] = { 0 }, n;
 	char *p, *end, *line;
 	size_t ncols = 0, lineno = 1, c;
 
 	s->n = 0;
 	s->now = 0;
-	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-wakers", &p, &end,
-			    msg, msglen);
+	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-wakers", &major,
+			    &p, &end, msg, msglen);
 	if (n != TSA_OK)
 		return n;
 	n = tsa_parse_header(&p, end, &lineno, &s->now, NULL, NULL, colmap,

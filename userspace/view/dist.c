@@ -9,12 +9,13 @@
  * is exact when it ended in the interval, else shown as "<" a bound.
  *
  *   PID LWPID STATE   COUNT    TIME     P50     P90     P99      MAX OPEN PROCESS/LWPID
- *   812   815 LAT        93   212ms  4.19ms  8.38ms  8.38ms   6.01ms    0 spin/815
+ *   812   815 LAT        93   212ms  3.90ms  6.01ms  6.01ms   6.01ms    0 spin/815
  *
  * With --draw, each line's buckets as bcc's runqlat draws them.  JSON
  * lines: one object per thread, process or group and report:
  *
  *   {"ts":..,"now":..,"pid":812,"tid":815,"comm":"spin","first":false,
+ *    "buckets_exp":-20,"buckets_unit":"s",
  *    "states":[{"state":"LAT","count":93,"ns":..,"p50_ns":..,
  *    "p90_ns":..,"p99_ns":..,"max_ns":..,"max_exact":true,"open":0,
  *    "buckets":[0,..]},..]}
@@ -300,17 +301,18 @@ static void line_name(const struct show *o, const struct hist_report *r,
 		snprintf(out, len, "%s", comm);
 }
 
-/* The range of bucket @b as runqlat prints its rows, "4.19ms -> 8.38ms". */
-static void bucket_range(char *out, size_t len, unsigned int shift, int b)
+/* The range of bucket @b as runqlat prints its rows, "3.90ms -> 7.81ms". */
+static void bucket_range(char *out, size_t len, struct tsa_hbounds k,
+			 int b)
 {
 	char lo[24], hi[24];
 
 	if (b)
-		format_dur(lo, tsa_hist_edge(shift, b - 1));
+		format_dur(lo, tsa_hist_edge(k, b - 1));
 	else
 		snprintf(lo, sizeof(lo), "0");
 	if (b < TSA_HIST_NB - 1)
-		format_dur(hi, tsa_hist_edge(shift, b));
+		format_dur(hi, tsa_hist_edge(k, b));
 	else
 		snprintf(hi, sizeof(hi), "...");
 	snprintf(out, len, "%6s -> %-6s", lo, hi);
@@ -353,8 +355,8 @@ static void draw_line(FILE *f, const struct tsa_hist_snap *cur,
 		if (x->b[b] > top)
 			top = x->b[b];
 	}
-	format_dur(p50, tsa_hist_quantile(x, cur->shift, 0.5));
-	format_dur(p99, tsa_hist_quantile(x, cur->shift, 0.99));
+	format_dur(p50, tsa_hist_quantile(x, cur->bounds, 0.5));
+	format_dur(p99, tsa_hist_quantile(x, cur->bounds, 0.99));
 	format_dur(max, x->max);
 	format_dur(ns, x->ns);
 	fprintf(f, "%s %s: %llu %s ended, %s; p50 %s p99 %s max %s%s\n",
@@ -368,7 +370,7 @@ static void draw_line(FILE *f, const struct tsa_hist_snap *cur,
 		memset(bar, '*', (size_t)w);
 		memset(bar + w, ' ', (size_t)(DRAW_WIDTH - w));
 		bar[DRAW_WIDTH] = '\0';
-		bucket_range(range, sizeof(range), cur->shift, b);
+		bucket_range(range, sizeof(range), cur->bounds, b);
 		fprintf(f, "%18s : %-10llu |%s|\n", range,
 			(unsigned long long)x->b[b], bar);
 	}
@@ -409,9 +411,9 @@ void hist_print(FILE *f, const struct show *o,
 				draw_line(f, cur, x, name);
 				continue;
 			}
-			format_dur(p50, tsa_hist_quantile(x, cur->shift, 0.5));
-			format_dur(p90, tsa_hist_quantile(x, cur->shift, 0.9));
-			format_dur(p99, tsa_hist_quantile(x, cur->shift, 0.99));
+			format_dur(p50, tsa_hist_quantile(x, cur->bounds, 0.5));
+			format_dur(p90, tsa_hist_quantile(x, cur->bounds, 0.9));
+			format_dur(p99, tsa_hist_quantile(x, cur->bounds, 0.99));
 			format_dur(ns, x->ns);
 			format_count(cnt, x->count);
 			format_dur(dur, x->max);
@@ -490,6 +492,9 @@ void hist_print_json(FILE *f, const struct show *o,
 			jw_str(&w, "comm", comm);
 		}
 		jw_bool(&w, "first", v[i].first);
+		/* Where the buckets end: bucket b at 2^(b + exp) units. */
+		jw_i64(&w, "buckets_exp", cur->bounds.exp);
+		jw_str(&w, "buckets_unit", cur->bounds.ns ? "ns" : "s");
 		jw_array(&w, "states");
 		for (size_t k = i; k < j; k++) {
 			const struct tsa_hview *x = &v[k];
@@ -507,11 +512,11 @@ void hist_print_json(FILE *f, const struct show *o,
 			jw_u64(&w, "count", x->count);
 			jw_u64(&w, "ns", x->ns);
 			jw_u64(&w, "p50_ns",
-			       tsa_hist_quantile(x, cur->shift, 0.5));
+			       tsa_hist_quantile(x, cur->bounds, 0.5));
 			jw_u64(&w, "p90_ns",
-			       tsa_hist_quantile(x, cur->shift, 0.9));
+			       tsa_hist_quantile(x, cur->bounds, 0.9));
 			jw_u64(&w, "p99_ns",
-			       tsa_hist_quantile(x, cur->shift, 0.99));
+			       tsa_hist_quantile(x, cur->bounds, 0.99));
 			jw_u64(&w, "max_ns", x->max);
 			jw_bool(&w, "max_exact", x->max_exact);
 			jw_u64(&w, "open", x->open);

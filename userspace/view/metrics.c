@@ -198,13 +198,36 @@ static void seconds_le(FILE *f, uint64_t ns)
 }
 
 /*
+ * Bucket @b's upper bound in seconds, exactly, without a newline: the
+ * same value a native histogram's power-of-two bound has. 2^-e is
+ * 5^e / 10^e: e digits after the point (e <= 27: hist_header()).
+ */
+static void bound_le(FILE *f, struct tsa_hbounds k, int b)
+{
+	int e = b + k.exp, i;
+	uint64_t p = 1;
+
+	if (k.ns) {
+		seconds_le(f, tsa_hist_edge(k, b));
+		return;
+	}
+	if (e >= 0) {
+		fprintf(f, "%" PRIu64, (uint64_t)1 << e);
+		return;
+	}
+	for (i = 0; i < -e; i++)
+		p *= 5;
+	fprintf(f, "0.%0*" PRIu64, -e, p);
+}
+
+/*
  * tsa_<group>_stay_seconds: a classic histogram per group and state
  * with stays (at most 11 states, 30 series each: bounded by the groups).
  */
 static void stay_histograms(FILE *f, enum metrics_format fmt,
 			    enum group_by by, const struct tsa_group *g,
 			    size_t n, const struct metrics_hist *mh,
-			    unsigned int shift)
+			    struct tsa_hbounds k)
 {
 	const char *name = "stay_seconds";
 	uint64_t run;
@@ -212,7 +235,7 @@ static void stay_histograms(FILE *f, enum metrics_format fmt,
 	int s, b;
 
 	fprintf(f, "# HELP %s_%s How long each stay of a thread in a state "
-		"off CPU lasted, counted when it ended (tsa hist=1), per %s.\n",
+		"off CPU lasted, counted when it ended (/proc/tsa/hist), per %s.\n",
 		prefix[by], name, what[by]);
 	fprintf(f, "# TYPE %s_%s histogram\n", prefix[by], name);
 	if (fmt == METRICS_OPENMETRICS)
@@ -230,7 +253,7 @@ static void stay_histograms(FILE *f, enum metrics_format fmt,
 				if (b == TSA_HIST_NB - 1)
 					fputs("+Inf", f);
 				else
-					seconds_le(f, tsa_hist_edge(shift, b));
+					bound_le(f, k, b);
 				fprintf(f, "\"} %" PRIu64 "\n", run);
 			}
 			fprintf(f, "%s_%s_sum{", prefix[by], name);
@@ -246,7 +269,7 @@ static void stay_histograms(FILE *f, enum metrics_format fmt,
 
 void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
 		   const struct tsa_group *g, size_t n,
-		   const struct metrics_hist *mh, unsigned int shift)
+		   const struct metrics_hist *mh, struct tsa_hbounds bounds)
 {
 	size_t i, k;
 	int s;
@@ -292,7 +315,7 @@ void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
 		}
 	}
 	if (mh)
-		stay_histograms(f, fmt, by, g, n, mh, shift);
+		stay_histograms(f, fmt, by, g, n, mh, bounds);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", f);
 }

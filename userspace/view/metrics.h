@@ -42,9 +42,9 @@ void metrics_hist_compute(const struct tsa_snap *s,
 			  struct metrics_hist *mh);
 
 /* Every metric family of @n groups of kind @by; with @mh (NULL: none),
- * their distributions as histograms (buckets from 2^@shift ns). */
+ * their distributions as histograms (buckets ending at @bounds). */
 void metrics_print(FILE *f, enum metrics_format fmt, enum group_by by,
 		   const struct tsa_group *g, size_t n,
-		   const struct metrics_hist *mh, unsigned int shift);
+		   const struct metrics_hist *mh, struct tsa_hbounds bounds);
 
 #endif /* VIEW_METRICS_H */

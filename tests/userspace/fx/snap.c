@@ -405,3 +405,12 @@ void hist_snaps(char *a, char *b, size_t len)
 		 11000000000ULL, hb(10, 16, 12, 4), hb(13, 2, 14, 4), hb(0, 1, -1, 0),
 		 hb(1, 3, -1, 0));
 }
+
+void hist_v2(char *s)
+{
+	char *at = strstr(s, "buckets 28 10\n");
+
+	memcpy(strstr(s, "tsa-hist 1"), "tsa-hist 2", 10);
+	memmove(at + 14, at + 13, strlen(at + 13) + 1);
+	memcpy(at, "buckets 28 -20", 14);
+}

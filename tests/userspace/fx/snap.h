@@ -67,5 +67,9 @@ char *snap_x(int which);	/* X1, X2, X3 */
 const char *hb(int b1, int n1, int b2, int n2);
 /* /proc/tsa/hist a second apart, into @a and @b (@len bytes each). */
 void hist_snaps(char *a, char *b, size_t len);
+/* Snapshot text @s of hist_snaps() (HIST_HEAD's, tsa-hist 1) as the
+ * module writes it since 2026-11-29: tsa-hist 2, bounds at 2^(b - 20) s
+ * (the same counts; one byte longer). */
+void hist_v2(char *s);
 
 #endif /* FX_SNAP_H */
