@@ -103,7 +103,6 @@ int tsa_hist_parse(struct tsa_hist_snap *s, char *msg, size_t msglen)
 	s->n = 0;
 	s->now = 0;
 	s->buckets_seen = 0;
-	s->bounds.ns = 0;
 	n = tsa_parse_begin(&s->buf, s->len, &s->cap, "tsa-hist", &major,
 			    &p, &end, msg, msglen);
 	if (n != TSA_OK)
