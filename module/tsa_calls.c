@@ -83,11 +83,16 @@ static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
 static unsigned int tsa_call_row_mask(const struct tsa_calls *c,
 				      const struct tsa_call_row *r)
 {
+	unsigned int states = r == &c->other ?
+		GENMASK(TSA_NR_STATES - 1, 0) : r->slots;
 	unsigned int mask = 0, s;
 
-	for (s = 0; s < TSA_NR_STATES; s++)
+	/* A row has time only in the states it has slots for. */
+	for (; states; states &= states - 1) {
+		s = __ffs(states);
 		if (tsa_call_row_ns(c, r, s))
 			mask |= BIT(s);
+	}
 	return mask;
 }
 
@@ -160,13 +165,24 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 {
 	unsigned int i;
 
-	memset(c, 0, tsa_calls_size(max, hist));
+	/*
+	 * Not the rows: a free row is cleared when a call takes it
+	 * (tsa_calls_row()), and cur[] is read only under mask. A fork
+	 * resets two tables (the thread's, a new process's): 808 bytes each
+	 * by default, of which these are 184.
+	 */
+	memset(c, 0, offsetof(struct tsa_calls, cur));
+	memset(c->other_ns, 0, sizeof(c->other_ns));
 	c->max = max;
 	c->hist = hist;
 	c->cur_key = in_call ? TSA_CALL_UNKNOWN : TSA_CALL_NONE;
 	tsa_call_row_clear(&c->other, TSA_CALL_OTHER);
 	for (i = 0; i < max; i++)
 		c->row[i].key = TSA_CALL_FREE;
+	/* A free row's buckets must be empty, though. */
+	if (hist)
+		memset(tsa_calls_b(c, c->row), 0,
+		       (max + 1) * TSA_HIST_BUCKETS * sizeof(u64));
 }
 
 /* tsa_calls_hinted()'s second try, out of line: the hints swap. */

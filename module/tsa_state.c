@@ -522,10 +522,18 @@ void tsa_hist_merge(struct tsa_hist *to, const struct tsa_stays *to_st,
 	for (s = 0; s < TSA_NR_STATES; s++)
 		if (from_st[s].longest > to_st[s].longest)
 			to->longest_at[s] = from->longest_at[s];
-	/* Both are laid out alike (tsa_table.c). */
-	for (s = 0; s < min(to->states, from->states); s++)
+	/*
+	 * Both are laid out alike (tsa_table.c). A stay is counted when it
+	 * ends, so a state never entered has none; nor has one entered
+	 * only before an exit's hand-over (tsa_acct_exit_begin()), which
+	 * the thread makes running, in a state without buckets.
+	 */
+	for (s = 0; s < min(to->states, from->states); s++) {
+		if (!from_st[from->first + s].entries)
+			continue;
 		for (b = 0; b < TSA_HIST_BUCKETS; b++)
 			to->n[s][b] += from->n[s][b];
+	}
 }
 
 u64 tsa_acct_elapsed(const struct tsa_acct *a)
