@@ -54,17 +54,22 @@ static bool tsa_kern_record(struct task_struct *p, struct task_struct *parent)
 
 /*
  * Insert @th for @t unless @t already has a record or is already
- * released (then its free hook has run or is queued behind us).
+ * released (then its free hook has run or is queued behind us); else
+ * free it. *@orphan: not inserted only because @th had no group to
+ * bring for a process tsa does not know (tsa_thread_insert()).
  */
 static struct tsa_thread *tsa_track(struct tsa_thread *th,
-				    struct task_struct *t)
+				    struct task_struct *t, bool *orphan)
 {
 	struct tsa_thread *in = NULL;
+	bool alive;
 
 	rcu_read_lock();
-	if (pid_alive(t) && !t->exit_state)
+	alive = pid_alive(t) && !t->exit_state;
+	if (alive)
 		in = tsa_thread_insert(th, t);
 	rcu_read_unlock();
+	*orphan = alive && !in;
 	if (in != th)
 		tsa_thread_drop(th);
 	return in == th ? th : NULL;
@@ -82,12 +87,20 @@ TSA_PROBE_NEWTASK(tsa_task_newtask)
 {
 	struct task_struct *child = p;
 	struct tsa_thread *th;
+	bool orphan;
 
 	tsa_event(TSA_EV_FORK);
 	if (!task_pid_nr(child))
 		return;
-	/* Probes run with preemption off: no sleeping allocation. */
-	th = tsa_thread_alloc_atomic(tsa_kern_record(child, current));
+	/*
+	 * Probes run with preemption off: no sleeping allocation. A new
+	 * thread of a process whose forking thread tsa tracks joins that
+	 * thread's group (the same signal_struct), which lives at least
+	 * as long as that thread: it brings no spare group.
+	 */
+	th = tsa_thread_alloc_atomic(tsa_kern_record(child, current),
+				     !(clone_flags & CLONE_THREAD) ||
+				     !tsa_thread_current());
 	if (!th) {
 		tsa_track_later(child);
 		return;
@@ -95,8 +108,10 @@ TSA_PROBE_NEWTASK(tsa_task_newtask)
 	/* Born runnable: wake_up_new_task() queues it next. */
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_LAT,
 		      tsa_kernel_flag(child, true));
-	if (tsa_track(th, child))
+	if (tsa_track(th, child, &orphan))
 		tsa_proc_tid_changed(task_pid_nr(child));
+	else if (orphan)
+		tsa_track_later(child);
 }
 TSA_CHECK_PROBE(task_newtask, tsa_task_newtask);
 
@@ -204,6 +219,7 @@ static void tsa_seed_state(struct tsa_thread *th, struct task_struct *t)
 static bool tsa_seed_insert(struct task_struct *t)
 {
 	struct tsa_thread *th;
+	bool orphan;	/* never: this record brings its group */
 
 	if (READ_ONCE(t->flags) & PF_EXITING)
 		return false;
@@ -219,7 +235,7 @@ static bool tsa_seed_insert(struct task_struct *t)
 		      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
 		      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
 	th->seeding = TSA_SEEDING_SEEDER;
-	return tsa_track(th, t);
+	return tsa_track(th, t, &orphan);
 }
 
 /*

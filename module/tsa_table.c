@@ -96,8 +96,37 @@ static struct tsa_pool tsa_pools[2] = {
 	{ .list = LIST_HEAD_INIT(tsa_pools[0].list), .size = 256 },
 	{ .list = LIST_HEAD_INIT(tsa_pools[1].list), .size = 32 },
 };
+
+/*
+ * Groups for the new processes among those forks, apart: a new thread of
+ * a tracked process needs none, and most forks of a threaded program are
+ * threads. Under tsa_pool_lock, as the records' pools.
+ */
+struct tsa_gpool {
+	struct llist_head list;
+	unsigned int len;
+	unsigned int size;
+};
+
+static struct tsa_gpool tsa_gpools[2] = {
+	{ .size = 64 },
+	{ .size = 16 },
+};
 static DEFINE_RAW_SPINLOCK(tsa_pool_lock);
 static bool tsa_pool_live;
+
+/* Under tsa_pool_lock (or alone, at unload): a group from pool @kern. */
+static struct tsa_group *tsa_gpool_take(bool kern)
+{
+	struct tsa_gpool *pool = &tsa_gpools[kern];
+	struct llist_node *n = llist_del_first(&pool->list);
+
+	if (!n)
+		return NULL;
+	pool->len--;
+	return llist_entry(n, struct tsa_group, unused);
+}
+
 static void tsa_pool_refill(struct work_struct *work);
 static DECLARE_WORK(tsa_pool_work, tsa_pool_refill);
 
@@ -333,6 +362,10 @@ void tsa_table_exit(void)
 		}
 		tsa_pools[i].len = 0;
 	}
+	for (i = 0; i < ARRAY_SIZE(tsa_gpools); i++) {
+		while ((g = tsa_gpool_take(i)))
+			tsa_obj_free(tsa_group_cache_of(i), g);
+	}
 
 	for (i = 0; i < 1 << tsa_thread_bits; i++) {
 		hlist_for_each_entry_safe(th, n, &tsa_threads[i], node) {
@@ -383,6 +416,32 @@ static struct tsa_group *tsa_group_find(const struct signal_struct *s)
 	return NULL;
 }
 
+/* A group, for a process new to tsa; a kernel thread's has no calls table. */
+static struct tsa_group *tsa_group_alloc(gfp_t gfp, bool kern)
+{
+	struct tsa_group *g = tsa_obj_alloc(tsa_group_cache_of(kern), gfp);
+
+	if (g)
+		g->kern = kern;
+	return g;
+}
+
+/* A record alone, with no group (@kern: a kernel thread's, no calls table). */
+static struct tsa_thread *tsa_thread_alloc_bare(gfp_t gfp, bool kern)
+{
+	struct tsa_thread *th;
+
+	th = tsa_obj_alloc(tsa_thread_cache_of(kern), gfp);
+	if (!th)
+		return NULL;
+	th->kern = kern;
+	raw_spin_lock_init(&th->lock);
+	seqcount_raw_spinlock_init(&th->seq, &th->lock);
+	/* tsa_acct_init() empties them; they need to know their size. */
+	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1, kern);
+	return th;
+}
+
 /*
  * Memory for a record and, in case its process is new to tsa, for its
  * group: allocated before any lock is taken, so that insertion never
@@ -391,24 +450,16 @@ static struct tsa_group *tsa_group_find(const struct signal_struct *s)
  */
 struct tsa_thread *tsa_thread_alloc(gfp_t gfp, bool kern)
 {
-	struct tsa_thread *th;
+	struct tsa_thread *th = tsa_thread_alloc_bare(gfp, kern);
 
-	th = tsa_obj_alloc(tsa_thread_cache_of(kern), gfp);
-	if (th) {
-		th->kern = kern;
-		th->spare = tsa_obj_alloc(tsa_group_cache_of(kern), gfp);
-	}
+	if (th)
+		th->spare = tsa_group_alloc(gfp, kern);
 	if (!th || !th->spare) {
 		if (th)
 			tsa_obj_free(tsa_thread_cache_of(kern), th);
 		atomic64_inc(&tsa_nr_alloc_failures);
 		return NULL;
 	}
-	th->spare->kern = kern;
-	raw_spin_lock_init(&th->lock);
-	seqcount_raw_spinlock_init(&th->seq, &th->lock);
-	/* tsa_acct_init() empties them; they need to know their size. */
-	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1, kern);
 	return th;
 }
 
@@ -434,7 +485,7 @@ static void tsa_pool_fill(bool kern)
 	bool full = false;
 
 	while (!full) {
-		th = tsa_thread_alloc(GFP_KERNEL, kern);
+		th = tsa_thread_alloc_bare(GFP_KERNEL, kern);
 		if (!th)
 			return;
 		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
@@ -449,12 +500,39 @@ static void tsa_pool_fill(bool kern)
 	}
 }
 
+/* The groups' pool @kern, refilled. */
+static void tsa_gpool_fill(bool kern)
+{
+	struct tsa_gpool *pool = &tsa_gpools[kern];
+	struct tsa_group *g;
+	unsigned long flags;
+	bool full = false;
+
+	while (!full) {
+		g = tsa_group_alloc(GFP_KERNEL, kern);
+		if (!g)
+			return;
+		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
+		full = !tsa_pool_live || pool->len >= pool->size;
+		if (!full) {
+			llist_add(&g->unused, &pool->list);
+			pool->len++;
+		}
+		raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
+		if (full)
+			tsa_obj_free(tsa_group_cache_of(kern), g);
+	}
+}
+
 static void tsa_pool_refill(struct work_struct *work)
 {
 	tsa_free_unused();
 	tsa_pool_fill(false);
 	tsa_pool_fill(true);
+	tsa_gpool_fill(false);
+	tsa_gpool_fill(true);
 }
+
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 #include <linux/fault-inject.h>
@@ -487,10 +565,15 @@ static bool tsa_fork_fails(void)
 }
 #endif
 
-/* A record for the fork hook: from the pool, never sleeping. */
-struct tsa_thread *tsa_thread_alloc_atomic(bool kern)
+/*
+ * A record for the fork hook: from the pool, never sleeping; with a
+ * spare group if @group (a new process, or a thread whose process tsa
+ * may not know).
+ */
+struct tsa_thread *tsa_thread_alloc_atomic(bool kern, bool group)
 {
 	struct tsa_pool *pool = &tsa_pools[kern];
+	struct tsa_gpool *gpool = &tsa_gpools[kern];
 	struct tsa_thread *th = NULL;
 	unsigned long flags;
 	bool refill;
@@ -503,13 +586,22 @@ struct tsa_thread *tsa_thread_alloc_atomic(bool kern)
 		th = list_first_entry(&pool->list, struct tsa_thread, pool);
 		list_del(&th->pool);
 		pool->len--;
+		if (group)
+			th->spare = tsa_gpool_take(kern);
 	}
-	refill = tsa_pool_live && pool->len < pool->size / 2;
+	refill = tsa_pool_live && (pool->len < pool->size / 2 ||
+				   gpool->len < gpool->size / 2);
 	raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
 	if (refill)
 		queue_work(tsa_unbound_wq, &tsa_pool_work);
 	if (!th && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		return tsa_thread_alloc(GFP_NOWAIT, kern);
+	if (th && group && !th->spare && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		th->spare = tsa_group_alloc(GFP_NOWAIT, kern);
+	if (th && group && !th->spare) {
+		tsa_thread_drop(th);
+		th = NULL;
+	}
 	if (!th)
 		atomic64_inc(&tsa_nr_alloc_failures);
 	return th;
@@ -546,7 +638,10 @@ static void tsa_group_drop(struct tsa_group *g)
 /*
  * Make @th the record of @t unless @t has one already (the fork hook and
  * the load-time seeding may both try). Returns the record in the table; if
- * that is not @th, the caller frees @th. The caller holds rcu_read_lock()
+ * that is not @th, the caller frees @th. NULL, with nothing done, when
+ * @t's process has no group yet and @th brought no spare (a thread the
+ * fork hook took for one of a tracked process's, which is not: the caller
+ * tracks it later, with one). The caller holds rcu_read_lock()
  * and has checked that @t is not yet released, so its free hook has not
  * run and will find what is inserted here. @th->acct must be set up.
  */
@@ -565,6 +660,10 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		return old;
 	}
 	g = tsa_group_find(t->signal);
+	if (!g && !th->spare) {
+		raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
+		return NULL;
+	}
 	if (g) {
 		refcount_inc(&g->ref);
 		/* Taken off @th here: once @th is in, its task may free it. */

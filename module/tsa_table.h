@@ -167,7 +167,7 @@ void tsa_table_exit(void);
 
 struct tsa_thread *tsa_thread_find(const struct task_struct *t);
 struct tsa_thread *tsa_thread_alloc(gfp_t gfp, bool kern);
-struct tsa_thread *tsa_thread_alloc_atomic(bool kern);
+struct tsa_thread *tsa_thread_alloc_atomic(bool kern, bool group);
 void tsa_thread_free(struct tsa_thread *th);
 void tsa_thread_drop(struct tsa_thread *th);
 struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
