@@ -94,7 +94,7 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 		print "Guest instructions per operation (least of the rounds; +N: added to the run"
 		print "without a module; xF: tsa'\''s added instructions / the floor'\''s; CONFIG@N:"
 		print "with N idle threads on the machine, +N against off@N). Counted: what the"
-		print "loop'\''s own tasks execute, their interrupts included (fork: the whole vCPU)"
+		print "loop'\''s own tasks execute, their interrupts included (fork, thread: the whole vCPU)"
 		printf "%-13s", "config"
 		for (j = 1; j <= nt; j++) printf " %24s", ts[j]
 		print ""
@@ -226,7 +226,7 @@ echo "Where the instructions go: per operation, by function (one round; the"
 echo "functions whose count tsa (on) or the floor changes most against off;"
 echo "the kernel's own counts vary by some hundreds from run to run: timer"
 echo "ticks and other work that falls inside the brackets; [mod]: module code)"
-for t in pipe syscall futex fault fork; do
+for t in pipe syscall futex fault fork thread; do
 	awk -v t="$t" '$1 == t { v[$3, $2] = $4; syms[$3] = 1 }
 		END {
 			printf "%12.0f %-36s %10s %10s %10s %10s\n", 1e11, t, "off", "floor", "on", "syscalls=0"

@@ -9,6 +9,7 @@
  *   tsa-bench futex N       N futex wake/wait round trips  (switch, wakeup)
  *   tsa-bench pipe N        N pipe round trips between two processes
  *   tsa-bench fork N        N fork + exit + wait           (task life cycle)
+ *   tsa-bench thread N      N pthread_create + exit + join (a thread's)
  *   tsa-bench threads N CMD...  start N idle threads, then run CMD five
  *                           times and print its least CPU time in ns
  *   tsa-bench run N CMD...  a whole workload: run CMD N times, the
@@ -49,7 +50,8 @@
 /*
  * The calling task is one of the loop's: until the stop, the meter counts
  * only while such a task runs (not kworkers or others that run between).
- * The fork loop's children are new tasks each time: it counts everything.
+ * The fork and thread loops' children are new tasks each time: they count
+ * everything.
  */
 #define METER_TASK() METER_MARK(3)
 
@@ -206,6 +208,32 @@ static double bench_fork(long n)
 		if (p == 0)
 			_exit(0);
 		if (p < 0 || waitpid(p, NULL, 0) != p)
+			return -1;
+	}
+	t0 = now_ns() - t0;
+	METER_STOP();
+	return (double)t0 / n;
+}
+
+static void *thread_exit_now(void *arg)
+{
+	return arg;
+}
+
+/* A thread of this process born, exiting at once, and joined. */
+static double bench_thread(long n)
+{
+	uint64_t t0 = 0;
+
+	for (long i = 0; i < n + n / 10; i++) {
+		pthread_t t;
+
+		if (i == n / 10) {
+			METER_START();
+			t0 = now_ns();
+		}
+		if (pthread_create(&t, NULL, thread_exit_now, NULL) ||
+		    pthread_join(t, NULL))
 			return -1;
 	}
 	t0 = now_ns() - t0;
@@ -394,6 +422,8 @@ int main(int argc, char **argv)
 		r = bench_pipe(n);
 	else if (!strcmp(argv[1], "fork"))
 		r = bench_fork(n);
+	else if (!strcmp(argv[1], "thread"))
+		r = bench_thread(n);
 	else if (!strcmp(argv[1], "threads") && argc > 3)
 		r = bench_threads(n, argv + 3);
 	else if (!strcmp(argv[1], "run") && argc > 3)
@@ -405,6 +435,6 @@ int main(int argc, char **argv)
 	printf("%.1f\n", r);
 	return 0;
 usage:
-	fprintf(stderr, "usage: tsa-bench syscall|fault|futex|pipe|fork N | threads N CMD... | run N CMD... | idle N CMD...\n");
+	fprintf(stderr, "usage: tsa-bench syscall|fault|futex|pipe|fork|thread N | threads N CMD... | run N CMD... | idle N CMD...\n");
 	return 2;
 }

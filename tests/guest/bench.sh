@@ -44,8 +44,8 @@ if [ "$profile" = profile ]; then
 	dd if=/tmp/kallsyms of=/dev/vda bs=1M conv=fsync status=none ||
 		{ echo "bench: cannot write the symbols to /dev/vda"; exit 1; }
 fi
-tests=("pipe" "syscall" "fault" "futex" "fork")
-declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500)
+tests=("pipe" "syscall" "fault" "futex" "fork" "thread")
+declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500 [thread]=500)
 declare -A best slab
 
 # Everything on one CPU: a ping-pong across CPUs would mostly measure how
@@ -143,6 +143,7 @@ cat <<'TXT'
   fault:   first touch of fresh anonymous pages (handle_mm_fault probe)
   futex:   futex wake/wait ping-pong between two threads
   fork:    fork, exit and wait (the task life-cycle hooks)
+  thread:  pthread_create, exit and join (a new thread of a tracked process)
   floor:   tsa_floor.ko, empty probes on tsa's hooks that read the clock
   bpftrace: tests/bench/peer.bt, per-thread USR/SYS/LAT/SLP in eBPF maps
   delayacct: the kernel's delay accounting (kernel.task_delayacct=1)
