@@ -123,13 +123,16 @@ static __always_inline unsigned int tsa_acct_state_flags(const struct tsa_acct *
 
 #define TSA_STATE_NOT_PLAIN	(0xff | TSA_F_NOT_PLAIN << 8)
 
-/* May the call @a's thread is entering from user mode go the fast way? */
+/*
+ * May the call @a's thread is entering from user mode go the fast way?
+ * Out of the kernel it is in no call: a call begins with TSA_F_IN_KERNEL
+ * set (tsa_acct_sys_enter(), tsa_acct_sys_enter_unseen(), a record made
+ * inside one) and ends where it is cleared (tsa_acct_sys_exit() and the
+ * fast exit), so the calls table need not be asked (debug kernels do).
+ */
 static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
 {
-	const struct tsa_calls *c = a->tab[TSA_T_CALLS];
-
-	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) == TSA_USR &&
-		(!c || !tsa_calls_in_call(c));
+	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) == TSA_USR;
 }
 
 /*
@@ -148,8 +151,13 @@ static __always_inline void tsa_acct_sys_enter_fast_pre(struct tsa_acct *a,
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
 	/* Out of a call, nothing is charged to it: mask is 0 already. */
-	if (c)
+	if (c) {
+		if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+			WARN_ONCE(tsa_calls_in_call(c) || c->mask,
+				  "tsa: a call open in user mode (key %#x, mask %#x)\n",
+				  c->cur_key, c->mask);
 		c->cur_key = call;
+	}
 }
 
 static __always_inline void tsa_acct_sys_enter_fast_at(struct tsa_acct *a,
@@ -204,13 +212,19 @@ static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
 		return true;
 	/*
 	 * tsa_calls_hinted() written out, so that the first hint's hit
-	 * (a row's address) is not tested for NULL as its result is.
+	 * (a row's address) is not tested for NULL as its result is, and
+	 * the second is tried in line: a call before the clock's would
+	 * keep this probe's values in saved registers.
 	 */
 	r = &c->row[c->hint[0]];
 	if (unlikely(r->key != c->cur_key)) {
-		r = tsa_calls_hinted_second(c, c->cur_key);
-		if (!r)
+		u8 h0 = c->hint[0], h1 = c->hint[1];
+
+		r = &c->row[h1];
+		if (r->key != c->cur_key)
 			return false;
+		c->hint[0] = h1;
+		c->hint[1] = h0;
 	}
 	/* Most calls never left the CPU: no bit, or SYS's alone. */
 	if (c->mask & ~r->slots)

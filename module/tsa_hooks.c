@@ -121,12 +121,14 @@ DEFINE_STATIC_KEY_FALSE(tsa_count_events);
  * The arguments in their registers (%di, %si) at the kprobe: used, so
  * that the compiler neither drops them nor calls a clone without them;
  * and a distinct constant each, so that no two are folded into one body
- * (identical code folding), whose kprobe would see every event.
+ * (identical code folding), whose kprobe would see every event. @now
+ * comes back, so that the caller need not keep it across the call.
  */
 #define TSA_STAMP_FN(name, n)						\
-	noinline void tsa_stamp_##name(struct tsa_acct *a, u64 now)	\
+	noinline u64 tsa_stamp_##name(struct tsa_acct *a, u64 now)	\
 	{								\
 		asm volatile("" : : "r" (a), "r" (now), "i" (n));	\
+		return now;						\
 	}
 
 TSA_STAMP_FN(sys_enter, TSA_STAMP_SYS_ENTER)

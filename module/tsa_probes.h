@@ -205,11 +205,11 @@ enum tsa_stamp_event {
 	TSA_STAMP_SWITCH_IN, TSA_STAMP_WAKEUP
 };
 
-void tsa_stamp_sys_enter(struct tsa_acct *a, u64 now);
-void tsa_stamp_sys_exit(struct tsa_acct *a, u64 now);
-void tsa_stamp_switch_out(struct tsa_acct *a, u64 now);
-void tsa_stamp_switch_in(struct tsa_acct *a, u64 now);
-void tsa_stamp_wakeup(struct tsa_acct *a, u64 now);
+u64 tsa_stamp_sys_enter(struct tsa_acct *a, u64 now);
+u64 tsa_stamp_sys_exit(struct tsa_acct *a, u64 now);
+u64 tsa_stamp_switch_out(struct tsa_acct *a, u64 now);
+u64 tsa_stamp_switch_in(struct tsa_acct *a, u64 now);
+u64 tsa_stamp_wakeup(struct tsa_acct *a, u64 now);
 
 /* @now, the clock @a is charged at by @ev, after the stamp's call. */
 static __always_inline u64 tsa_stamp(enum tsa_stamp_event ev,
@@ -219,20 +219,15 @@ static __always_inline u64 tsa_stamp(enum tsa_stamp_event ev,
 		return now;
 	switch (ev) {
 	case TSA_STAMP_SYS_ENTER:
-		tsa_stamp_sys_enter(a, now);
-		break;
+		return tsa_stamp_sys_enter(a, now);
 	case TSA_STAMP_SYS_EXIT:
-		tsa_stamp_sys_exit(a, now);
-		break;
+		return tsa_stamp_sys_exit(a, now);
 	case TSA_STAMP_SWITCH_OUT:
-		tsa_stamp_switch_out(a, now);
-		break;
+		return tsa_stamp_switch_out(a, now);
 	case TSA_STAMP_SWITCH_IN:
-		tsa_stamp_switch_in(a, now);
-		break;
+		return tsa_stamp_switch_in(a, now);
 	case TSA_STAMP_WAKEUP:
-		tsa_stamp_wakeup(a, now);
-		break;
+		return tsa_stamp_wakeup(a, now);
 	}
 	return now;
 }

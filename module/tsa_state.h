@@ -338,8 +338,12 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 	u64 stay;
 
 	if (!clamped) {
-		if (unlikely(now < a->stamp))
-			now = tsa_acct_clamp_fast(a);
+		/* In line: a call here would keep values in saved registers. */
+		if (unlikely(now < a->stamp)) {
+			a->clamps++;
+			atomic64_inc(&tsa_acct_fast_clamps);
+			now = a->stamp;
+		}
 	} else {
 		*clamped = now < a->stamp;
 		if (unlikely(*clamped)) {
