@@ -78,19 +78,6 @@ noinline void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s)
 	a->ctx = ctx;
 }
 
-/*
- * A stay in @s ends at @t (the stamp it was charged up to): its bucket,
- * if @s has them, counts it, and the next stay begins.
- */
-noinline void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t)
-{
-	u64 *n = tsa_hist_n(h, s);
-
-	if (n)
-		n[tsa_hist_bucket(t - h->since)]++;
-	h->since = t;
-}
-
 atomic64_t tsa_acct_fast_clamps = ATOMIC64_INIT(0);
 
 /* A fast edge's clock was behind the stamp: counted here, off its path. */

@@ -167,6 +167,22 @@ static inline u64 *tsa_hist_n(const struct tsa_hist *h, unsigned int s)
 	return i < h->states ? (u64 *)h->n[i] : NULL;
 }
 
+/*
+ * A stay in @s ends at @t (the stamp it was charged up to): its bucket,
+ * if @s has them, counts it, and the next stay begins. In line: a call
+ * at every state change would keep its callers' values in saved
+ * registers.
+ */
+static __always_inline void tsa_hist_stay_end(struct tsa_hist *h,
+					      unsigned int s, u64 t)
+{
+	u64 *n = tsa_hist_n(h, s);
+
+	if (n)
+		n[tsa_hist_bucket(t - h->since)]++;
+	h->since = t;
+}
+
 /* Zero @h's counts, keeping its layout. */
 static inline void tsa_hist_clear(struct tsa_hist *h)
 {
@@ -217,7 +233,6 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s,
 		   u8 flags);
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s);
 void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s);
-void tsa_hist_stay_end(struct tsa_hist *h, unsigned int s, u64 t);
 
 /*
  * Events, named for what happened to the thread (a switch's and a
