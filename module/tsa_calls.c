@@ -71,14 +71,6 @@ const char *tsa_softirq_name(u16 key)
 		tsa_softirq_names[key] : NULL;
 }
 
-/* An empty row for call @key: SYS has its slot, the first. */
-static void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
-{
-	memset(r, 0, sizeof(*r));
-	r->key = key;
-	r->slots = BIT(TSA_SYS);
-}
-
 /* The states row @r (of @c) has time in. */
 static unsigned int tsa_call_row_mask(const struct tsa_calls *c,
 				      const struct tsa_call_row *r)

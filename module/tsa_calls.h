@@ -150,6 +150,14 @@ static inline u64 tsa_call_row_ns(const struct tsa_calls *c,
 	return r->slots & BIT(s) ? r->slot[tsa_call_row_at(r, s)] : 0;
 }
 
+/* An empty row for call @key: SYS has its slot, the first. */
+static __always_inline void tsa_call_row_clear(struct tsa_call_row *r, u16 key)
+{
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	r->slots = BIT(TSA_SYS);
+}
+
 /* Slots for the states of @want, which have none: false if too few. */
 static noinline bool tsa_call_row_take_slow(struct tsa_call_row *r,
 					    unsigned int want)
@@ -252,6 +260,45 @@ static inline void tsa_calls_hint(struct tsa_calls *c, unsigned int i)
 		c->hint[1] = c->hint[0];
 		c->hint[0] = i;
 	}
+}
+
+/*
+ * For a fast return whose call neither hint names: its row, hinted as
+ * tsa_calls_row() hints it; else, if the call has none and a row is free,
+ * the first free row (not yet taken: tsa_calls_take_free() does that,
+ * where readers may not look), for a call that was only on CPU and is
+ * named (one entered before tracking takes the general way); else NULL.
+ */
+static __always_inline struct tsa_call_row *tsa_calls_find_fast(struct tsa_calls *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->rows; i++) {
+		if (c->row[i].key == c->cur_key) {
+			tsa_calls_hint(c, i);
+			return &c->row[i];
+		}
+	}
+	if (c->rows < c->max && c->cur_key < TSA_CALL_OTHER &&
+	    !(c->mask & ~BIT(TSA_SYS)))
+		return &c->row[c->rows];
+	return NULL;
+}
+
+/* Is @r the free row tsa_calls_find_fast() gave? */
+static __always_inline bool tsa_calls_is_free(const struct tsa_calls *c,
+					      const struct tsa_call_row *r)
+{
+	return r == &c->row[c->rows];
+}
+
+/* Take free row @r for the call in progress, as tsa_calls_row() does. */
+static __always_inline void tsa_calls_take_free(struct tsa_calls *c,
+						struct tsa_call_row *r)
+{
+	tsa_calls_hint(c, c->rows);
+	c->rows++;
+	tsa_call_row_clear(r, c->cur_key);
 }
 struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns);
 struct tsa_call_row *__tsa_calls_fold(struct tsa_calls *c, bool count,

@@ -193,23 +193,32 @@ static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
 	return sys;
 }
 
+/* How a call's return may go (tsa_acct_sys_exit_row()). */
+enum tsa_exit_way {
+	TSA_EXIT_GENERAL,	/* tsa_acct_sys_exit() */
+	TSA_EXIT_FAST,		/* tsa_acct_sys_exit_fast_at() */
+	TSA_EXIT_UNHINTED,	/* ask tsa_acct_sys_exit_row_unhinted() */
+};
+
 /*
  * Before the clock is read (the record need not be open: it reads only
  * what the thread alone writes, and reorders the hints): may the return
  * of a call back on CPU in SYS go the fast way? It may if its row is one
  * of the hinted two and has a slot for each state it spent time in (a
  * sleep, a wait for the CPU), or if there is no calls table: then @*row
- * is that row, or NULL.
+ * is that row, or NULL. A call neither hint names may too, but finding
+ * its row is for tsa_acct_sys_exit_row_unhinted(), out of the probe's
+ * line: that search would keep the probe's values in saved registers.
  */
-static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
-						  struct tsa_call_row **row)
+static __always_inline enum tsa_exit_way
+tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r;
 
 	*row = NULL;
 	if (!c)
-		return true;
+		return TSA_EXIT_FAST;
 	/*
 	 * tsa_calls_hinted() written out, so that the first hint's hit
 	 * (a row's address) is not tested for NULL as its result is, and
@@ -222,12 +231,29 @@ static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
 
 		r = &c->row[h1];
 		if (r->key != c->cur_key)
-			return false;
+			return TSA_EXIT_UNHINTED;
 		c->hint[0] = h1;
 		c->hint[1] = h0;
 	}
 	/* Most calls never left the CPU: no bit, or SYS's alone. */
 	if (c->mask & ~r->slots)
+		return TSA_EXIT_GENERAL;
+	*row = r;
+	return TSA_EXIT_FAST;
+}
+
+/*
+ * The same for a call neither hint names: another row, or a free one
+ * it takes (a new thread's first calls); false if only the general way
+ * can place it.
+ */
+static __always_inline bool
+tsa_acct_sys_exit_row_unhinted(struct tsa_acct *a, struct tsa_call_row **row)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	struct tsa_call_row *r = tsa_calls_find_fast(c);
+
+	if (!r || (!tsa_calls_is_free(c, r) && (c->mask & ~r->slots)))
 		return false;
 	*row = r;
 	return true;
@@ -239,9 +265,10 @@ static __always_inline bool tsa_acct_sys_exit_row(struct tsa_acct *a,
  * each state and its last stay go to that row; then
  * tsa_acct_set_head(@head) of the stay in USR it begins.
  */
-static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
-						      u64 now, u16 head,
-						      struct tsa_call_row *r)
+static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
+							u64 now, u16 head,
+							struct tsa_call_row *r,
+							bool may_take)
 {
 	struct tsa_calls *c;
 	unsigned int mask, s;
@@ -251,6 +278,8 @@ static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	if (!r)
 		return;
 	c = a->tab[TSA_T_CALLS];
+	if (may_take && tsa_calls_is_free(c, r))
+		tsa_calls_take_free(c, r);
 	ns = sys;
 	for (mask = c->mask; mask; mask &= mask - 1) {
 		s = __ffs(mask);
@@ -267,6 +296,22 @@ static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	c->cur_key = TSA_CALL_NONE;
 }
 
+/* Of a row that tsa_acct_sys_exit_row() gave: one in use. */
+static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
+						      u64 now, u16 head,
+						      struct tsa_call_row *r)
+{
+	__tsa_acct_sys_exit_fast_at(a, now, head, r, false);
+}
+
+/* Of one that tsa_acct_sys_exit_row_unhinted() gave: maybe free. */
+static __always_inline void
+tsa_acct_sys_exit_fast_unhinted_at(struct tsa_acct *a, u64 now, u16 head,
+				   struct tsa_call_row *r)
+{
+	__tsa_acct_sys_exit_fast_at(a, now, head, r, true);
+}
+
 /*
  * The two in one: false, with nothing changed (but the hints' order),
  * when the call may not go the fast way.
@@ -276,8 +321,17 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 {
 	struct tsa_call_row *r;
 
-	if (!tsa_acct_sys_exit_row(a, &r))
+	switch (tsa_acct_sys_exit_row(a, &r)) {
+	case TSA_EXIT_GENERAL:
 		return false;
+	case TSA_EXIT_UNHINTED:
+		if (!tsa_acct_sys_exit_row_unhinted(a, &r))
+			return false;
+		tsa_acct_sys_exit_fast_unhinted_at(a, now, head, r);
+		return true;
+	case TSA_EXIT_FAST:
+		break;
+	}
 	tsa_acct_sys_exit_fast_at(a, now, head, r);
 	return true;
 }

@@ -94,6 +94,42 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 
 /*
+ * The fast return to row @r (tsa_acct_sys_exit_row(); @unhinted:
+ * tsa_acct_sys_exit_row_unhinted(), which may give a free row).
+ */
+static __always_inline void tsa_sys_exit_fast(struct tsa_thread *th,
+					      struct tsa_call_row *r,
+					      bool unhinted)
+{
+	u64 now;
+	u16 head;
+
+	raw_write_seqcount_begin(&th->seq);
+	now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
+	head = this_cpu_read(tsa_cross.sys);
+	if (unhinted)
+		tsa_acct_sys_exit_fast_unhinted_at(&th->acct, now, head, r);
+	else
+		tsa_acct_sys_exit_fast_at(&th->acct, now, head, r);
+	raw_write_seqcount_end(&th->seq);
+}
+
+/*
+ * The return of a call neither hint names (another row, or a new
+ * thread's first calls): the rows searched out of the probe's line.
+ */
+static noinline void tsa_sys_exit_unhinted(struct tsa_thread *th, long nr,
+					   long ret)
+{
+	struct tsa_call_row *r;
+
+	if (tsa_acct_sys_exit_row_unhinted(&th->acct, &r))
+		tsa_sys_exit_fast(th, r, true);
+	else
+		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
+}
+
+/*
  * The number names a call entered before the thread was tracked. Which
  * way the return goes (and its row) is decided before the record is
  * opened, so that only the record and the row live across the clock read.
@@ -101,25 +137,23 @@ TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
 	long nr = syscall_get_nr(current, regs);
+	enum tsa_exit_way way = TSA_EXIT_GENERAL;
 	struct tsa_call_row *r;
 	struct tsa_thread *th;
-	u64 now;
 
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_EXIT);
 	th = tsa_edge_thread();
 	if (likely(th && tsa_acct_sys_exit_plain(&th->acct) &&
-		   tsa_edge_return(nr) &&
-		   tsa_acct_sys_exit_row(&th->acct, &r))) {
-		raw_write_seqcount_begin(&th->seq);
-		now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
-		tsa_acct_sys_exit_fast_at(&th->acct, now,
-					  this_cpu_read(tsa_cross.sys), r);
-		raw_write_seqcount_end(&th->seq);
-	} else {
-		/* Not plain (a row to find, a slot to take): the key is nr. */
+		   tsa_edge_return(nr)))
+		way = tsa_acct_sys_exit_row(&th->acct, &r);
+	if (likely(way == TSA_EXIT_FAST))
+		tsa_sys_exit_fast(th, r, false);
+	else if (way == TSA_EXIT_UNHINTED)
+		tsa_sys_exit_unhinted(th, nr, ret);
+	else
+		/* Not plain (a row to take over, a slot): the key is nr. */
 		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
-	}
 	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
