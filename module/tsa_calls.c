@@ -177,17 +177,10 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 		       (max + 1) * TSA_HIST_BUCKETS * sizeof(u64));
 }
 
-/* tsa_calls_hinted()'s second try, out of line: the hints swap. */
 noinline struct tsa_call_row *tsa_calls_hinted_second(struct tsa_calls *c,
 						      u16 key)
 {
-	u8 h0 = c->hint[0], h1 = c->hint[1];
-
-	if (c->row[h1].key != key)
-		return NULL;
-	c->hint[0] = h1;
-	c->hint[1] = h0;
-	return &c->row[h1];
+	return tsa_calls_hint_second(c, key);
 }
 
 /*
@@ -204,21 +197,12 @@ static struct tsa_call_row *tsa_calls_row(struct tsa_calls *c, u16 key,
 	if (key >= TSA_CALL_OTHER)
 		return &c->other;
 	r = tsa_calls_hinted(c, key);
+	if (!r)
+		r = tsa_calls_search(c, key);
 	if (r)
 		return r;
-	for (i = 0; i < c->rows; i++) {
-		if (c->row[i].key == key) {
-			tsa_calls_hint(c, i);
-			return &c->row[i];
-		}
-	}
-	if (c->rows < c->max) {
-		/* A free row's buckets are empty: reset, or cleared rows. */
-		tsa_calls_hint(c, c->rows);
-		r = &c->row[c->rows++];
-		tsa_call_row_clear(r, key);
-		return r;
-	}
+	if (c->rows < c->max)
+		return tsa_calls_take_free(c, key);
 	least = &c->row[0];
 	for (i = 1; i < c->rows; i++)
 		if (c->row[i].ns < least->ns)

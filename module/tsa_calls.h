@@ -236,6 +236,22 @@ static inline u16 tsa_call_key(long nr, bool ia32)
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 		     bool in_call);
 
+/* The row of @key if the second hint names it (the hints swap), or NULL. */
+static __always_inline struct tsa_call_row *
+tsa_calls_hint_second(struct tsa_calls *c, u16 key)
+{
+	u8 h0 = c->hint[0], h1 = c->hint[1];
+
+	if (c->row[h1].key != key)
+		return NULL;
+	c->hint[0] = h1;
+	c->hint[1] = h0;
+	return &c->row[h1];
+}
+
+/* The same out of line, for the general paths. */
+struct tsa_call_row *tsa_calls_hinted_second(struct tsa_calls *c, u16 key);
+
 /*
  * The row of @key if it is one of the last two calls' (NULL if not):
  * calls repeat (a poll loop) or alternate (read, write: a pipe, a
@@ -243,8 +259,6 @@ void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
  * never TSA_CALL_FREE: a free row does not match, so the hints need no
  * check against @rows.
  */
-struct tsa_call_row *tsa_calls_hinted_second(struct tsa_calls *c, u16 key);
-
 static __always_inline struct tsa_call_row *
 tsa_calls_hinted(struct tsa_calls *c, u16 key)
 {
@@ -262,6 +276,36 @@ static inline void tsa_calls_hint(struct tsa_calls *c, unsigned int i)
 	}
 }
 
+/* The row in use of @key, searched (and hinted), or NULL. */
+static __always_inline struct tsa_call_row *tsa_calls_search(struct tsa_calls *c,
+							     u16 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->rows; i++) {
+		if (c->row[i].key == key) {
+			tsa_calls_hint(c, i);
+			return &c->row[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The first free row, taken for @key (there is one: @rows < @max). Its
+ * buckets are empty: reset, or cleared rows.
+ */
+static __always_inline struct tsa_call_row *
+tsa_calls_take_free(struct tsa_calls *c, u16 key)
+{
+	struct tsa_call_row *r = &c->row[c->rows];
+
+	tsa_calls_hint(c, c->rows);
+	c->rows++;
+	tsa_call_row_clear(r, key);
+	return r;
+}
+
 /*
  * For a fast return whose call neither hint names: its row, hinted as
  * tsa_calls_row() hints it; else, if the call has none and a row is free,
@@ -271,14 +315,10 @@ static inline void tsa_calls_hint(struct tsa_calls *c, unsigned int i)
  */
 static __always_inline struct tsa_call_row *tsa_calls_find_fast(struct tsa_calls *c)
 {
-	unsigned int i;
+	struct tsa_call_row *r = tsa_calls_search(c, c->cur_key);
 
-	for (i = 0; i < c->rows; i++) {
-		if (c->row[i].key == c->cur_key) {
-			tsa_calls_hint(c, i);
-			return &c->row[i];
-		}
-	}
+	if (r)
+		return r;
 	if (c->rows < c->max && c->cur_key < TSA_CALL_OTHER &&
 	    !(c->mask & ~BIT(TSA_SYS)))
 		return &c->row[c->rows];
@@ -290,15 +330,6 @@ static __always_inline bool tsa_calls_is_free(const struct tsa_calls *c,
 					      const struct tsa_call_row *r)
 {
 	return r == &c->row[c->rows];
-}
-
-/* Take free row @r for the call in progress, as tsa_calls_row() does. */
-static __always_inline void tsa_calls_take_free(struct tsa_calls *c,
-						struct tsa_call_row *r)
-{
-	tsa_calls_hint(c, c->rows);
-	c->rows++;
-	tsa_call_row_clear(r, c->cur_key);
 }
 struct tsa_call_row *tsa_calls_fold(struct tsa_calls *c, bool count, u64 *ns);
 struct tsa_call_row *__tsa_calls_fold(struct tsa_calls *c, bool count,

@@ -227,13 +227,9 @@ tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
 	 */
 	r = &c->row[c->hint[0]];
 	if (unlikely(r->key != c->cur_key)) {
-		u8 h0 = c->hint[0], h1 = c->hint[1];
-
-		r = &c->row[h1];
-		if (r->key != c->cur_key)
+		r = tsa_calls_hint_second(c, c->cur_key);
+		if (!r)
 			return TSA_EXIT_UNHINTED;
-		c->hint[0] = h1;
-		c->hint[1] = h0;
 	}
 	/* Most calls never left the CPU: no bit, or SYS's alone. */
 	if (c->mask & ~r->slots)
@@ -279,7 +275,7 @@ static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 		return;
 	c = a->tab[TSA_T_CALLS];
 	if (may_take && tsa_calls_is_free(c, r))
-		tsa_calls_take_free(c, r);
+		tsa_calls_take_free(c, c->cur_key);
 	ns = sys;
 	for (mask = c->mask; mask; mask &= mask - 1) {
 		s = __ffs(mask);

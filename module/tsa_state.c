@@ -80,14 +80,6 @@ noinline void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s)
 
 atomic64_t tsa_acct_fast_clamps = ATOMIC64_INIT(0);
 
-/* A fast edge's clock was behind the stamp: counted here, off its path. */
-noinline u64 tsa_acct_clamp_fast(struct tsa_acct *a)
-{
-	a->clamps++;
-	atomic64_inc(&tsa_acct_fast_clamps);
-	return a->stamp;
-}
-
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 {
 	return __tsa_acct_enter(a, now, s);

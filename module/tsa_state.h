@@ -338,7 +338,6 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
  * together (debugfs clock_clamps adds the hooks' own count).
  */
 extern atomic64_t tsa_acct_fast_clamps;
-u64 tsa_acct_clamp_fast(struct tsa_acct *a);
 
 /*
  * Close the stay in @s, the current state, at @now: a clock behind the

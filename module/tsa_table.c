@@ -100,31 +100,41 @@ static struct tsa_pool tsa_pools[2] = {
 /*
  * Groups for the new processes among those forks, apart: a new thread of
  * a tracked process needs none, and most forks of a threaded program are
- * threads. Under tsa_pool_lock, as the records' pools.
+ * threads.
  */
-struct tsa_gpool {
-	struct llist_head list;
-	unsigned int len;
-	unsigned int size;
-};
-
-static struct tsa_gpool tsa_gpools[2] = {
-	{ .size = 64 },
-	{ .size = 16 },
+static struct tsa_pool tsa_gpools[2] = {
+	{ .list = LIST_HEAD_INIT(tsa_gpools[0].list), .size = 64 },
+	{ .list = LIST_HEAD_INIT(tsa_gpools[1].list), .size = 16 },
 };
 static DEFINE_RAW_SPINLOCK(tsa_pool_lock);
 static bool tsa_pool_live;
 
-/* Under tsa_pool_lock (or alone, at unload): a group from pool @kern. */
-static struct tsa_group *tsa_gpool_take(bool kern)
+/* Under tsa_pool_lock (or alone, at unload): @pool's first entry, or NULL. */
+static struct list_head *tsa_pool_take(struct tsa_pool *pool)
 {
-	struct tsa_gpool *pool = &tsa_gpools[kern];
-	struct llist_node *n = llist_del_first(&pool->list);
+	struct list_head *e = pool->list.next;
 
-	if (!n)
+	if (e == &pool->list)
 		return NULL;
+	list_del(e);
 	pool->len--;
-	return llist_entry(n, struct tsa_group, unused);
+	return e;
+}
+
+/* @e into @pool, unless it is full or tsa is unloading: false then. */
+static bool tsa_pool_put(struct tsa_pool *pool, struct list_head *e)
+{
+	unsigned long flags;
+	bool full;
+
+	raw_spin_lock_irqsave(&tsa_pool_lock, flags);
+	full = !tsa_pool_live || pool->len >= pool->size;
+	if (!full) {
+		list_add(e, &pool->list);
+		pool->len++;
+	}
+	raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
+	return !full;
 }
 
 static void tsa_pool_refill(struct work_struct *work);
@@ -345,8 +355,9 @@ int tsa_table_init(unsigned int calls_rows, unsigned int trap_rows,
 /* Called once no hook and no reader can reach the table any more. */
 void tsa_table_exit(void)
 {
-	struct tsa_thread *th, *next;
+	struct tsa_thread *th;
 	struct tsa_group *g;
+	struct list_head *e;
 	struct hlist_node *n;
 	int i;
 
@@ -356,15 +367,11 @@ void tsa_table_exit(void)
 	cancel_work_sync(&tsa_pool_work);
 	tsa_free_unused();
 	for (i = 0; i < ARRAY_SIZE(tsa_pools); i++) {
-		list_for_each_entry_safe(th, next, &tsa_pools[i].list, pool) {
-			list_del(&th->pool);
-			tsa_thread_free(th);
-		}
-		tsa_pools[i].len = 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(tsa_gpools); i++) {
-		while ((g = tsa_gpool_take(i)))
-			tsa_obj_free(tsa_group_cache_of(i), g);
+		while ((e = tsa_pool_take(&tsa_pools[i])))
+			tsa_thread_free(list_entry(e, struct tsa_thread, pool));
+		while ((e = tsa_pool_take(&tsa_gpools[i])))
+			tsa_obj_free(tsa_group_cache_of(i),
+				     list_entry(e, struct tsa_group, pool));
 	}
 
 	for (i = 0; i < 1 << tsa_thread_bits; i++) {
@@ -476,51 +483,23 @@ static void tsa_free_unused(void)
 		tsa_obj_free(tsa_group_cache_of(g->kern), g);
 }
 
-/* Pool @kern (a kernel thread's records, or a user thread's), refilled. */
+/* The pools @kern (a kernel thread's, or a user thread's), refilled. */
 static void tsa_pool_fill(bool kern)
 {
-	struct tsa_pool *pool = &tsa_pools[kern];
 	struct tsa_thread *th;
-	unsigned long flags;
-	bool full = false;
-
-	while (!full) {
-		th = tsa_thread_alloc_bare(GFP_KERNEL, kern);
-		if (!th)
-			return;
-		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
-		full = !tsa_pool_live || pool->len >= pool->size;
-		if (!full) {
-			list_add(&th->pool, &pool->list);
-			pool->len++;
-		}
-		raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
-		if (full)
-			tsa_thread_free(th);
-	}
-}
-
-/* The groups' pool @kern, refilled. */
-static void tsa_gpool_fill(bool kern)
-{
-	struct tsa_gpool *pool = &tsa_gpools[kern];
 	struct tsa_group *g;
-	unsigned long flags;
-	bool full = false;
 
-	while (!full) {
-		g = tsa_group_alloc(GFP_KERNEL, kern);
-		if (!g)
-			return;
-		raw_spin_lock_irqsave(&tsa_pool_lock, flags);
-		full = !tsa_pool_live || pool->len >= pool->size;
-		if (!full) {
-			llist_add(&g->unused, &pool->list);
-			pool->len++;
+	while ((th = tsa_thread_alloc_bare(GFP_KERNEL, kern))) {
+		if (!tsa_pool_put(&tsa_pools[kern], &th->pool)) {
+			tsa_thread_free(th);
+			break;
 		}
-		raw_spin_unlock_irqrestore(&tsa_pool_lock, flags);
-		if (full)
+	}
+	while ((g = tsa_group_alloc(GFP_KERNEL, kern))) {
+		if (!tsa_pool_put(&tsa_gpools[kern], &g->pool)) {
 			tsa_obj_free(tsa_group_cache_of(kern), g);
+			break;
+		}
 	}
 }
 
@@ -529,8 +508,6 @@ static void tsa_pool_refill(struct work_struct *work)
 	tsa_free_unused();
 	tsa_pool_fill(false);
 	tsa_pool_fill(true);
-	tsa_gpool_fill(false);
-	tsa_gpool_fill(true);
 }
 
 
@@ -572,9 +549,9 @@ static bool tsa_fork_fails(void)
  */
 struct tsa_thread *tsa_thread_alloc_atomic(bool kern, bool group)
 {
-	struct tsa_pool *pool = &tsa_pools[kern];
-	struct tsa_gpool *gpool = &tsa_gpools[kern];
+	struct tsa_pool *pool = &tsa_pools[kern], *gpool = &tsa_gpools[kern];
 	struct tsa_thread *th = NULL;
+	struct list_head *e;
 	unsigned long flags;
 	bool refill;
 
@@ -582,12 +559,12 @@ struct tsa_thread *tsa_thread_alloc_atomic(bool kern, bool group)
 		return NULL;
 
 	raw_spin_lock_irqsave(&tsa_pool_lock, flags);
-	if (pool->len) {
-		th = list_first_entry(&pool->list, struct tsa_thread, pool);
-		list_del(&th->pool);
-		pool->len--;
-		if (group)
-			th->spare = tsa_gpool_take(kern);
+	e = tsa_pool_take(pool);
+	if (e) {
+		th = list_entry(e, struct tsa_thread, pool);
+		e = group ? tsa_pool_take(gpool) : NULL;
+		if (e)
+			th->spare = list_entry(e, struct tsa_group, pool);
 	}
 	refill = tsa_pool_live && (pool->len < pool->size / 2 ||
 				   gpool->len < gpool->size / 2);

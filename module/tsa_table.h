@@ -72,6 +72,7 @@ struct tsa_group {
 	union {
 		struct rcu_head rcu;
 		struct llist_node unused;	/* a spare to free later */
+		struct list_head pool;		/* in the pool of spare groups */
 	};
 };
 
