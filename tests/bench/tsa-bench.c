@@ -192,27 +192,35 @@ static double bench_pipe(long n)
 	return (double)t0 / n;
 }
 
-/* A process born, exiting at once, and reaped. */
-static double bench_fork(long n)
+/*
+ * @n runs of @once (after a tenth as many to warm up), bracketed; ns per
+ * run, or -1 if one failed.
+ */
+static double bench_each(long n, int (*once)(void))
 {
 	uint64_t t0 = 0;
 
 	for (long i = 0; i < n + n / 10; i++) {
-		pid_t p;
-
 		if (i == n / 10) {
 			METER_START();
 			t0 = now_ns();
 		}
-		p = fork();
-		if (p == 0)
-			_exit(0);
-		if (p < 0 || waitpid(p, NULL, 0) != p)
+		if (once())
 			return -1;
 	}
 	t0 = now_ns() - t0;
 	METER_STOP();
 	return (double)t0 / n;
+}
+
+/* A process born, exiting at once, and reaped. */
+static int fork_once(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	return p < 0 || waitpid(p, NULL, 0) != p ? -1 : 0;
 }
 
 static void *thread_exit_now(void *arg)
@@ -221,24 +229,12 @@ static void *thread_exit_now(void *arg)
 }
 
 /* A thread of this process born, exiting at once, and joined. */
-static double bench_thread(long n)
+static int thread_once(void)
 {
-	uint64_t t0 = 0;
+	pthread_t t;
 
-	for (long i = 0; i < n + n / 10; i++) {
-		pthread_t t;
-
-		if (i == n / 10) {
-			METER_START();
-			t0 = now_ns();
-		}
-		if (pthread_create(&t, NULL, thread_exit_now, NULL) ||
-		    pthread_join(t, NULL))
-			return -1;
-	}
-	t0 = now_ns() - t0;
-	METER_STOP();
-	return (double)t0 / n;
+	return pthread_create(&t, NULL, thread_exit_now, NULL) ||
+		pthread_join(t, NULL) ? -1 : 0;
 }
 
 /*
@@ -421,9 +417,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "pipe"))
 		r = bench_pipe(n);
 	else if (!strcmp(argv[1], "fork"))
-		r = bench_fork(n);
+		r = bench_each(n, fork_once);
 	else if (!strcmp(argv[1], "thread"))
-		r = bench_thread(n);
+		r = bench_each(n, thread_once);
 	else if (!strcmp(argv[1], "threads") && argc > 3)
 		r = bench_threads(n, argv + 3);
 	else if (!strcmp(argv[1], "run") && argc > 3)
