@@ -104,12 +104,38 @@ check '[ "$(state)" = applied ] && [ "$(mine)" = applied ]' \
 # runs the loop's emulated cost moves by more than the calibration adds:
 # a CI run of 2026-11-28 saw the fault loop's uncalibrated share at 87.4 %
 # in one run and 78.0 % in the next, beside a busy guest.
+#
+# The calibration and the loop are seconds apart, and the fault loop's
+# unseen paths weigh 10-12 points: a swing of the emulated cost between
+# them by a third moves the loop's SYS past the referee by 4 (a CI run of
+# 2026-11-30: the calibrated cost 1.69 us a fault, what the loop showed
+# unseen 0.98 us). So "not above" is judged as a repeated measurement:
+# the loop passes at once, or, calibrated anew each time, twice more in
+# two more tries (every try is printed). A calibration that overshoots
+# for good fails all three; one that did once in ten fails about 2 % of
+# runs.
+over() { awk -v r="$ref" -v s="$sys" -v t="$tol" 'BEGIN { exit !(s > r + t) }'; }
 for m in getppid read64k fault; do
 	ref "$m"
 	eval "before=\$before_$m"
 	bgap=${before##* }
-	check "awk -v r=$ref -v s=$sys -v t=$tol 'BEGIN { exit !(s <= r + t) }'" \
-		"calibrated, a $m loop's SYS is not above the referee's kernel share by more than $tol points (referee $ref %, tsa $sys %, of which calibrated $calp points)"
+	tries="$sys/$ref"
+	if over; then
+		again=0
+		for try in 2 3; do
+			"$prstat" --calibrate >"$out/calibrate.$try.txt" 2>&1 ||
+				say "try $try: tsa-prstat --calibrate failed: $(tail -n 1 "$out/calibrate.$try.txt")"
+			say "try $try: $(awk '/^[0-9]/ && $1 == 1' "$cal")"
+			ref "$m"
+			tries="$tries, $sys/$ref"
+			over || again=$((again + 1))
+		done
+		[ "$again" -eq 2 ] && ok_after=yes || ok_after=no
+	else
+		ok_after=yes
+	fi
+	check '[ "$ok_after" = yes ]' \
+		"calibrated, a $m loop's SYS is not above the referee's kernel share by more than $tol points at once or in both of two more tries, calibrated anew (tsa/referee % each try: $tries; the last calibrated $calp points)"
 	if [ "$m" = getppid ]; then
 		check "awk -v g=$gap -v b=$bgap -v s=$sys 'BEGIN { exit !(g <= b / 2 && s > 50) }'" \
 			"calibrated, a getppid loop's SYS is above its USR and at most half as far from the referee as before (gap $gap, before $bgap)"
