@@ -103,10 +103,14 @@ struct tsa_calls {
 	u8 hist:1;		/* the buckets follow the rows */
 	u8 hint[2];		/* rows of the last two calls, latest first */
 	u64 cur[TSA_NR_STATES];	/* the call in progress, by state */
-	struct tsa_call_row other;	/* its split is other_ns[] */
 	u64 other_ns[TSA_NR_STATES];
+	/* Last, so that where the rows fill lines (tsa_table.c) it does too. */
+	struct tsa_call_row other;	/* its split is other_ns[] */
 	struct tsa_call_row row[];
 };
+
+static_assert(offsetof(struct tsa_calls, row) -
+	      offsetof(struct tsa_calls, other) == sizeof(struct tsa_call_row));
 
 static_assert(TSA_CALLS_MAX_ROWS < 128);	/* max's 7 bits */
 

@@ -176,15 +176,40 @@ static size_t tsa_table_bytes(enum tsa_table k)
 		0;
 }
 
+/*
+ * Where table @k starts at @off or after it: so that its rows each fill
+ * a cache line of the record (the slab aligns records to lines), since a
+ * call's return writes its row; a row across two lines made a null call
+ * write five lines, not four. A group's and a reader's copy of the
+ * tables are laid out alike, unaligned.
+ */
+static size_t tsa_table_align(enum tsa_table k, size_t off)
+{
+	size_t rows = sizeof(struct tsa_thread) + off + sizeof(struct tsa_calls);
+
+	return tsa_rows[k] ? off + (-rows & (L1_CACHE_BYTES - 1)) : off;
+}
+
 /* Where each part starts: interrupts, distributions, calls (last). */
+static size_t tsa_traps_off(void)
+{
+	return tsa_table_align(TSA_T_TRAPS, 0);
+}
+
 static size_t tsa_hist_off(void)
 {
-	return tsa_table_bytes(TSA_T_TRAPS);
+	return tsa_traps_off() + tsa_table_bytes(TSA_T_TRAPS);
+}
+
+/* The end of the distributions: all a kernel thread's record has. */
+static size_t tsa_hist_end(void)
+{
+	return tsa_hist_off() + tsa_hist_size(tsa_hist_mode);
 }
 
 static size_t tsa_calls_off(void)
 {
-	return tsa_hist_off() + tsa_hist_size(tsa_hist_mode);
+	return tsa_table_align(TSA_T_CALLS, tsa_hist_end());
 }
 
 /* The bytes of all tables of one record (0: none). */
@@ -196,7 +221,7 @@ size_t tsa_table_size(void)
 /* The bytes of the tables of a kernel thread's record: all but calls. */
 static size_t tsa_table_size_of(bool kern)
 {
-	return kern ? tsa_calls_off() : tsa_table_size();
+	return kern ? tsa_hist_end() : tsa_table_size();
 }
 
 enum tsa_hist_mode tsa_table_hist_mode(void)
@@ -219,7 +244,8 @@ struct tsa_calls *tsa_table_in(void *tables, enum tsa_table k)
 	if (!tsa_rows[k])
 		return NULL;
 	return (struct tsa_calls *)((char *)tables +
-				    (k == TSA_T_CALLS ? tsa_calls_off() : 0));
+				    (k == TSA_T_CALLS ? tsa_calls_off() :
+				     tsa_traps_off()));
 }
 
 /*
