@@ -343,13 +343,31 @@ static __always_inline bool tsa_acct_fault_enter_plain(const struct tsa_acct *a)
 	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) && !a->ctx;
 }
 
-static __always_inline void tsa_acct_fault_enter_fast(struct tsa_acct *a,
-						      u64 now, u8 kind)
+/*
+ * Each fast fault edge in two halves around the clock read, as the call's
+ * entry: what does not depend on the clock first (with the record open,
+ * a reader sees none of it), so that only the record lives across the
+ * read; then the stay closes at @now.
+ */
+static __always_inline void tsa_acct_fault_enter_fast_pre(struct tsa_acct *a,
+							  u8 kind)
 {
-	tsa_acct_close(a, TSA_USR, now, NULL);
 	a->state = TSA_SYS;
 	a->st[TSA_SYS].entries++;
 	a->ctx = kind;
+}
+
+static __always_inline void tsa_acct_fault_enter_fast_at(struct tsa_acct *a,
+							 u64 now)
+{
+	tsa_acct_close(a, TSA_USR, now, NULL);
+}
+
+static __always_inline void tsa_acct_fault_enter_fast(struct tsa_acct *a,
+						      u64 now, u8 kind)
+{
+	tsa_acct_fault_enter_fast_pre(a, kind);
+	tsa_acct_fault_enter_fast_at(a, now);
 }
 
 /*
@@ -367,17 +385,37 @@ static __always_inline bool tsa_acct_fault_exit_plain(const struct tsa_acct *a,
 		!(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
 }
 
-static __always_inline void tsa_acct_fault_exit_fast(struct tsa_acct *a,
-						     u64 now,
-						     unsigned int fault_flags,
-						     unsigned int ret, u16 head)
+/*
+ * The head of the USR stay it begins is set before SYS closes: closing
+ * SYS leaves it alone (only a USR stay's close takes it).
+ */
+static __always_inline void
+tsa_acct_fault_exit_fast_pre(struct tsa_acct *a, unsigned int fault_flags,
+			     unsigned int ret, u16 head)
 {
 	a->ctx = 0;
 	if ((ret & VM_FAULT_MAJOR) || (fault_flags & FAULT_FLAG_TRIED))
 		a->count[TSA_MAJF]++;
 	else
 		a->count[TSA_MINF]++;
-	tsa_acct_sys_return(a, now, head);
+	a->state = TSA_USR;
+	a->st[TSA_USR].entries++;
+	a->head = head;
+}
+
+static __always_inline void tsa_acct_fault_exit_fast_at(struct tsa_acct *a,
+							u64 now)
+{
+	tsa_acct_close(a, TSA_SYS, now, NULL);
+}
+
+static __always_inline void tsa_acct_fault_exit_fast(struct tsa_acct *a,
+						     u64 now,
+						     unsigned int fault_flags,
+						     unsigned int ret, u16 head)
+{
+	tsa_acct_fault_exit_fast_pre(a, fault_flags, ret, head);
+	tsa_acct_fault_exit_fast_at(a, now);
 }
 
 #endif /* TSA_EDGE_H */

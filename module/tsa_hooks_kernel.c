@@ -131,8 +131,9 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	th = tsa_fault_thread();
 	if (likely(th && tsa_acct_fault_enter_plain(&th->acct))) {
 		raw_write_seqcount_begin(&th->seq);
-		tsa_acct_fault_enter_fast(&th->acct, tsa_clock(),
-					  tsa_fault_kind(d->flags));
+		tsa_acct_fault_enter_fast_pre(&th->acct,
+					      tsa_fault_kind(d->flags));
+		tsa_acct_fault_enter_fast_at(&th->acct, tsa_clock());
 		raw_write_seqcount_end(&th->seq);
 		return 0;
 	}
@@ -170,8 +171,9 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	th = tsa_fault_thread();
 	if (likely(th && tsa_acct_fault_exit_plain(&th->acct, d->saved, ret))) {
 		raw_write_seqcount_begin(&th->seq);
-		tsa_acct_fault_exit_fast(&th->acct, tsa_clock(), d->flags, ret,
-					 this_cpu_read(tsa_cross.fault));
+		tsa_acct_fault_exit_fast_pre(&th->acct, d->flags, ret,
+					     this_cpu_read(tsa_cross.fault));
+		tsa_acct_fault_exit_fast_at(&th->acct, tsa_clock());
 		raw_write_seqcount_end(&th->seq);
 		return 0;
 	}
