@@ -171,6 +171,17 @@ replay() {
 	# 60 s, with or without tsa (its snapshots came after it ended).
 	chrt -f -p 10 $$
 	sleep 0.2
+	# stress-ng forks its stressors once it has started, which under
+	# emulation can outlast that wait: a CI run of 2026-12-01 traced
+	# only the parent, still starting (blocked in a page fault on the 9p
+	# root) at the second snapshot. Its workloads are snapped once the
+	# session holds a stressor, or after 30 s.
+	case $name in sng-*)
+		for _ in $(seq 300); do
+			[ "$(ps -o pid= -s "$sid" | wc -l)" -gt 1 ] && break
+			sleep 0.1
+		done ;;
+	esac
 	u1=$(undone)
 	cat /proc/tsa/all >"$work/s1"
 	cat /proc/tsa/hist >"$work/h1"
