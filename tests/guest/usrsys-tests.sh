@@ -45,21 +45,31 @@ fi
 # (tsa's SYS share of USR+SYS, %), kst (the kernel's stime share),
 # kperf (perf's kernel-mode share), scl, ns (tsa's USR+SYS).
 loop() {
-	local mode=$1 pp tid st i t
+	local mode=$1 pp tid st i t try
 	# The loop stops by itself after $secs and sleeps: the rest of this
 	# runs on an idle guest (on a busy one single-threaded TCG serves
-	# CPU 0 every 100 ms only). perf starts it, so samples it all.
-	perf record -q -e cpu-clock -F 1000 -o "$work/perf.data" -- \
-		taskset -c 1 "$out/replay-work" "$mode" "$secs" >/dev/null 2>&1 &
-	pp=$!
-	p='' tid=''
-	for ((i = 0; i < 100; i++)); do
-		p=$(pgrep -P "$pp" | head -1)
-		for t in /proc/"$p"/task/*; do
-			[ -n "$p" ] && [ "${t##*/}" != "$p" ] && [ -e "$t" ] && tid=${t##*/}
+	# CPU 0 every 100 ms only). perf starts it, so samples it all. A CI
+	# run of 2026-12-01 (6.12) saw perf start no loop in 10 s and never
+	# end: it is killed then and started once more, and a loop it never
+	# starts leaves this loop's numbers empty (the checks fail), not the
+	# boot waiting for its timeout.
+	for try in 1 2; do
+		perf record -q -e cpu-clock -F 1000 -o "$work/perf.data" -- \
+			taskset -c 1 "$out/replay-work" "$mode" "$secs" >/dev/null 2>&1 &
+		pp=$!
+		p='' tid=''
+		for ((i = 0; i < 100; i++)); do
+			p=$(pgrep -P "$pp" | head -1)
+			for t in /proc/"$p"/task/*; do
+				[ -n "$p" ] && [ "${t##*/}" != "$p" ] && [ -e "$t" ] && tid=${t##*/}
+			done
+			[ -n "$tid" ] && break
+			sleep 0.1
 		done
 		[ -n "$tid" ] && break
-		sleep 0.1
+		say "$2 $mode: perf started no loop in 10 s (try $try): killed"
+		kill -KILL "$pp" 2>/dev/null
+		wait "$pp" 2>/dev/null
 	done
 	for ((i = 0; i < 100; i++)); do
 		st=$(cat "/proc/$p/task/$tid/stat" 2>/dev/null)
