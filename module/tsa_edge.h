@@ -180,16 +180,27 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 		(TSA_SYS | TSA_F_IN_KERNEL << 8);
 }
 
+/*
+ * Back to user mode from a plain call or fault, with @head the calibrated
+ * head of the USR stay it begins. Independent of the clock: closing SYS
+ * leaves the head alone (only a USR stay's close takes it), so a fast
+ * edge may do this before or after that close.
+ */
+static __always_inline void tsa_acct_to_usr(struct tsa_acct *a, u16 head)
+{
+	a->state = TSA_USR;
+	a->st[TSA_USR].entries++;
+	a->flags &= ~TSA_F_IN_KERNEL;
+	a->head = head;
+}
+
 /* The return to user mode of a plain call (and the head of that stay). */
 static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
 					       u16 head)
 {
 	u64 sys = tsa_acct_close(a, TSA_SYS, now, NULL);
 
-	a->state = TSA_USR;
-	a->st[TSA_USR].entries++;
-	a->flags &= ~TSA_F_IN_KERNEL;
-	a->head = head;
+	tsa_acct_to_usr(a, head);
 	return sys;
 }
 
@@ -385,10 +396,7 @@ static __always_inline bool tsa_acct_fault_exit_plain(const struct tsa_acct *a,
 		!(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
 }
 
-/*
- * The head of the USR stay it begins is set before SYS closes: closing
- * SYS leaves it alone (only a USR stay's close takes it).
- */
+/* Its return to user mode goes before SYS closes (tsa_acct_to_usr()). */
 static __always_inline void
 tsa_acct_fault_exit_fast_pre(struct tsa_acct *a, unsigned int fault_flags,
 			     unsigned int ret, u16 head)
@@ -398,9 +406,7 @@ tsa_acct_fault_exit_fast_pre(struct tsa_acct *a, unsigned int fault_flags,
 		a->count[TSA_MAJF]++;
 	else
 		a->count[TSA_MINF]++;
-	a->state = TSA_USR;
-	a->st[TSA_USR].entries++;
-	a->head = head;
+	tsa_acct_to_usr(a, head);
 }
 
 static __always_inline void tsa_acct_fault_exit_fast_at(struct tsa_acct *a,
