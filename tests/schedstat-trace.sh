@@ -13,13 +13,10 @@
 #   rq       the same from the run queue's books: the sum of
 #            sched_stat_wait and of sched_stat_runtime (what schedstat
 #            adds up, on the run queue's clock)
-#   stale    the part of rq - ev that the run queue's clock explains: at
-#            a switch after a wakeup that asked for a preemption, the
-#            kernel skips the clock update (rq_clock_skip_update()), so
-#            the switch is booked at that wakeup's clock; the sum over
-#            the thread's preempted switch-outs of (switch - the latest
-#            wakeup on that CPU before it), less the same over its
-#            switch-ins
+#
+# and, at each switch to a woken thread, how far the run queue's clock
+# that switch was booked at lay behind it (its sched_stat_wait against
+# its wait by the events), by how the thread switched out left.
 #
 #   tests/schedstat-trace.sh [--kernel VER] [--secs N] [--again] [-- STRESS-NG-ARGS...]
 #
@@ -84,8 +81,8 @@ function tsa_read(f, lat, cpu, now,   l, n, k, i, col) {
 	close(f)
 }
 BEGIN {
-	while ((getline l < SA) > 0) { split(l, k, " "); ra[k[1]] = k[2]; da[k[1]] = k[3]; pa[k[1]] = k[4]; comm[k[1]] = k[5] }
-	while ((getline l < SB) > 0) { split(l, k, " "); if (k[1] in ra) { want[k[1]] = 1; rb[k[1]] = k[2]; db[k[1]] = k[3]; pb[k[1]] = k[4] } }
+	while ((getline l < SA) > 0) { split(l, k, " "); ra[k[1]] = k[2]; da[k[1]] = k[3]; comm[k[1]] = k[5] }
+	while ((getline l < SB) > 0) { split(l, k, " "); if (k[1] in ra) { want[k[1]] = 1; rb[k[1]] = k[2]; db[k[1]] = k[3] } }
 	tsa_read(A, la, ca, nowa); tsa_read(B, lb, cb, nowb)
 	t0 = nowa[0]; t1 = nowb[0]
 }
@@ -102,9 +99,8 @@ BEGIN {
 		exit
 	}
 	if (ev == "sched_wakeup" || ev == "sched_wakeup_new") {
-		pid = field("pid"); tc = field("target_cpu") + 0
+		pid = field("pid")
 		if (!(pid in woke)) woke[pid] = t
-		lastwake[tc] = t
 		if (pid in want && !(pid in runnable)) { runnable[pid] = t; from[pid] = "wake" }
 	} else if (ev == "sched_switch") {
 		prev = field("prev_pid"); next_ = field("next_pid"); st = field("prev_state") + 0
@@ -119,18 +115,13 @@ BEGIN {
 			if (L > lagmax[how]) lagmax[how] = L
 		}
 		delete woke[next_]; delete qdelay[next_]; delete woke[prev]
-		# The run queue clock this switch was booked at is no later than
-		# the latest wakeup on this CPU since its previous switch.
-		gap = (cpu in lastwake && lastwake[cpu] > lastsw[cpu]) ? t - lastwake[cpu] : 0
-		lastsw[cpu] = t
 		if (prev in want) {
 			if (prev in on && t > t0 && t <= t1) evrun[prev] += t - (on[prev] > t0 ? on[prev] : t0)
 			delete on[prev]
 			if (st == 0 || st == 256) {
-				runnable[prev] = t; from[prev] = "preempt"; outgap[prev] = gap
+				runnable[prev] = t; from[prev] = "preempt"
 				npre[prev]++
 			} else delete runnable[prev]
-			if (t > t0 && t <= t1) stale_run[prev] += gap
 		}
 		if (next_ in want) {
 			on[next_] = t
@@ -138,13 +129,11 @@ BEGIN {
 				s0 = runnable[next_] > t0 ? runnable[next_] : t0
 				evlat[next_] += t - s0
 				# The whole stay, beside its sched_stat_wait.
-				stale_wait[next_] += (from[next_] == "preempt" ? outgap[next_] : 0) - gap
-				if (from[next_] == "preempt") { prewait_ev[next_] += t - runnable[next_]; nprestay[next_]++ }
+				if (from[next_] == "preempt") prewait_ev[next_] += t - runnable[next_]
 				else wakewait_ev[next_] += t - runnable[next_]
-				inwin[next_] = 1
 			}
 			delete runnable[next_]
-			if (t > t0 && t <= t1) { stale_run[next_] -= gap; nin[next_]++ }
+			if (t > t0 && t <= t1) nin[next_]++
 		}
 	} else if (ev == "sched_stat_wait") {
 		pid = field("pid")
@@ -160,23 +149,22 @@ BEGIN {
 	}
 }
 END {
-	printf "%-8s %-16s %5s %5s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s (ms)\n", \
-		"tid", "comm", "in", "pre", "tsa_LAT", "ev_LAT", "sstatDly", "rq_wait", "staleW", \
-		"tsa_on", "ev_run", "sstatRun", "rq_run", "staleR"
+	fmt = "%-8s %-16s %5s %5s | %8s %8s %8s %8s | %8s %8s %8s %8s (ms)\n"
+	row = "%-8s %-16s %5d %5d | %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f\n"
+	printf fmt, "tid", "comm", "in", "pre", "tsa_LAT", "ev_LAT", "sstatDly", "rq_wait", \
+		"tsa_on", "ev_run", "sstatRun", "rq_run"
 	for (id in want) {
 		if (!(id in la) || !(id in lb)) continue
-		printf "%-8s %-16s %5d %5d | %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f\n", \
-			id, comm[id], nin[id], npre[id], (lb[id] - la[id]) / 1e6, evlat[id] / 1e6, \
-			(db[id] - da[id]) / 1e6, rqwait[id] / 1e6, stale_wait[id] / 1e6, \
+		printf row, id, comm[id], nin[id], npre[id], (lb[id] - la[id]) / 1e6, \
+			evlat[id] / 1e6, (db[id] - da[id]) / 1e6, rqwait[id] / 1e6, \
 			(cb[id] - ca[id]) / 1e6, evrun[id] / 1e6, (rb[id] - ra[id]) / 1e6, \
-			rqrun[id] / 1e6, stale_run[id] / 1e6
-		tl += lb[id] - la[id]; el += evlat[id]; dl += db[id] - da[id]; ql += rqwait[id]; sw += stale_wait[id]
-		tc += cb[id] - ca[id]; er += evrun[id]; dr += rb[id] - ra[id]; qr += rqrun[id]; sr += stale_run[id]
+			rqrun[id] / 1e6
+		tl += lb[id] - la[id]; el += evlat[id]; dl += db[id] - da[id]; ql += rqwait[id]
+		tc += cb[id] - ca[id]; er += evrun[id]; dr += rb[id] - ra[id]; qr += rqrun[id]
 		pw += prewait_ev[id]; ww += wakewait_ev[id]; ni += nin[id]; np += npre[id]
 	}
-	printf "%-8s %-16s %5d %5d | %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f\n", \
-		"all", "-", ni, np, tl / 1e6, el / 1e6, dl / 1e6, ql / 1e6, sw / 1e6, \
-		tc / 1e6, er / 1e6, dr / 1e6, qr / 1e6, sr / 1e6
+	printf row, "all", "-", ni, np, tl / 1e6, el / 1e6, dl / 1e6, ql / 1e6, \
+		tc / 1e6, er / 1e6, dr / 1e6, qr / 1e6
 	for (how in lagn)
 		printf "# switches to a woken thread, prev %s: %d, the run queue clock behind the switch by %.1f us on average (%d of them over 50 us, at most %.1f us; %.2f ms in all)\n", \
 			how, lagn[how], lags[how] / lagn[how] / 1e3, lagbig[how], lagmax[how] / 1e3, lags[how] / 1e6
