@@ -311,19 +311,20 @@ tsa_calls_take_free(struct tsa_calls *c, u16 key)
 }
 
 /*
- * For a fast return whose call neither hint names: its row, hinted as
+ * For a fast return whose call (@key) neither hint names: its row, hinted as
  * tsa_calls_row() hints it; else, if the call has none and a row is free,
  * the first free row (not yet taken: tsa_calls_take_free() does that,
  * where readers may not look), for a call that was only on CPU and is
  * named (one entered before tracking takes the general way); else NULL.
  */
-static __always_inline struct tsa_call_row *tsa_calls_find_fast(struct tsa_calls *c)
+static __always_inline struct tsa_call_row *tsa_calls_find_fast(struct tsa_calls *c,
+								u16 key)
 {
-	struct tsa_call_row *r = tsa_calls_search(c, c->cur_key);
+	struct tsa_call_row *r = tsa_calls_search(c, key);
 
 	if (r)
 		return r;
-	if (c->rows < c->max && c->cur_key < TSA_CALL_OTHER &&
+	if (c->rows < c->max && key < TSA_CALL_OTHER &&
 	    !(c->mask & ~BIT(TSA_SYS)))
 		return &c->row[c->rows];
 	return NULL;

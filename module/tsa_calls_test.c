@@ -464,6 +464,55 @@ static void kernel_thread_is_in_no_call(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tsa_calls_total(a->tab[TSA_T_CALLS]), 0ULL);
 }
 
+/*
+ * A call that has only been on CPU keeps its key in the record, not the
+ * table (which it has not written): a reader's copy counts it all the
+ * same, and its first stay off CPU moves the key into the table.
+ */
+static void call_on_cpu_keeps_its_key_in_the_record(struct kunit *test)
+{
+	struct tsa_acct *a = thread(test, 8, 0, TSA_USR, 0);
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+	struct tsa_calls *copy = calls(test, 8);
+
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->call, (unsigned int)TSA_CALL_NONE);
+	tsa_acct_sys_enter_fast(a, 10, NR_A);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->call, (unsigned int)NR_A);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->cur_key, (unsigned int)TSA_CALL_NONE);
+	memcpy(copy, c, tsa_calls_size(8, false));
+	tsa_acct_table_snapshot(a, TSA_T_CALLS, 30, copy);
+	KUNIT_EXPECT_EQ(test, (unsigned int)copy->cur_key, (unsigned int)NR_A);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
+	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(copy, row_of(copy, NR_A), TSA_SYS), 20ULL);
+	KUNIT_EXPECT_NULL(test, row_of(c, NR_A));
+	/* Asleep in it: the key moves, the sleep is the call's. */
+	tsa_acct_switch_out(a, 40, TSA_SW_BLOCK, TSA_SLP);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->call, (unsigned int)TSA_CALL_NONE);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->cur_key, (unsigned int)NR_A);
+	tsa_acct_wakeup(a, 50);
+	tsa_acct_switch_in(a, 55, 0);
+	/* Its row has no slot for SLP and LAT yet: the general way. */
+	KUNIT_EXPECT_FALSE(test, tsa_acct_sys_exit_fast(a, 60, 0));
+	tsa_acct_sys_exit(a, 60, NR_A, false);
+	/* The same again, and this time the fast return ends it. */
+	tsa_acct_sys_enter_fast(a, 70, NR_A);
+	tsa_acct_switch_out(a, 80, TSA_SW_BLOCK, TSA_SLP);
+	tsa_acct_wakeup(a, 90);
+	tsa_acct_switch_in(a, 95, 0);
+	KUNIT_EXPECT_TRUE(test, tsa_acct_sys_exit_plain(a) &&
+			  tsa_acct_sys_exit_fast(a, 100, 0));
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->call, (unsigned int)TSA_CALL_NONE);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->cur_key, (unsigned int)TSA_CALL_NONE);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->mask, 0U);
+	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_A));
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_A)->calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, row_of(c, NR_A)->ns, 80ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, row_of(c, NR_A), TSA_SLP), 20ULL);
+	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(c, row_of(c, NR_A), TSA_LAT), 10ULL);
+	KUNIT_EXPECT_EQ(test, check_rows(test, c), 80ULL);
+}
+
 /* A reader's copy counts the call in progress; the record is untouched. */
 static void snapshot_counts_the_call_in_progress(struct kunit *test)
 {
@@ -473,7 +522,7 @@ static void snapshot_counts_the_call_in_progress(struct kunit *test)
 	tsa_acct_sys_enter(a, 10, NR_A);
 	tsa_acct_switch_out(a, 12, TSA_SW_BLOCK, TSA_LCK);
 	memcpy(copy, a->tab[TSA_T_CALLS], tsa_calls_size(8, false));
-	tsa_acct_table_snapshot(a, 30, copy);
+	tsa_acct_table_snapshot(a, TSA_T_CALLS, 30, copy);
 	KUNIT_ASSERT_NOT_NULL(test, row_of(copy, NR_A));
 	KUNIT_EXPECT_EQ(test, row_of(copy, NR_A)->calls, 1ULL);
 	KUNIT_EXPECT_EQ(test, tsa_call_row_ns(copy, row_of(copy, NR_A), TSA_LCK), 18ULL);
@@ -552,7 +601,7 @@ static void call_durations_in_buckets(struct kunit *test)
 	tsa_acct_switch_out(a, 4000100, TSA_SW_BLOCK, TSA_IDL);
 	copy = calls_hist(test, 2, true);
 	memcpy(copy, c, tsa_calls_size(2, true));
-	tsa_acct_table_snapshot(a, 9000000, copy);
+	tsa_acct_table_snapshot(a, TSA_T_CALLS, 9000000, copy);
 	KUNIT_EXPECT_EQ(test, (unsigned int)copy->cur_key, (unsigned int)NR_B);
 	r = row_of(copy, NR_B);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -772,6 +821,10 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 		} else {
 			tsa_acct_sys_enter(f, in, key);
 		}
+		/* Both leave the key in the record's first line. */
+		KUNIT_ASSERT_TRUE_MSG(test, same_records(g, f, 4),
+				      "records differ after entry %u", i);
+		KUNIT_ASSERT_EQ(test, (unsigned int)f->call, (unsigned int)key);
 		if (i % 5 == 2) {		/* preempted in the call */
 			tsa_acct_switch_out(g, in + 1, TSA_SW_PREEMPT, 0);
 			tsa_acct_switch_out(f, in + 1, TSA_SW_PREEMPT, 0);
@@ -917,6 +970,7 @@ static void fast_fault_edges_leave_the_general_record(struct kunit *test)
 }
 
 static struct kunit_case tsa_calls_cases[] = {
+	KUNIT_CASE(call_on_cpu_keeps_its_key_in_the_record),
 	KUNIT_CASE(fast_edges_leave_the_general_record),
 	KUNIT_CASE(fast_fault_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),

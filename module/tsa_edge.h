@@ -50,9 +50,12 @@ static __always_inline bool tsa_acct_switch_out(struct tsa_acct *a, u64 now,
 static __always_inline bool tsa_acct_switch_in(struct tsa_acct *a, u64 now,
 					       int cpu)
 {
-	if (a->last_cpu != TSA_NO_CPU && a->last_cpu != cpu)
-		a->count[TSA_MIG]++;
-	a->last_cpu = cpu;
+	/* Written only when it changes: it is not in the lines a switch writes. */
+	if (unlikely(a->last_cpu != cpu)) {
+		if (a->last_cpu != TSA_NO_CPU)
+			a->count[TSA_MIG]++;
+		a->last_cpu = cpu;
+	}
 	return __tsa_acct_enter(a, now, tsa_acct_cpu_state(a));
 }
 
@@ -150,14 +153,17 @@ static __always_inline void tsa_acct_sys_enter_fast_pre(struct tsa_acct *a,
 	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL;
-	/* Out of a call, nothing is charged to it: mask is 0 already. */
-	if (c) {
-		if (IS_ENABLED(CONFIG_PROVE_LOCKING))
-			WARN_ONCE(tsa_calls_in_call(c) || c->mask,
-				  "tsa: a call open in user mode (key %#x, mask %#x)\n",
-				  c->cur_key, c->mask);
-		c->cur_key = call;
-	}
+	/*
+	 * Out of a call, nothing is charged to one (mask is 0 already), and
+	 * the key goes where the general entry puts it: the record's first
+	 * line (tsa_acct_calls()), not the table's.
+	 */
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+		WARN_ONCE(a->call != TSA_CALL_NONE ||
+			  (c && (tsa_calls_in_call(c) || c->mask)),
+			  "tsa: a call open in user mode (key %#x, table's %#x, mask %#x)\n",
+			  a->call, c ? c->cur_key : 0, c ? c->mask : 0);
+	a->call = call;
 }
 
 static __always_inline void tsa_acct_sys_enter_fast_at(struct tsa_acct *a,
@@ -204,6 +210,16 @@ static __always_inline u64 tsa_acct_sys_return(struct tsa_acct *a, u64 now,
 	return sys;
 }
 
+/*
+ * The open call's key: in the record while the call has only been on CPU,
+ * in the table once a stay was charged to it (tsa_acct_calls()).
+ */
+static __always_inline u16 tsa_acct_call_key(const struct tsa_acct *a,
+					     const struct tsa_calls *c)
+{
+	return a->call != TSA_CALL_NONE ? a->call : c->cur_key;
+}
+
 /* How a call's return may go (tsa_acct_sys_exit_row()). */
 enum tsa_exit_way {
 	TSA_EXIT_GENERAL,	/* tsa_acct_sys_exit() */
@@ -226,10 +242,12 @@ tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r;
+	u16 key;
 
 	*row = NULL;
 	if (!c)
 		return TSA_EXIT_FAST;
+	key = tsa_acct_call_key(a, c);
 	/*
 	 * tsa_calls_hinted() written out, so that the first hint's hit
 	 * (a row's address) is not tested for NULL as its result is, and
@@ -237,13 +255,16 @@ tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
 	 * keep this probe's values in saved registers.
 	 */
 	r = &c->row[c->hint[0]];
-	if (unlikely(r->key != c->cur_key)) {
-		r = tsa_calls_hint_second(c, c->cur_key);
+	if (unlikely(r->key != key)) {
+		r = tsa_calls_hint_second(c, key);
 		if (!r)
 			return TSA_EXIT_UNHINTED;
 	}
-	/* Most calls never left the CPU: no bit, or SYS's alone. */
-	if (c->mask & ~r->slots)
+	/*
+	 * Most calls never left the CPU (their key is still in the record,
+	 * and nothing in cur[]); of the others, SYS's bit alone is common.
+	 */
+	if (a->call == TSA_CALL_NONE && (c->mask & ~r->slots))
 		return TSA_EXIT_GENERAL;
 	*row = r;
 	return TSA_EXIT_FAST;
@@ -258,7 +279,8 @@ static __always_inline bool
 tsa_acct_sys_exit_row_unhinted(struct tsa_acct *a, struct tsa_call_row **row)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
-	struct tsa_call_row *r = tsa_calls_find_fast(c);
+	struct tsa_call_row *r = tsa_calls_find_fast(c,
+						     tsa_acct_call_key(a, c));
 
 	if (!r || (!tsa_calls_is_free(c, r) && (c->mask & ~r->slots)))
 		return false;
@@ -282,25 +304,34 @@ static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	u64 sys, ns;
 
 	sys = tsa_acct_sys_return(a, now, head);
-	if (!r)
+	if (!r) {
+		a->call = TSA_CALL_NONE;
 		return;
+	}
 	c = a->tab[TSA_T_CALLS];
 	if (may_take && tsa_calls_is_free(c, r))
-		tsa_calls_take_free(c, c->cur_key);
+		tsa_calls_take_free(c, tsa_acct_call_key(a, c));
 	ns = sys;
-	for (mask = c->mask; mask; mask &= mask - 1) {
-		s = __ffs(mask);
-		tsa_call_row_add_ns(r, s, c->cur[s]);
-		ns += c->cur[s];
+	/*
+	 * A call that stayed on CPU left the table's header alone (its key
+	 * is in the record, cur[] empty): so does its return.
+	 */
+	if (a->call == TSA_CALL_NONE) {
+		for (mask = c->mask; mask; mask &= mask - 1) {
+			s = __ffs(mask);
+			tsa_call_row_add_ns(r, s, c->cur[s]);
+			ns += c->cur[s];
+		}
+		c->mask = 0;
+		c->cur_key = TSA_CALL_NONE;
 	}
+	a->call = TSA_CALL_NONE;
 	r->calls++;
 	r->ns += ns;
 	tsa_call_row_add_ns(r, TSA_SYS, sys);
 	if (ns > r->longest)
 		r->longest = ns;
 	tsa_calls_count_b(c, r, ns);
-	c->mask = 0;
-	c->cur_key = TSA_CALL_NONE;
 }
 
 /* Of a row that tsa_acct_sys_exit_row() gave: one in use. */

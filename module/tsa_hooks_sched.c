@@ -151,10 +151,8 @@ static bool tsa_syscall_entry_stop(struct task_struct *p)
 }
 
 /* The key of the call current is in, by its registers. */
-static u16 tsa_current_call_key(const struct tsa_thread *th)
+static u16 tsa_current_call_key(void)
 {
-	if (!th->acct.tab[TSA_T_CALLS])
-		return 0;
 	return tsa_call_key(syscall_get_nr(current, task_pt_regs(current)),
 			    tsa_task_compat(current));
 }
@@ -318,7 +316,7 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		if (unlikely(prev_state & __TASK_TRACED) &&
 		    kind == TSA_SW_BLOCK && tsa_syscall_entry_stop(prev))
 			tsa_acct_sys_enter_unseen(&pth->acct,
-						  tsa_current_call_key(pth),
+						  tsa_current_call_key(),
 						  true);
 	}
 	if (nth) {

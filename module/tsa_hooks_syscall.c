@@ -33,7 +33,7 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 	th = tsa_thread_current();
 	if (!th)
 		return;
-	call = th->acct.tab[TSA_T_CALLS] ? tsa_call_key(nr, compat) : 0;
+	call = tsa_call_key(nr, compat);
 	locked = tsa_thread_own_begin(th, &flags);
 	now = tsa_stamp(ev == TSA_EV_SYS_ENTER ? TSA_STAMP_SYS_ENTER :
 			TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());

@@ -57,6 +57,7 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->state = s;
 	a->flags = flags;
 	a->st[s].entries = 1;
+	a->call = TSA_CALL_NONE;
 	a->last_cpu = TSA_NO_CPU;
 }
 
@@ -86,6 +87,21 @@ bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s)
 }
 
 /*
+ * The thread enters call @call (one still open is closed first): its key
+ * waits in the record, as the fast entry leaves it (tsa_acct_calls()).
+ */
+static void tsa_acct_call_begin(struct tsa_acct *a, u16 call)
+{
+	struct tsa_calls *c = tsa_acct_calls(a);
+
+	if (c && unlikely(tsa_calls_in_call(c))) {
+		tsa_calls_fold(c, true, NULL);
+		c->cur_key = TSA_CALL_NONE;
+	}
+	a->call = call;
+}
+
+/*
  * A call begins before its sys_enter, or without one: the kernel's entry
  * work (a tracer, seccomp) runs before that tracepoint and may skip it.
  * @early: at a tracer's syscall-entry stop, where the thread is about to
@@ -100,22 +116,24 @@ void tsa_acct_sys_enter_unseen(struct tsa_acct *a, u16 call, bool early)
 		return;
 	a->count[TSA_SCL]++;
 	a->flags |= TSA_F_IN_KERNEL | (early ? TSA_F_CALL_EARLY : 0);
-	if (a->tab[TSA_T_CALLS])
-		tsa_calls_begin(a->tab[TSA_T_CALLS], call);
+	tsa_acct_call_begin(a, call);
 }
 
 /* sys_enter of a call entered at a tracer's stop: renamed, not counted. */
 static noinline bool tsa_acct_sys_enter_late(struct tsa_acct *a, u64 now,
 					     u16 call)
 {
+	struct tsa_calls *c = tsa_acct_calls(a);
+
 	a->flags &= ~TSA_F_CALL_EARLY;
 	/*
 	 * The tracer may have changed the number; -1 (no call: skip it)
 	 * leaves the call the stop began.
 	 */
-	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]) &&
-	    call < TSA_CALL_OTHER)
-		a->tab[TSA_T_CALLS]->cur_key = call;
+	if (c && tsa_calls_in_call(c) && call < TSA_CALL_OTHER)
+		c->cur_key = call;
+	else if (!c && call < TSA_CALL_OTHER)
+		a->call = call;
 	return a->state == TSA_SYS ? false : __tsa_acct_enter(a, now, TSA_SYS);
 }
 
@@ -139,8 +157,7 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 	    (a->flags & (TSA_F_PROVISIONAL | TSA_F_EDGE)))
 		clamped = __tsa_acct_enter(a, now, TSA_SYS);
 	a->flags |= TSA_F_IN_KERNEL;
-	if (a->tab[TSA_T_CALLS])
-		tsa_calls_begin(a->tab[TSA_T_CALLS], call);
+	tsa_acct_call_begin(a, call);
 	return clamped;
 }
 
@@ -153,6 +170,7 @@ bool tsa_acct_sys_enter(struct tsa_acct *a, u64 now, u16 call)
 bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 {
 	struct tsa_call_row *row = NULL, *counted = NULL;
+	struct tsa_calls *c;
 	u64 stamp, ns = 0;
 	bool clamped = false;
 
@@ -161,8 +179,10 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 		tsa_acct_sys_enter_unseen(a, call, false);
 	a->flags &= ~(TSA_F_IN_KERNEL | TSA_F_CALL_EARLY);
 	a->count[TSA_SIG] += sig;
-	if (a->tab[TSA_T_CALLS]) {
-		row = tsa_calls_end(a->tab[TSA_T_CALLS], call, &ns);
+	c = tsa_acct_calls(a);
+	a->call = TSA_CALL_NONE;
+	if (c) {
+		row = tsa_calls_end(c, call, &ns);
 		/* A provisional record's tables start again when it settles. */
 		if (!(a->flags & TSA_F_PROVISIONAL))
 			counted = row;
@@ -180,12 +200,11 @@ bool tsa_acct_sys_exit(struct tsa_acct *a, u64 now, u16 call, bool sig)
 		clamped = __tsa_acct_enter(a, now, (a->flags & TSA_F_EDGE) ?
 					   TSA_SYS : TSA_USR);
 	if (row) {
-		tsa_calls_add_sys(a->tab[TSA_T_CALLS], row, ns,
-				  a->stamp - stamp);
+		tsa_calls_add_sys(c, row, ns, a->stamp - stamp);
 		ns += a->stamp - stamp;
 	}
 	if (counted)
-		tsa_calls_count_b(a->tab[TSA_T_CALLS], counted, ns);
+		tsa_calls_count_b(c, counted, ns);
 	return clamped;
 }
 
@@ -452,16 +471,20 @@ u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now, struct tsa_acct *out)
 }
 
 /*
- * A copy @c of one of @a's tables as seen at @now, @a being the copy of the
+ * A copy @c of @a's table @k as seen at @now, @a being the copy of the
  * record taken with it: the call in progress counts, up to @now, as a
  * call of its own, in no bucket (c->cur_key: its row's key); rows sorted
  * by time.
  */
-void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
-			     struct tsa_calls *c)
+void tsa_acct_table_snapshot(const struct tsa_acct *a, unsigned int k,
+			     u64 now, struct tsa_calls *c)
 {
 	bool count = !(a->flags & TSA_F_EXITING);
 	struct tsa_call_row *r;
+
+	/* Its key still in the record: it has only been on CPU. */
+	if (k == TSA_T_CALLS && a->call != TSA_CALL_NONE)
+		c->cur_key = a->call;
 
 	if (!(a->flags & TSA_F_DEAD) && tsa_calls_in_call(c))
 		tsa_calls_charge(c, a->state, max(now, a->stamp) - a->stamp);

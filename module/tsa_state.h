@@ -202,13 +202,14 @@ struct tsa_acct {
 	u8 flags;
 	u8 ctx;			/* TSA_C_* */
 	u8 trp_from;		/* state interrupted by TRP */
-	s16 last_cpu;		/* CPU it last ran on: MIG, and tsa_cpu */
+	u16 call;		/* the open call's key: tsa_acct_calls() */
 	u16 head;		/* of this USR stay, SYS's: tsa_calib.h */
 	u64 count[TSA_NR_COUNTERS];
 	struct tsa_stays st[TSA_NR_STATES];
 	u64 since;		/* birth, or when tracking started */
 	u64 clamps;		/* timestamps that went backwards */
 	u64 head_ns;		/* SYS time that heads gave: calibrated */
+	s16 last_cpu;		/* CPU it last ran on: MIG, and tsa_cpu */
 	struct tsa_wakers wk;		/* who ended its stays off CPU */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 	struct tsa_hist *hist;		/* or NULL (and in copies) */
@@ -313,8 +314,8 @@ void tsa_acct_trap_suspend(struct tsa_acct *a);
 
 u64 tsa_acct_snapshot(const struct tsa_acct *a, u64 now,
 		      struct tsa_acct *out);
-void tsa_acct_table_snapshot(const struct tsa_acct *a, u64 now,
-			     struct tsa_calls *c);
+void tsa_acct_table_snapshot(const struct tsa_acct *a, unsigned int k,
+			     u64 now, struct tsa_calls *c);
 void tsa_acct_hist_snapshot(const struct tsa_acct *a,
 			    const struct tsa_acct *out, struct tsa_hist *h);
 void tsa_hist_merge(struct tsa_hist *to, const struct tsa_stays *to_st,
@@ -338,6 +339,25 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1);
  * together (debugfs clock_clamps adds the hooks' own count).
  */
 extern atomic64_t tsa_acct_fast_clamps;
+
+/*
+ * The calls table, with the open call's key in it. A call begins with its
+ * key in the record's first line (@a->call), which its edges write anyway,
+ * so that a call that stays on CPU writes no line of the table but its
+ * row's (tsa_edge.h); the key moves into the table (cur_key) at the first
+ * stay charged to the call, or when a general path looks at the table.
+ * Without a table the key stays in the record until the call returns.
+ */
+static __always_inline struct tsa_calls *tsa_acct_calls(struct tsa_acct *a)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+
+	if (c && a->call != TSA_CALL_NONE) {
+		c->cur_key = a->call;
+		a->call = TSA_CALL_NONE;
+	}
+	return c;
+}
 
 /*
  * Close the stay in @s, the current state, at @now: a clock behind the
@@ -396,9 +416,10 @@ static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 {
 	bool clamped;
 	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
+	struct tsa_calls *c = tsa_acct_calls(a);
 
-	if (a->tab[TSA_T_CALLS] && tsa_calls_in_call(a->tab[TSA_T_CALLS]))
-		tsa_calls_charge(a->tab[TSA_T_CALLS], a->state, stay);
+	if (c && tsa_calls_in_call(c))
+		tsa_calls_charge(c, a->state, stay);
 	if (unlikely(a->tab[TSA_T_TRAPS]) &&
 	    tsa_calls_in_call(a->tab[TSA_T_TRAPS]))
 		tsa_calls_charge(a->tab[TSA_T_TRAPS], a->state, stay);

@@ -901,7 +901,7 @@ u64 tsa_thread_read(struct tsa_thread *th, u64 now, struct tsa_acct *out,
 	}
 	for (k = 0; tables && k < TSA_NR_TABLES; k++)
 		if (tsa_rows[k])
-			tsa_acct_table_snapshot(&copy, now,
+			tsa_acct_table_snapshot(&copy, k, now,
 						tsa_table_in(tables, k));
 	stay = tsa_acct_snapshot(&copy, now, out);
 	if (tsa_table_hist(tables))

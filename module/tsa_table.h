@@ -123,12 +123,13 @@ struct tsa_thread {
 
 /*
  * Those two lines, where the seqcount is the bare counter (no lockdep, no
- * PREEMPT_RT): line 0 the seqcount, stamp, state and flags and SCL, line
- * 1 the books of USR and SYS.
+ * PREEMPT_RT): line 0 the seqcount, stamp, state and flags, the open
+ * call's key and SCL, line 1 the books of USR and SYS.
  */
 #if !IS_ENABLED(CONFIG_LOCKDEP) && !IS_ENABLED(CONFIG_PREEMPT_RT) && \
 	L1_CACHE_BYTES == 64
-static_assert(offsetof(struct tsa_thread, acct.count[TSA_SCL]) < 64 &&
+static_assert(offsetof(struct tsa_thread, acct.call) < 64 &&
+	      offsetof(struct tsa_thread, acct.count[TSA_SCL]) < 64 &&
 	      offsetof(struct tsa_thread, acct.st[TSA_USR]) >= 64 &&
 	      offsetof(struct tsa_thread, acct.st[TSA_SYS + 1]) <= 128);
 #endif
