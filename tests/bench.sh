@@ -76,12 +76,21 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 	  if (t ~ /^wl:/) { if (!(t in seenw)) { seenw[t] = 1; ws[++nw] = t } }
 	  else if (!(t in seent)) { seent[t] = 1; ts[++nt] = t }
 	  k = c "/" t
+	  all[k, ++rounds[k]] = v
 	  # The classes come from the round of least instructions.
 	  if (!(k in best) || v < best[k]) {
 		best[k] = v
 		for (i = 7; i <= 12; i++) cls[k, i - 6] = $i / n
 	  }
 	  if ($5 != 1) vcpu = 1 }
+	# The median of a configuration'\''s rounds (the targets are medians).
+	function median(k,   n, i, j, x, m) {
+		n = rounds[k]
+		for (i = 1; i <= n; i++) m[i] = all[k, i]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && m[j - 1] > m[j]; j--) { x = m[j]; m[j] = m[j - 1]; m[j - 1] = x }
+		return n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
+	}
 	function added(c, t, i,   o, at) {
 		o = "off/" t
 		if (c ~ /@/) { split(c, at, "@"); o = "off@" at[2] "/" t }
@@ -189,11 +198,14 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 				c = cf[q]
 				if (!((c "/" t) in best) || !(("floor/" t) in best)) continue
 				a = best[c "/" t] - o
-				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f floor_locked=%.2f floor_fences=%.2f\n",
+				mo = median("off/" t); ma = median(c "/" t) - mo
+				mf = median("floor/" t) - mo
+				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f floor_locked=%.2f floor_fences=%.2f rounds=%d tsa_median=%+.0f floor_median=%+.0f ratio_median=%.2f\n",
 					(c == "on" ? "" : "-calls0"), t, a, f, (f > 0 ? a / f : 0),
 					added(c, t, 1), added(c, t, 2), added(c, t, 3),
 					added(c, t, 4), added(c, t, 5), added(c, t, 6),
-					added("floor", t, 1), added("floor", t, 2)
+					added("floor", t, 1), added("floor", t, 2),
+					rounds[c "/" t], ma, mf, (mf > 0 ? ma / mf : 0)
 			}
 		}
 		for (j = 1; j <= nw; j++) if (j in wl) print wl[j]
