@@ -240,17 +240,18 @@ static inline u16 tsa_call_key(long nr, bool ia32)
 void tsa_calls_reset(struct tsa_calls *c, unsigned int max, bool hist,
 		     bool in_call);
 
-/* The row of @key if the second hint names it (the hints swap), or NULL. */
+/*
+ * The row of @key if the second hint names it, or NULL. The hints keep
+ * their order: calls that alternate (a pipe's read and write) then hit
+ * the first hint every other time, where swapping them made every call
+ * miss it, and a hit writes nothing to the table.
+ */
 static __always_inline struct tsa_call_row *
 tsa_calls_hint_second(struct tsa_calls *c, u16 key)
 {
-	u8 h0 = c->hint[0], h1 = c->hint[1];
+	struct tsa_call_row *r = &c->row[c->hint[1]];
 
-	if (c->row[h1].key != key)
-		return NULL;
-	c->hint[0] = h1;
-	c->hint[1] = h0;
-	return &c->row[h1];
+	return r->key == key ? r : NULL;
 }
 
 /* The same out of line, for the general paths. */

@@ -300,10 +300,15 @@ static void alternating_calls_keep_their_rows(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, row_of(c, NR_B));
 	KUNIT_EXPECT_EQ(test, row_of(c, NR_A)->calls, 5ULL);
 	KUNIT_EXPECT_EQ(test, row_of(c, NR_B)->calls, 5ULL);
-	/* Latest first: B, then A; both rows hinted. */
+	/*
+	 * Both rows hinted, the one taken last first: a hit on the second
+	 * hint does not reorder them, so A and B each hit one of them.
+	 */
 	KUNIT_EXPECT_PTR_EQ(test, tsa_calls_hinted(c, NR_B), row_of(c, NR_B));
 	KUNIT_EXPECT_PTR_EQ(test, tsa_calls_hinted(c, NR_A), row_of(c, NR_A));
 	KUNIT_EXPECT_EQ(test, (unsigned int)c->hint[0],
+			(unsigned int)(row_of(c, NR_B) - c->row));
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->hint[1],
 			(unsigned int)(row_of(c, NR_A) - c->row));
 	/* C evicts the least row (A: 5 calls of 3, as B; the first wins). */
 	tsa_acct_sys_enter(a, t, NR_C);
