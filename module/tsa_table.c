@@ -45,13 +45,36 @@ static struct kmem_cache *tsa_group_cache, *tsa_kgroup_cache;
  */
 static unsigned int tsa_rows[TSA_NR_TABLES];
 static enum tsa_hist_mode tsa_hist_mode;	/* a tsa_hist after the tables */
-static atomic64_t tsa_nr_threads = ATOMIC64_INIT(0);
-static atomic64_t tsa_nr_groups = ATOMIC64_INIT(0);
-static atomic64_t tsa_nr_kthreads = ATOMIC64_INIT(0);	/* of those, kernel */
-static atomic64_t tsa_nr_kgroups = ATOMIC64_INIT(0);
+/*
+ * Records and groups in the table, counted under tsa_table_lock (no
+ * atomics at every fork and exit), read by the stats without it.
+ */
+static u64 tsa_nr_threads, tsa_nr_groups;
+static u64 tsa_nr_kthreads, tsa_nr_kgroups;	/* of those, kernel */
 static atomic64_t tsa_nr_alloc_failures = ATOMIC64_INIT(0);
-/* Objects allocated and not yet freed: must be zero after unload. */
-static atomic64_t tsa_nr_objects = ATOMIC64_INIT(0);
+/*
+ * Objects allocated and not yet freed: must be zero after unload. Per
+ * CPU, summed by the readers: freed by RCU callbacks on any CPU, an
+ * object is counted in one CPU's count and out of another's.
+ */
+static DEFINE_PER_CPU(long, tsa_nr_objects);
+
+/* Under tsa_table_lock: @n changes by @d. */
+static void tsa_count(u64 *n, int d)
+{
+	lockdep_assert_held(&tsa_table_lock);
+	WRITE_ONCE(*n, *n + d);
+}
+
+static long tsa_objects(void)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(tsa_nr_objects, cpu);
+	return n;
+}
 
 static struct kmem_cache *tsa_thread_cache_of(bool kern)
 {
@@ -68,13 +91,13 @@ static void *tsa_obj_alloc(struct kmem_cache *c, gfp_t gfp)
 	void *p = kmem_cache_zalloc(c, gfp | __GFP_NOWARN);
 
 	if (p)
-		atomic64_inc(&tsa_nr_objects);
+		this_cpu_inc(tsa_nr_objects);
 	return p;
 }
 
 static void tsa_obj_free(struct kmem_cache *c, void *p)
 {
-	atomic64_dec(&tsa_nr_objects);
+	this_cpu_dec(tsa_nr_objects);
 	kmem_cache_free(c, p);
 }
 
@@ -412,14 +435,13 @@ void tsa_table_exit(void)
 			tsa_obj_free(tsa_group_cache_of(g->kern), g);
 		}
 	}
-	atomic64_set(&tsa_nr_threads, 0);
-	atomic64_set(&tsa_nr_groups, 0);
-	atomic64_set(&tsa_nr_kthreads, 0);
-	atomic64_set(&tsa_nr_kgroups, 0);
+	WRITE_ONCE(tsa_nr_threads, 0);
+	WRITE_ONCE(tsa_nr_groups, 0);
+	WRITE_ONCE(tsa_nr_kthreads, 0);
+	WRITE_ONCE(tsa_nr_kgroups, 0);
 	/* Wait for the call_rcu() frees of records removed before. */
 	rcu_barrier();
-	WARN(atomic64_read(&tsa_nr_objects), "tsa: %lld objects leaked\n",
-	     atomic64_read(&tsa_nr_objects));
+	WARN(tsa_objects(), "tsa: %ld objects leaked\n", tsa_objects());
 	tsa_caches_destroy();
 	kvfree(tsa_threads);
 }
@@ -688,16 +710,16 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		if (g->hist)
 			tsa_hist_clear(g->hist);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
-		atomic64_inc(&tsa_nr_groups);
+		tsa_count(&tsa_nr_groups, 1);
 		if (g->kern)
-			atomic64_inc(&tsa_nr_kgroups);
+			tsa_count(&tsa_nr_kgroups, 1);
 	}
 	th->group = g;
 	th->key = t;
 	hlist_add_head_rcu(&th->node, tsa_thread_bucket(t));
-	atomic64_inc(&tsa_nr_threads);
+	tsa_count(&tsa_nr_threads, 1);
 	if (th->kern)
-		atomic64_inc(&tsa_nr_kthreads);
+		tsa_count(&tsa_nr_kthreads, 1);
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
 
 	if (unused)
@@ -728,9 +750,9 @@ static void tsa_group_put_locked(struct tsa_group *g)
 	if (!refcount_dec_and_test(&g->ref))
 		return;
 	hlist_del_rcu(&g->node);
-	atomic64_dec(&tsa_nr_groups);
+	tsa_count(&tsa_nr_groups, -1);
 	if (g->kern)
-		atomic64_dec(&tsa_nr_kgroups);
+		tsa_count(&tsa_nr_kgroups, -1);
 	call_rcu(&g->rcu, tsa_group_free_rcu);
 }
 
@@ -769,9 +791,9 @@ void tsa_thread_remove(const struct task_struct *t)
 	th = tsa_thread_find(t);
 	if (th) {
 		hlist_del_rcu(&th->node);
-		atomic64_dec(&tsa_nr_threads);
+		tsa_count(&tsa_nr_threads, -1);
 		if (th->kern)
-			atomic64_dec(&tsa_nr_kthreads);
+			tsa_count(&tsa_nr_kthreads, -1);
 		tsa_group_put_locked(th->group);
 	}
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
@@ -1024,10 +1046,10 @@ bool tsa_thread_exit(struct tsa_thread *th)
 
 void tsa_table_get_stats(struct tsa_table_stats *st)
 {
-	st->threads = atomic64_read(&tsa_nr_threads);
-	st->groups = atomic64_read(&tsa_nr_groups);
+	st->threads = READ_ONCE(tsa_nr_threads);
+	st->groups = READ_ONCE(tsa_nr_groups);
 	st->alloc_failures = atomic64_read(&tsa_nr_alloc_failures);
-	st->objects = atomic64_read(&tsa_nr_objects);
+	st->objects = tsa_objects();
 	/* Its slot: SLAB_HWCACHE_ALIGN rounds each one to a cache line. */
 	st->thread_size = ALIGN(kmem_cache_size(tsa_thread_cache),
 				cache_line_size());
@@ -1035,8 +1057,8 @@ void tsa_table_get_stats(struct tsa_table_stats *st)
 				 cache_line_size());
 	st->group_size = kmem_cache_size(tsa_group_cache);
 	st->kgroup_size = kmem_cache_size(tsa_kgroup_cache);
-	st->kthreads = atomic64_read(&tsa_nr_kthreads);
-	st->kgroups = atomic64_read(&tsa_nr_kgroups);
+	st->kthreads = READ_ONCE(tsa_nr_kthreads);
+	st->kgroups = READ_ONCE(tsa_nr_kgroups);
 	st->buckets = (1UL << tsa_thread_bits) + ARRAY_SIZE(tsa_groups);
 	st->reads = atomic64_read(&tsa_nr_reads);
 	st->read_retries = atomic64_read(&tsa_nr_read_retries);
