@@ -232,9 +232,10 @@ enum tsa_exit_way {
  * what the thread alone writes): may the return of a call back on CPU in
  * SYS go the fast way? It may if its row is one of the hinted two and has
  * a slot for each state it spent time in (a sleep, a wait for the CPU),
- * or if there is no calls table: then @*row is that row, or NULL. A call neither hint names may too, but finding
- * its row is for tsa_acct_sys_exit_row_unhinted(), out of the probe's
- * line: that search would keep the probe's values in saved registers.
+ * or if there is no calls table: then @*row is that row, or NULL. A call
+ * neither hint names may too, but finding its row is for
+ * tsa_acct_sys_exit_row_unhinted(), out of the probe's line: that search
+ * would keep the probe's values in saved registers.
  */
 static __always_inline enum tsa_exit_way
 tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
