@@ -60,8 +60,9 @@ GUEST_RUN_QEMU_ARGS="-plugin $plugin" \
 # Instructions per operation: the n-th "meter CONFIG TEST N" line of the
 # guest goes with the n-th stop marker (id 2) the plugin saw, whose fields
 # are the vCPU, then instructions, locked instructions, fences, clock
-# reads, IRQ flag changes, and the cache lines module code wrote (kernel
-# stacks apart): see tests/bench/insn-meter.c.
+# reads, IRQ flag changes, the cache lines module code wrote (kernel
+# stacks apart), and what the other vCPUs executed meanwhile: see
+# tests/bench/insn-meter.c.
 awk '$1 == 2 { $1 = ""; print substr($0, 2) }' "$out/meter.txt" >"$out/stops.txt"
 # "3 VCPU TASK": a loop's task joined when it left a CPU. The pipe and
 # futex loops switch all the time: without one, the meter found no
@@ -70,13 +71,15 @@ if ! grep -q '^3 ' "$out/meter.txt"; then
 	echo "bench: warning: the meter found no context switch; brackets count every task on the vCPU"
 fi
 grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
-	NF != 12 { bad = 1; exit }
+	NF != 13 { bad = 1; exit }
 	{ c = $2; t = $3; n = $4; v = $6 / n
 	  if (!(c in seenc)) { seenc[c] = 1; cs[++nc] = c }
 	  if (t ~ /^wl:/) { if (!(t in seenw)) { seenw[t] = 1; ws[++nw] = t } }
 	  else if (!(t in seent)) { seent[t] = 1; ts[++nt] = t }
 	  k = c "/" t
 	  all[k, ++rounds[k]] = v
+	  # What the other vCPU ran meanwhile: a worker woken there, RCU.
+	  oth[k, rounds[k]] = $13 / n
 	  # The classes come from the round of least instructions.
 	  if (!(k in best) || v < best[k]) {
 		best[k] = v
@@ -84,9 +87,10 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 	  }
 	  if ($5 != 1) vcpu = 1 }
 	# The median of a configuration'\''s rounds (the targets are medians).
-	function median(k,   n, i, j, x, m) {
+	function median(k) { return median_of(all, k) }
+	function median_of(a, k,   n, i, j, x, m) {
 		n = rounds[k]
-		for (i = 1; i <= n; i++) m[i] = all[k, i]
+		for (i = 1; i <= n; i++) m[i] = a[k, i]
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && m[j - 1] > m[j]; j--) { x = m[j]; m[j] = m[j - 1]; m[j - 1] = x }
 		return n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
@@ -162,6 +166,27 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 					t, a, d, (d > 0 ? a / d : 0)
 			}
 		}
+		# Work handed to another CPU is not in the counts above.
+		print ""
+		print "What the other vCPU executed during each bracket, per operation (median of"
+		print "the rounds; +N: added to the run without a module): a worker woken there,"
+		print "an RCU callback, the idle CPU'\''s own ticks"
+		printf "%-13s", "config"
+		for (j = 1; j <= nt; j++) printf " %18s", ts[j]
+		print ""
+		for (i = 1; i <= nc; i++) {
+			c = cs[i]; printf "%-13s", c
+			for (j = 1; j <= nt; j++) {
+				t = ts[j]
+				if (!((c "/" t) in best)) { printf " %18s", "-"; continue }
+				o = "off/" t
+				if (c ~ /@/) { split(c, at, "@"); o = "off@" at[2] "/" t }
+				b = median_of(oth, c "/" t)
+				if (c == "off" || c ~ /^off@/) printf " %18.0f", b
+				else printf " %9.0f %+8.0f", b, b - median_of(oth, o)
+			}
+			print ""
+		}
 		# Whole workloads: what each configuration adds to the job itself
 		# instructions, in percent (least of the rounds).
 		if (nw) {
@@ -185,8 +210,12 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 					}
 				}
 				printf "  %9.2f\n", (pct[2] > 0 ? pct[1] / pct[2] : 0)
-				wl[j] = sprintf("bench-summary-workload %s tsa_pct=%.3f floor_pct=%.3f delayacct_pct=%.3f bpftrace_pct=%.3f",
-					substr(t, 4), pct[1], pct[2], pct[3], pct[4])
+				# and on the other vCPU, in % of the job too
+				eo = median_of(oth, "off/" t)
+				ep[1] = ("on/" t) in best ? 100 * (median_of(oth, "on/" t) - eo) / o : 0
+				ep[2] = ("floor/" t) in best ? 100 * (median_of(oth, "floor/" t) - eo) / o : 0
+				wl[j] = sprintf("bench-summary-workload %s tsa_pct=%.3f floor_pct=%.3f delayacct_pct=%.3f bpftrace_pct=%.3f tsa_elsewhere_pct=%.3f floor_elsewhere_pct=%.3f",
+					substr(t, 4), pct[1], pct[2], pct[3], pct[4], ep[1], ep[2])
 			}
 		}
 		# One line per loop for tools: tsa with the defaults, and calls=0.
@@ -200,12 +229,15 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 				a = best[c "/" t] - o
 				mo = median("off/" t); ma = median(c "/" t) - mo
 				mf = median("floor/" t) - mo
-				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f floor_locked=%.2f floor_fences=%.2f rounds=%d tsa_median=%+.0f floor_median=%+.0f ratio_median=%.2f\n",
+				eo = median_of(oth, "off/" t)
+				printf "bench-summary%s %s tsa=%+.0f floor=%+.0f ratio=%.2f locked=%.2f fences=%.2f rdtsc=%.2f irqflags=%.2f lines=%.2f stack_lines=%.2f floor_locked=%.2f floor_fences=%.2f rounds=%d tsa_median=%+.0f floor_median=%+.0f ratio_median=%.2f elsewhere=%+.0f floor_elsewhere=%+.0f\n",
 					(c == "on" ? "" : "-calls0"), t, a, f, (f > 0 ? a / f : 0),
 					added(c, t, 1), added(c, t, 2), added(c, t, 3),
 					added(c, t, 4), added(c, t, 5), added(c, t, 6),
 					added("floor", t, 1), added("floor", t, 2),
-					rounds[c "/" t], ma, mf, (mf > 0 ? ma / mf : 0)
+					rounds[c "/" t], ma, mf, (mf > 0 ? ma / mf : 0),
+					median_of(oth, c "/" t) - eo,
+					median_of(oth, "floor/" t) - eo
 			}
 		}
 		for (j = 1; j <= nw; j++) if (j in wl) print wl[j]

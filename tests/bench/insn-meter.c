@@ -34,7 +34,8 @@
  * KASLR moves the stacks' addresses, the instructions tell) and the rest
  * (the records, per-CPU data: what other CPUs may share). The
  * marker line is then "ID VCPU COUNT LOCKED FENCES RDTSC IRQFLAGS LINES
- * STACKLINES", each counted since that vCPU's previous marker.
+ * STACKLINES OTHERS", each counted since that vCPU's previous marker,
+ * OTHERS being every instruction the other vCPUs executed meanwhile.
  *
  * The loop's own tasks: a task that executes marker 3 is one of them.
  * While any is, the count leaves out what other tasks (a kworker, a
@@ -224,12 +225,24 @@ static void lines_close(unsigned int vcpu)
 	lines[vcpu].extra = 0;
 }
 
+/*
+ * Every instruction each vCPU executed, whatever task ran it: a marker
+ * also reports what the other vCPUs executed since this vCPU's previous
+ * marker, work a loop hands to another CPU (a worker woken there, an
+ * RCU callback) that its own count cannot see.
+ */
+static uint64_t ran[MAX_VCPUS], others_mark[MAX_VCPUS];
+static unsigned int n_vcpus;
+
 static void tb_exec(unsigned int vcpu, void *udata)
 {
 	const struct tb_counts *c = udata;
 
 	if (vcpu >= MAX_VCPUS)
 		return;
+	ran[vcpu] += c->k[K_INSNS];
+	if (vcpu >= n_vcpus)
+		n_vcpus = vcpu + 1;
 	for (int k = 0; k < K_LINES; k++)
 		pend[vcpu][k] += c->k[k];
 	if (c->user && (lines[vcpu].n || lines[vcpu].extra))
@@ -336,6 +349,8 @@ static void task_switch(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 static void marker_exec(unsigned int vcpu, void *id)
 {
+	uint64_t others = 0;
+
 	if (vcpu >= MAX_VCPUS)
 		return;
 	if ((uintptr_t)id == 3) {
@@ -349,7 +364,12 @@ static void marker_exec(unsigned int vcpu, void *id)
 			(unsigned long long)(count[vcpu][k] - mark[vcpu][k]));
 		mark[vcpu][k] = count[vcpu][k];
 	}
-	fputc('\n', out);
+	for (unsigned int u = 0; u < n_vcpus; u++)
+		if (u != vcpu)
+			others += ran[u];
+	fprintf(out, " %llu\n",
+		(unsigned long long)(others - others_mark[vcpu]));
+	others_mark[vcpu] = others;
 	fflush(out);
 	inside[vcpu] = (uintptr_t)id == 1;
 	if ((uintptr_t)id == 2) {

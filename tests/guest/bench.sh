@@ -45,6 +45,11 @@ if [ "$profile" = profile ]; then
 		{ echo "bench: cannot write the symbols to /dev/vda"; exit 1; }
 fi
 tests=("pipe" "syscall" "fault" "futex" "fork" "thread")
+# TSA_BENCH_TESTS: only these loops (e.g. "fork thread"); TSA_BENCH_WL_REPS=0
+# skips the workloads.
+if [ -n "${TSA_BENCH_TESTS:-}" ]; then
+	read -r -a tests <<<"$TSA_BENCH_TESTS"
+fi
 declare -A ops=([pipe]=5000 [syscall]=100000 [fault]=10000 [futex]=10000 [fork]=500 [thread]=500)
 declare -A best slab
 
@@ -168,6 +173,10 @@ done
 src=$(dirname "$ko")
 rm -rf /tmp/wl && mkdir -p /tmp/wl && cp -r "$src/userspace" "$src/module" /tmp/wl/
 wl_names=(hackbench build shell)
+# TSA_BENCH_WORKLOADS: only these (e.g. "shell").
+if [ -n "${TSA_BENCH_WORKLOADS:-}" ]; then
+	read -r -a wl_names <<<"$TSA_BENCH_WORKLOADS"
+fi
 declare -A wl_cmd=(
 	[hackbench]="hackbench -p -T -g 2 -f 10 -l 100"
 	[build]="make -s -C /tmp/wl/userspace clean && make -s -j2 -C /tmp/wl/userspace VERSION=bench"
@@ -191,6 +200,9 @@ for rep in $(seq 1 "${TSA_BENCH_WL_REPS:-1}"); do
 	done
 	echo "# workloads: round $rep done" >&2
 done
+
+# TSA_BENCH_SCALE=0: stop here (no scale rows, memory or reader cost).
+[ "${TSA_BENCH_SCALE:-1}" = 0 ] && exit 0
 
 # Scale: the same pipe and futex loops with N idle threads on the machine,
 # without and with tsa (each switch looks the next thread's record up).
