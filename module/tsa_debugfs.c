@@ -21,31 +21,32 @@ static struct dentry *tsa_debugfs_dir;
 static int tsa_stats_show(struct seq_file *m, void *v)
 {
 	struct tsa_table_stats st;
-	u64 entries, resyncs, row_bytes, entry_bytes;
+	struct tsa_proc_stats ps;
 
 	tsa_table_get_stats(&st);
-	tsa_proc_stats(&entries, &resyncs, &row_bytes, &entry_bytes);
+	tsa_proc_get_stats(&ps);
 	seq_printf(m, "version %s\n", TSA_VERSION);
 	seq_printf(m, "threads %llu\nprocesses %llu\n", st.threads, st.groups);
 	seq_printf(m, "memory_bytes %llu\nthread_record_bytes %llu\n",
-		   st.bytes + entries * entry_bytes, st.thread_size);
+		   st.bytes + ps.entries * ps.entry_bytes, st.thread_size);
 	/* A thread: its record and its /proc/tsa entry. */
 	seq_printf(m, "proc_entry_bytes %llu\nthread_bytes %llu\n",
-		   entry_bytes, st.thread_size + entry_bytes);
+		   ps.entry_bytes, st.thread_size + ps.entry_bytes);
 	seq_printf(m, "process_record_bytes %llu\nhash_buckets %llu\n",
 		   st.group_size, st.buckets);
 	/* Kernel threads' records and processes: no calls table. */
 	seq_printf(m, "kthreads %llu\nkthread_record_bytes %llu\nkthread_bytes %llu\nkprocess_record_bytes %llu\n",
-		   st.kthreads, st.kthread_size, st.kthread_size + entry_bytes,
+		   st.kthreads, st.kthread_size, st.kthread_size + ps.entry_bytes,
 		   st.kgroup_size);
 	/* Rows of the tables each record carries (calls, interrupts). */
 	seq_printf(m, "calls_rows %u\ntrap_rows %u\n",
 		   tsa_table_rows(TSA_T_CALLS), tsa_table_rows(TSA_T_TRAPS));
 	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,
 		   st.objects);
-	seq_printf(m, "proc_entries %llu\nproc_resyncs %llu\n", entries,
-		   resyncs);
-	seq_printf(m, "reader_row_bytes %llu\n", row_bytes);
+	/* Made in batches: a thread shorter-lived than one gets none. */
+	seq_printf(m, "proc_entries %llu\nproc_entries_made %llu\nproc_entry_batches %llu\nproc_resyncs %llu\n",
+		   ps.entries, ps.made, ps.batches, ps.resyncs);
+	seq_printf(m, "reader_row_bytes %llu\n", ps.row_bytes);
 	/* Copies redone because the owner wrote meanwhile, and held. */
 	seq_printf(m, "reader_copies %llu\nreader_retries %llu\nreader_retries_max %llu\nreader_holds %llu\n",
 		   st.reads, st.read_retries, st.read_retries_max,

@@ -435,8 +435,14 @@ void tsa_track_exit(void)
 /* Hooks are live: track every thread alive now, and forks from here on. */
 int tsa_track_start(void)
 {
+	int ret;
+
 	tsa_late_live = true;
-	return tsa_seed_untracked(&tsa_seeded);
+	ret = tsa_seed_untracked(&tsa_seeded);
+	/* Once insmod returns, every thread alive before it has its file. */
+	if (!ret)
+		tsa_proc_flush();
+	return ret;
 }
 
 void tsa_hooks_track_show(struct seq_file *m)

@@ -12,6 +12,9 @@
  * truth at the time it runs: entry present if and only if a live tracked
  * thread has that tid. That makes the order of notes irrelevant, which is
  * what tid reuse and exec (a thread taking over its leader's tid) need.
+ * It also lets the work wait: it runs TSA_ENTRY_DELAY after the first
+ * note of a batch, so a burst of forks wakes a worker once, and a thread
+ * that lives shorter than that never costs an entry made and removed.
  *
  * An entry is only a name: opening it finds the thread by tid and holds
  * the task, so a reused tid never shows another thread's numbers.
@@ -44,6 +47,8 @@
 #define TSA_WAKERS_FORMAT	"tsa-wakers 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
+/* How long a batch of notes waits for more; see the top of the file. */
+#define TSA_ENTRY_DELAY		msecs_to_jiffies(20)
 
 static struct proc_dir_entry *tsa_dir;
 static bool tsa_wakers_shown;	/* the wakers parameter */
@@ -120,36 +125,54 @@ static pid_t tsa_ring[TSA_RING_SIZE];
 static unsigned int tsa_ring_len;
 static bool tsa_ring_overflow;
 static bool tsa_ring_live;
+static bool tsa_ring_queued;	/* the work will drain the ring */
 
 static DEFINE_MUTEX(tsa_entries_lock);	/* tsa_entries, proc entries */
 static DEFINE_XARRAY(tsa_entries);	/* tid -> struct proc_dir_entry */
 static pid_t tsa_drain[TSA_RING_SIZE];	/* under tsa_entries_lock */
 static u64 tsa_nr_entries;
+static u64 tsa_nr_made;
+static u64 tsa_nr_batches;
 static u64 tsa_nr_resyncs;
 static u64 tsa_entry_bytes;	/* slab size of one /proc/tsa/<tid> entry */
 
 static void tsa_entries_work_fn(struct work_struct *work);
-static DECLARE_WORK(tsa_entries_work, tsa_entries_work_fn);
+static DECLARE_DELAYED_WORK(tsa_entries_work, tsa_entries_work_fn);
 static const struct proc_ops tsa_thread_ops;
 
 /*
  * Called from the fork, exec and exit hooks and at load; never with an rq
- * lock held (queueing work may wake a worker).
+ * lock held (queueing work may wake a worker). Only the note that starts
+ * a batch queues the work (tsa_ring_queued, cleared by the drain under
+ * the same lock), so the notes after it take no locked instruction but
+ * the ring's lock; a ring half full runs the work at once.
  */
 void tsa_proc_tid_changed(pid_t tid)
 {
-	unsigned long flags;
-	bool live;
+	unsigned long flags, delay = TSA_ENTRY_DELAY;
+	bool kick;
 
 	raw_spin_lock_irqsave(&tsa_ring_lock, flags);
 	if (tsa_ring_len < TSA_RING_SIZE)
 		tsa_ring[tsa_ring_len++] = tid;
 	else
 		tsa_ring_overflow = true;
-	live = tsa_ring_live;
+	kick = tsa_ring_live && !tsa_ring_queued;
+	if (tsa_ring_live && tsa_ring_len == TSA_RING_SIZE / 2) {
+		kick = true;
+		delay = 0;
+	}
+	if (kick)
+		tsa_ring_queued = true;
 	raw_spin_unlock_irqrestore(&tsa_ring_lock, flags);
-	if (live)
-		queue_work(tsa_unbound_wq, &tsa_entries_work);
+	if (kick)
+		mod_delayed_work(tsa_unbound_wq, &tsa_entries_work, delay);
+}
+
+/* Make every entry noted so far match its thread now (at load). */
+void tsa_proc_flush(void)
+{
+	flush_delayed_work(&tsa_entries_work);
 }
 
 /* Does a live, tracked thread have this tid right now? */
@@ -183,6 +206,7 @@ static void tsa_entry_sync(pid_t tid)
 			return;
 		}
 		tsa_nr_entries++;
+		tsa_nr_made++;
 		/* What one entry takes from proc's slab, for debugfs. */
 		if (!tsa_entry_bytes)
 			tsa_entry_bytes = ksize(pde);
@@ -240,7 +264,9 @@ static void tsa_entries_work_fn(struct work_struct *work)
 	memcpy(tsa_drain, tsa_ring, n * sizeof(pid_t));
 	tsa_ring_len = 0;
 	tsa_ring_overflow = false;
+	tsa_ring_queued = false;
 	raw_spin_unlock_irq(&tsa_ring_lock);
+	tsa_nr_batches++;
 
 	/* Bursts of thousands of threads: yield between entries. */
 	if (overflow) {
@@ -338,14 +364,15 @@ static void tsa_all_move(struct tsa_all *all, unsigned int j, unsigned int i)
 		       all->tables_size);
 }
 
-void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
-		    u64 *entry_bytes)
+void tsa_proc_get_stats(struct tsa_proc_stats *st)
 {
-	*row_bytes = sizeof(struct tsa_row);
+	st->row_bytes = sizeof(struct tsa_row);
 	mutex_lock(&tsa_entries_lock);
-	*entries = tsa_nr_entries;
-	*entry_bytes = tsa_entry_bytes;
-	*resyncs = tsa_nr_resyncs;
+	st->entries = tsa_nr_entries;
+	st->made = tsa_nr_made;
+	st->batches = tsa_nr_batches;
+	st->entry_bytes = tsa_entry_bytes;
+	st->resyncs = tsa_nr_resyncs;
 	mutex_unlock(&tsa_entries_lock);
 }
 
@@ -1430,11 +1457,12 @@ void tsa_proc_exit(void)
 	raw_spin_lock_irq(&tsa_ring_lock);
 	tsa_ring_live = false;
 	raw_spin_unlock_irq(&tsa_ring_lock);
-	cancel_work_sync(&tsa_entries_work);
+	cancel_delayed_work_sync(&tsa_entries_work);
 	/* Waits for readers of every entry below. */
 	proc_remove(tsa_dir);
 	xa_destroy(&tsa_entries);
 	tsa_nr_entries = 0;
 	tsa_ring_len = 0;
 	tsa_ring_overflow = false;
+	tsa_ring_queued = false;
 }

@@ -10,6 +10,8 @@ int tsa_proc_init(bool wakers);
 void tsa_proc_exit(void);
 /* A tid was born, died or changed hands: its /proc entry needs a look. */
 void tsa_proc_tid_changed(pid_t tid);
+/* Waits until every entry noted so far is made or removed. */
+void tsa_proc_flush(void);
 /*
  * What the hooks cannot tell apart on this kernel with these parameters:
  * states (bits 0-15) and counters (bits 16-31), set once they are live.
@@ -19,7 +21,14 @@ void tsa_proc_tid_changed(pid_t tid);
 void tsa_proc_set_degraded(u32 lost);
 /* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
 void tsa_proc_show_degraded(struct seq_file *m);
-void tsa_proc_stats(u64 *entries, u64 *resyncs, u64 *row_bytes,
-		    u64 *entry_bytes);
+struct tsa_proc_stats {
+	u64 entries;		/* /proc/tsa/<tid> files now */
+	u64 made;		/* made since load */
+	u64 batches;		/* runs of the work that makes them */
+	u64 resyncs;		/* of them, rescans after the ring overflowed */
+	u64 row_bytes;		/* one row of a /proc/tsa/all copy */
+	u64 entry_bytes;	/* one entry in proc's slab */
+};
+void tsa_proc_get_stats(struct tsa_proc_stats *st);
 
 #endif /* TSA_PROC_H */

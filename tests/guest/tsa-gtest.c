@@ -861,6 +861,48 @@ static void test_entries(void)
 }
 
 /*
+ * The entries are made in batches, 20 ms after the first birth or exit of
+ * one: 100 children that exit at once, forked and reaped one at a time,
+ * wake the work item no more often than that (a batch's work runs at
+ * least 20 ms after the previous one drained: at most one run every 10
+ * ms even where the timer rounds to jiffies of HZ=100), and each run
+ * finds at most one of them alive, so they get at most a file a run (a
+ * few more for other threads the guest starts meanwhile). Before batches,
+ * every birth and exit queued the work at once: a run each, and a file
+ * for about every child.
+ */
+static void test_entry_batches(void)
+{
+	uint64_t made0, runs0, made1, runs1;
+	const int n = 100;
+	double t0, ms;
+	int ok;
+
+	ok = !tsa_read_debugfs_counter("proc_entries_made", &made0) &&
+	     !tsa_read_debugfs_counter("proc_entry_batches", &runs0);
+	t0 = mono_s();
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+	}
+	sleep_ms(200);	/* the last batch runs */
+	ok = ok && !tsa_read_debugfs_counter("proc_entries_made", &made1) &&
+	     !tsa_read_debugfs_counter("proc_entry_batches", &runs1);
+	ms = (mono_s() - t0) * 1e3;
+	tap(ok && runs1 - runs0 <= ms / 10 + 2,
+	    "entries: %d short-lived children in %.0f ms wake the work item at most every 10 ms (expected at most %.0f runs, saw %llu)",
+	    n, ms, ms / 10 + 2, (unsigned long long)(runs1 - runs0));
+	tap(ok && made1 - made0 <= runs1 - runs0 + 3,
+	    "entries: those children get at most a file a batch, and 3 more (expected at most %llu, saw %llu made)",
+	    (unsigned long long)(runs1 - runs0 + 3),
+	    (unsigned long long)(made1 - made0));
+}
+
+/*
  * --- a fork burst faster than the record pool's refill -----------------
  * The fork hook takes records from a pool that a work item refills; on
  * PREEMPT_RT it may not allocate at all. Four SCHED_RR processes, two
@@ -1607,6 +1649,7 @@ static const struct {
 	{ "switches", test_switch_counts },
 	{ "switches_signals", test_switch_signals },
 	{ "entries", test_entries },
+	{ "entry_batches", test_entry_batches },
 	{ "burst", test_burst },
 	{ "all", test_all_sum },
 	{ "kthreads", test_kthreads },
