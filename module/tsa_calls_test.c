@@ -796,6 +796,129 @@ static bool same_records(const struct tsa_acct *a, const struct tsa_acct *b,
 }
 
 /*
+ * What of a table anyone reads: its header, the rows in use and their
+ * buckets, and the call in progress's time by state (under its mask).
+ * Free rows and the rest of cur[] are never read (a row is cleared when
+ * a call takes it).
+ */
+static bool same_tables(const struct tsa_calls *a, const struct tsa_calls *b)
+{
+	unsigned int i;
+	int s;
+
+	if (a->cur_key != b->cur_key || a->mask != b->mask ||
+	    a->rows != b->rows || a->max != b->max || a->hist != b->hist ||
+	    memcmp(a->hint, b->hint, sizeof(a->hint)) ||
+	    memcmp(a->other_ns, b->other_ns, sizeof(a->other_ns)) ||
+	    memcmp(&a->other, &b->other, sizeof(a->other)) ||
+	    memcmp(a->row, b->row, a->rows * sizeof(a->row[0])))
+		return false;
+	for (s = 0; s < TSA_NR_STATES; s++)
+		if ((a->mask & BIT(s)) && a->cur[s] != b->cur[s])
+			return false;
+	for (i = 0; a->hist && i < a->rows; i++)
+		if (memcmp(tsa_calls_b(a, &a->row[i]), tsa_calls_b(b, &b->row[i]),
+			   TSA_HIST_BUCKETS * sizeof(u64)))
+			return false;
+	return !a->hist ||
+		!memcmp(tsa_calls_b(a, &a->other), tsa_calls_b(b, &b->other),
+			TSA_HIST_BUCKETS * sizeof(u64));
+}
+
+/* A day of calls, sleeps and preemptions, the same for each record. */
+static void some_calls(struct tsa_acct *a, u64 t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++, t += 40) {
+		tsa_acct_sys_enter(a, t, i % 7);
+		if (i % 3 == 1) {
+			tsa_acct_switch_out(a, t + 5, TSA_SW_BLOCK, TSA_IDL);
+			tsa_acct_wakeup(a, t + 9);
+			tsa_acct_switch_in(a, t + 12, i % 2);
+		} else if (i % 5 == 2) {
+			tsa_acct_switch_out(a, t + 4, TSA_SW_PREEMPT, 0);
+			tsa_acct_switch_in(a, t + 8, 0);
+		}
+		tsa_acct_sys_exit(a, t + 20, i % 7, false);
+	}
+}
+
+/*
+ * The fork hook starts a record as its allocation left it
+ * (tsa_acct_prepare() on zeroed memory, then tsa_acct_init_fresh()),
+ * without zeroing it again: it must start, and go on, exactly as a
+ * record that had been used and then started by tsa_acct_init() does,
+ * outside a call, inside one (a thread born in the kernel), and as a
+ * kernel thread.
+ */
+static void a_fresh_record_starts_as_a_used_one(struct kunit *test)
+{
+	static const u8 flags[] = { 0, TSA_F_IN_KERNEL,
+				    TSA_F_IN_KERNEL | TSA_F_KTHREAD };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		struct tsa_acct *used = thread_hist(test, 4, 0, TSA_USR, 0,
+						    true);
+		struct tsa_acct *fresh = kunit_kzalloc(test, sizeof(*fresh),
+						       GFP_KERNEL);
+		struct tsa_calls *c = kunit_kzalloc(test,
+						    tsa_calls_size(4, true),
+						    GFP_KERNEL);
+		size_t hsize = tsa_hist_size(TSA_HIST_ALL);
+		struct tsa_hist *uh = kunit_kzalloc(test, hsize, GFP_KERNEL);
+		struct tsa_hist *fh = kunit_kzalloc(test, hsize, GFP_KERNEL);
+		enum tsa_state s = flags[i] ? TSA_SYS : TSA_LAT;
+		bool kthread = flags[i] & TSA_F_KTHREAD;
+
+		KUNIT_ASSERT_NOT_NULL(test, fresh);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_ASSERT_NOT_NULL(test, uh);
+		KUNIT_ASSERT_NOT_NULL(test, fh);
+		/* As tsa_tables_attach() lays a new record's tables out. */
+		c->max = 4;
+		c->hist = true;
+		fresh->tab[TSA_T_CALLS] = c;
+		tsa_hist_layout(fh, TSA_HIST_ALL);
+		fresh->hist = fh;
+		tsa_acct_prepare(fresh);
+		tsa_hist_layout(uh, TSA_HIST_ALL);
+		used->hist = uh;
+
+		some_calls(used, 100, 30);
+		tsa_acct_init(used, 5000, s, flags[i]);
+		tsa_acct_init_fresh(fresh, 5000, s, flags[i]);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      !memcmp(used, fresh,
+					      offsetof(struct tsa_acct, tab)) &&
+				      same_tables(used->tab[TSA_T_CALLS], c) &&
+				      !memcmp(uh, fh, hsize),
+				      "flags %#x: records differ at the start",
+				      flags[i]);
+		/* A kernel thread makes no calls: the start is all. */
+		if (kthread)
+			continue;
+		if (s == TSA_SYS) {	/* the call it was born in returns */
+			tsa_acct_sys_exit(used, 5010, NR_A, false);
+			tsa_acct_sys_exit(fresh, 5010, NR_A, false);
+		} else {
+			tsa_acct_switch_in(used, 5010, 0);
+			tsa_acct_switch_in(fresh, 5010, 0);
+		}
+		some_calls(used, 6000, 30);
+		some_calls(fresh, 6000, 30);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      !memcmp(used, fresh,
+					      offsetof(struct tsa_acct, tab)) &&
+				      same_tables(used->tab[TSA_T_CALLS], c) &&
+				      !memcmp(uh, fh, hsize),
+				      "flags %#x: records differ after 30 calls",
+				      flags[i]);
+	}
+}
+
+/*
  * The syscall probes take tsa_edge.h's fast paths when they may, and the
  * general functions otherwise: the record must come out the same as if
  * every call had gone the general way. Six calls on four rows (hint
@@ -977,6 +1100,7 @@ static void fast_fault_edges_leave_the_general_record(struct kunit *test)
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_on_cpu_keeps_its_key_in_the_record),
 	KUNIT_CASE(fast_edges_leave_the_general_record),
+	KUNIT_CASE(a_fresh_record_starts_as_a_used_one),
 	KUNIT_CASE(fast_fault_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),
 	KUNIT_CASE(a_return_charges_the_call_up_to_its_clock),

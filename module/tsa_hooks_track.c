@@ -106,8 +106,8 @@ TSA_PROBE_NEWTASK(tsa_task_newtask)
 		return;
 	}
 	/* Born runnable: wake_up_new_task() queues it next. */
-	tsa_acct_init(&th->acct, tsa_clock(), TSA_LAT,
-		      tsa_kernel_flag(child, true));
+	tsa_acct_init_fresh(&th->acct, tsa_clock(), TSA_LAT,
+			    tsa_kernel_flag(child, true));
 	if (tsa_track(th, child, &orphan))
 		tsa_proc_tid_changed(task_pid_nr(child));
 	else if (orphan)

@@ -230,8 +230,11 @@ static inline bool tsa_state_on_cpu(unsigned int s)
 	return s <= TSA_TRP;
 }
 
+void tsa_acct_prepare(struct tsa_acct *a);
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s,
 		   u8 flags);
+void tsa_acct_init_fresh(struct tsa_acct *a, u64 now, enum tsa_state s,
+			 u8 flags);
 bool tsa_acct_enter(struct tsa_acct *a, u64 now, enum tsa_state s);
 void tsa_acct_settle(struct tsa_acct *a, u64 now, enum tsa_state s);
 

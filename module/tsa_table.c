@@ -472,12 +472,20 @@ static struct tsa_group *tsa_group_find(const struct signal_struct *s)
 }
 
 /* A group, for a process new to tsa; a kernel thread's has no calls table. */
+/* Zeroed, its tables laid out and empty: insertion only links it. */
 static struct tsa_group *tsa_group_alloc(gfp_t gfp, bool kern)
 {
 	struct tsa_group *g = tsa_obj_alloc(tsa_group_cache_of(kern), gfp);
+	int k;
 
-	if (g)
-		g->kern = kern;
+	if (!g)
+		return NULL;
+	g->kern = kern;
+	tsa_tables_attach(g->tab, &g->hist, g + 1, kern);
+	for (k = 0; k < TSA_NR_TABLES; k++)
+		if (g->tab[k])
+			tsa_calls_reset(g->tab[k], tsa_rows[k],
+					tsa_table_has_hist(k), false);
 	return g;
 }
 
@@ -492,8 +500,9 @@ static struct tsa_thread *tsa_thread_alloc_bare(gfp_t gfp, bool kern)
 	th->kern = kern;
 	raw_spin_lock_init(&th->lock);
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
-	/* tsa_acct_init() empties them; they need to know their size. */
+	/* Empty tables: the fork hook's tsa_acct_init_fresh() keeps them. */
 	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1, kern);
+	tsa_acct_prepare(&th->acct);
 	return th;
 }
 
@@ -676,7 +685,6 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	struct tsa_group *g, *unused = NULL;
 	struct tsa_thread *old;
 	unsigned long flags;
-	int k;
 
 	raw_spin_lock_irqsave(&tsa_table_lock, flags);
 	old = tsa_thread_find(t);
@@ -702,13 +710,6 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 		raw_spin_lock_init(&g->lock);
 		seqcount_raw_spinlock_init(&g->seq, &g->lock);
 		g->exited.flags = TSA_F_DEAD;
-		tsa_tables_attach(g->tab, &g->hist, g + 1, g->kern);
-		for (k = 0; k < TSA_NR_TABLES; k++)
-			if (g->tab[k])
-				tsa_calls_reset(g->tab[k], tsa_rows[k],
-						tsa_table_has_hist(k), false);
-		if (g->hist)
-			tsa_hist_clear(g->hist);
 		hlist_add_head_rcu(&g->node, tsa_group_bucket(t->signal));
 		tsa_count(&tsa_nr_groups, 1);
 		if (g->kern)
