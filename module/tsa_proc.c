@@ -12,9 +12,10 @@
  * truth at the time it runs: entry present if and only if a live tracked
  * thread has that tid. That makes the order of notes irrelevant, which is
  * what tid reuse and exec (a thread taking over its leader's tid) need.
- * It also lets the work wait: it runs TSA_ENTRY_DELAY after the first
- * note of a batch, so a burst of forks wakes a worker once, and a thread
- * that lives shorter than that never costs an entry made and removed.
+ * It also lets the work wait: it runs at once after a quiet spell, but
+ * never sooner than TSA_ENTRY_DELAY after its last run, so a burst of
+ * forks wakes a worker once a batch, and a thread of the burst that lives
+ * shorter than that mostly never costs an entry made and removed.
  *
  * An entry is only a name: opening it finds the thread by tid and holds
  * the task, so a reused tid never shows another thread's numbers.
@@ -47,7 +48,7 @@
 #define TSA_WAKERS_FORMAT	"tsa-wakers 1"
 #define TSA_ROW_TOTALS		0x4	/* a process's exited threads */
 #define TSA_RING_SIZE		4096
-/* How long a batch of notes waits for more; see the top of the file. */
+/* The least time between two batches; see the top of the file. */
 #define TSA_ENTRY_DELAY		msecs_to_jiffies(20)
 
 static struct proc_dir_entry *tsa_dir;
@@ -126,6 +127,7 @@ static unsigned int tsa_ring_len;
 static bool tsa_ring_overflow;
 static bool tsa_ring_live;
 static bool tsa_ring_queued;	/* the work will drain the ring */
+static unsigned long tsa_ring_next;	/* jiffies: the next run, at soonest */
 
 static DEFINE_MUTEX(tsa_entries_lock);	/* tsa_entries, proc entries */
 static DEFINE_XARRAY(tsa_entries);	/* tid -> struct proc_dir_entry */
@@ -149,7 +151,7 @@ static const struct proc_ops tsa_thread_ops;
  */
 void tsa_proc_tid_changed(pid_t tid)
 {
-	unsigned long flags, delay = TSA_ENTRY_DELAY;
+	unsigned long flags, delay = 0;
 	bool kick;
 
 	raw_spin_lock_irqsave(&tsa_ring_lock, flags);
@@ -158,6 +160,8 @@ void tsa_proc_tid_changed(pid_t tid)
 	else
 		tsa_ring_overflow = true;
 	kick = tsa_ring_live && !tsa_ring_queued;
+	if (kick && time_before(jiffies, tsa_ring_next))
+		delay = tsa_ring_next - jiffies;
 	if (tsa_ring_live && tsa_ring_len == TSA_RING_SIZE / 2) {
 		kick = true;
 		delay = 0;
@@ -265,6 +269,7 @@ static void tsa_entries_work_fn(struct work_struct *work)
 	tsa_ring_len = 0;
 	tsa_ring_overflow = false;
 	tsa_ring_queued = false;
+	tsa_ring_next = jiffies + TSA_ENTRY_DELAY;
 	raw_spin_unlock_irq(&tsa_ring_lock);
 	tsa_nr_batches++;
 
@@ -1447,6 +1452,7 @@ int tsa_proc_init(bool wakers)
 	}
 	raw_spin_lock_irq(&tsa_ring_lock);
 	tsa_ring_live = true;
+	tsa_ring_next = jiffies;
 	raw_spin_unlock_irq(&tsa_ring_lock);
 	return 0;
 }

@@ -861,15 +861,14 @@ static void test_entries(void)
 }
 
 /*
- * The entries are made in batches, 20 ms after the first birth or exit of
- * one: 100 children that exit at once, forked and reaped one at a time,
- * wake the work item no more often than that (a batch's work runs at
- * least 20 ms after the previous one drained: at most one run every 10
- * ms even where the timer rounds to jiffies of HZ=100), and each run
- * finds at most one of them alive, so they get at most a file a run (a
- * few more for other threads the guest starts meanwhile). Before batches,
- * every birth and exit queued the work at once: a run each, and a file
- * for about every child.
+ * The entries are made in batches, at most one every 20 ms: 100 children
+ * that exit at once, forked and reaped one at a time, wake the work item
+ * no more often than that (a run starts at least 20 ms after the previous
+ * one drained: at most one every 10 ms even where the timer rounds to
+ * jiffies of HZ=100), and each run finds at most one of them alive, so
+ * they get at most a file a run (a few more for other threads the guest
+ * starts meanwhile). Before batches, every birth and exit queued the work
+ * at once: a run each, and a file for about every child.
  */
 static void test_entry_batches(void)
 {

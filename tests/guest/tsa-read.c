@@ -127,13 +127,33 @@ int tsa_pread_thread(int fd, struct tsa_thread *t)
 	return tsa_parse_thread(buf, t);
 }
 
-int tsa_read_thread(pid_t tid, struct tsa_thread *t)
+/*
+ * /proc/tsa/<tid>, opened: the module makes a new thread's file a moment
+ * after its birth (in a batch at most every 20 ms), so a live thread
+ * without one yet is waited for, 3 s at most; -1 with errno.
+ */
+static int tsa_open_thread(pid_t tid)
 {
-	char path[64];
-	int fd, ret, e;
+	char path[64], task[64];
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
-	fd = open(path, O_RDONLY);
+	snprintf(task, sizeof(task), "/proc/%d", tid);
+	for (int i = 0; i < 300; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 || errno != ENOENT || access(task, F_OK))
+			break;
+		sleep_ms(10);
+		errno = ENOENT;
+	}
+	return fd;
+}
+
+int tsa_read_thread(pid_t tid, struct tsa_thread *t)
+{
+	int fd, ret, e;
+
+	fd = tsa_open_thread(tid);
 	if (fd < 0)
 		return -1;
 	ret = tsa_pread_thread(fd, t);
@@ -217,12 +237,11 @@ bad:
 int tsa_read_thread_calls(pid_t tid, struct tsa_thread *t,
 			  struct tsa_calls *c)
 {
-	char path[64], buf[16384];
+	char buf[16384];
 	ssize_t n;
 	int fd, e;
 
-	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
-	fd = open(path, O_RDONLY);
+	fd = tsa_open_thread(tid);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
