@@ -43,7 +43,7 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   tsa_table_rows(TSA_T_CALLS), tsa_table_rows(TSA_T_TRAPS));
 	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,
 		   st.objects);
-	/* Made in batches: a thread shorter-lived than one gets none. */
+	/* Made in batches, at most one every 20 ms (tsa_proc.c). */
 	seq_printf(m, "proc_entries %llu\nproc_entries_made %llu\nproc_entry_batches %llu\nproc_resyncs %llu\n",
 		   ps.entries, ps.made, ps.batches, ps.resyncs);
 	seq_printf(m, "reader_row_bytes %llu\n", ps.row_bytes);
