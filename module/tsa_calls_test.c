@@ -854,7 +854,7 @@ static void some_calls(struct tsa_acct *a, u64 t, unsigned int n)
 
 /*
  * The fork hook starts a record as its allocation left it
- * (tsa_acct_prepare() on zeroed memory, then tsa_acct_init_fresh()),
+ * (tsa_tables_prepare() on zeroed memory, then tsa_acct_init_fresh()),
  * without zeroing it again: it must start, and go on, exactly as a
  * record that had been used and then started by tsa_acct_init() does,
  * outside a call, inside one (a thread born in the kernel), and as a
@@ -890,7 +890,7 @@ static void a_fresh_record_starts_as_a_used_one(struct kunit *test)
 		fresh->tab[TSA_T_CALLS] = c;
 		tsa_hist_layout(fh, TSA_HIST_ALL);
 		fresh->hist = fh;
-		tsa_acct_prepare(fresh);
+		tsa_tables_prepare(fresh->tab);
 		tsa_hist_layout(uh, TSA_HIST_ALL);
 		used->hist = uh;
 

@@ -30,18 +30,18 @@ const char *const tsa_counter_names[TSA_NR_COUNTERS] = {
 };
 
 /*
- * Empty tables for a record that is zero but for its table pointers (as
- * its allocation left it): a fork then writes only what it must
+ * Empty tables @tab (a record's or a group's, laid out: max and hist set),
+ * as allocation leaves them, so that a fork writes only what it must
  * (tsa_acct_init_fresh()).
  */
-void tsa_acct_prepare(struct tsa_acct *a)
+void tsa_tables_prepare(struct tsa_calls *const *tab)
 {
 	int k;
 
 	for (k = 0; k < TSA_NR_TABLES; k++)
-		if (a->tab[k])
-			tsa_calls_reset(a->tab[k], a->tab[k]->max,
-					a->tab[k]->hist, false);
+		if (tab[k])
+			tsa_calls_reset(tab[k], tab[k]->max, tab[k]->hist,
+					false);
 }
 
 /*
@@ -59,12 +59,12 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	a->hist = h;
 	if (h)
 		tsa_hist_clear(h);
-	tsa_acct_prepare(a);
+	tsa_tables_prepare(a->tab);
 	tsa_acct_init_fresh(a, now, s, flags);
 }
 
 /*
- * The same of a record as tsa_acct_prepare() left it, never used since:
+ * The same of a record as tsa_tables_prepare() left it, never used since:
  * the fork hook's, which need not zero its books and tables again
  * (about 1.5 KB a thread, in lines another CPU's refill wrote last).
  */

@@ -230,7 +230,7 @@ static inline bool tsa_state_on_cpu(unsigned int s)
 	return s <= TSA_TRP;
 }
 
-void tsa_acct_prepare(struct tsa_acct *a);
+void tsa_tables_prepare(struct tsa_calls *const *tab);
 void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s,
 		   u8 flags);
 void tsa_acct_init_fresh(struct tsa_acct *a, u64 now, enum tsa_state s,

@@ -471,21 +471,19 @@ static struct tsa_group *tsa_group_find(const struct signal_struct *s)
 	return NULL;
 }
 
-/* A group, for a process new to tsa; a kernel thread's has no calls table. */
-/* Zeroed, its tables laid out and empty: insertion only links it. */
+/*
+ * A group, for a process new to tsa (a kernel thread's has no calls
+ * table): zeroed, its tables laid out and empty, so insertion only links it.
+ */
 static struct tsa_group *tsa_group_alloc(gfp_t gfp, bool kern)
 {
 	struct tsa_group *g = tsa_obj_alloc(tsa_group_cache_of(kern), gfp);
-	int k;
 
 	if (!g)
 		return NULL;
 	g->kern = kern;
 	tsa_tables_attach(g->tab, &g->hist, g + 1, kern);
-	for (k = 0; k < TSA_NR_TABLES; k++)
-		if (g->tab[k])
-			tsa_calls_reset(g->tab[k], tsa_rows[k],
-					tsa_table_has_hist(k), false);
+	tsa_tables_prepare(g->tab);
 	return g;
 }
 
@@ -502,7 +500,7 @@ static struct tsa_thread *tsa_thread_alloc_bare(gfp_t gfp, bool kern)
 	seqcount_raw_spinlock_init(&th->seq, &th->lock);
 	/* Empty tables: the fork hook's tsa_acct_init_fresh() keeps them. */
 	tsa_tables_attach(th->acct.tab, &th->acct.hist, th + 1, kern);
-	tsa_acct_prepare(&th->acct);
+	tsa_tables_prepare(th->acct.tab);
 	return th;
 }
 
