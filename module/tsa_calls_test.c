@@ -1000,6 +1000,93 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 	KUNIT_EXPECT_GT(test, g->clamps, 0ULL);
 }
 
+/*
+ * A fast return goes by the key its entry left, not by the number at the
+ * return: a call that may hand over a signal (rt_sigtimedwait), or one a
+ * 32-bit task entered, goes the general way, with nothing changed; so
+ * does any call of a record whose writers are held (a seeder, a reader);
+ * and without a calls table the fast way leaves the general record.
+ */
+static void fast_return_goes_by_the_entry_key(struct kunit *test)
+{
+	static const u16 general[] = { __NR_rt_sigtimedwait,
+				       TSA_CALL_IA32 | NR_A };
+	struct tsa_acct *g = thread(test, 4, 0, TSA_USR, 0);
+	struct tsa_acct *f = thread(test, 4, 0, TSA_USR, 0);
+	struct tsa_acct *copy = thread(test, 4, 0, TSA_USR, 0);
+	struct tsa_calls *copy_c = copy->tab[TSA_T_CALLS];
+	unsigned int i;
+	u64 t = 10;
+
+	for (i = 0; i < ARRAY_SIZE(general); i++, t += 100) {
+		u16 key = general[i];
+
+		tsa_acct_sys_enter(g, t, key);
+		tsa_acct_sys_enter(f, t, key);
+		KUNIT_ASSERT_TRUE(test, tsa_acct_sys_exit_plain(f));
+		*copy = *f;
+		copy->tab[TSA_T_CALLS] = copy_c;
+		memcpy(copy_c, f->tab[TSA_T_CALLS], tsa_calls_size(4, false));
+		KUNIT_EXPECT_FALSE_MSG(test, tsa_acct_sys_exit_fast(f, t + 9, 0),
+				       "key %#x went the fast way", key);
+		KUNIT_EXPECT_TRUE_MSG(test, same_records(copy, f, 4),
+				      "key %#x: the record changed", key);
+		tsa_acct_sys_exit(g, t + 9, key, i == 0);
+		tsa_acct_sys_exit(f, t + 9, key, i == 0);
+		KUNIT_EXPECT_TRUE(test, same_records(g, f, 4));
+	}
+	/* The signal rt_sigtimedwait handed over, counted the general way. */
+	KUNIT_EXPECT_EQ(test, f->count[TSA_SIG], 1ULL);
+
+	/* Held: neither edge is plain, whatever the state. */
+	f->hold = 1;
+	KUNIT_EXPECT_FALSE(test, tsa_acct_sys_enter_plain(f));
+	tsa_acct_sys_enter(f, t, NR_A);
+	KUNIT_EXPECT_FALSE(test, tsa_acct_sys_exit_plain(f));
+	f->hold = 0;
+	KUNIT_EXPECT_TRUE(test, tsa_acct_sys_exit_plain(f));
+	tsa_acct_sys_exit(f, t + 5, NR_A, false);
+
+	/* No calls table (calls=0): the key waits in the record alone. */
+	g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	tsa_acct_init(g, 0, TSA_USR, 0);
+	tsa_acct_init(f, 0, TSA_USR, 0);
+	for (i = 0; i < 20; i++, t += 50) {
+		u16 key = i % 5 == 4 ? __NR_rt_sigtimedwait : i % 3;
+
+		tsa_acct_sys_enter(g, t, key);
+		KUNIT_ASSERT_TRUE(test, tsa_acct_sys_enter_plain(f));
+		tsa_acct_sys_enter_fast(f, t, key);
+		if (i % 4 == 1) {
+			tsa_acct_switch_out(g, t + 2, TSA_SW_BLOCK, TSA_SLP);
+			tsa_acct_switch_out(f, t + 2, TSA_SW_BLOCK, TSA_SLP);
+			tsa_acct_wakeup(g, t + 4);
+			tsa_acct_wakeup(f, t + 4);
+			tsa_acct_switch_in(g, t + 6, 0);
+			tsa_acct_switch_in(f, t + 6, 0);
+		}
+		tsa_acct_sys_exit(g, t + 9, key, false);
+		tsa_acct_set_head(g, i % 3);
+		KUNIT_ASSERT_TRUE(test, tsa_acct_sys_exit_plain(f));
+		if (tsa_acct_sys_exit_fast(f, t + 9, i % 3)) {
+			KUNIT_EXPECT_NE(test, (unsigned int)key,
+					(unsigned int)__NR_rt_sigtimedwait);
+		} else {
+			KUNIT_EXPECT_EQ(test, (unsigned int)key,
+					(unsigned int)__NR_rt_sigtimedwait);
+			tsa_acct_sys_exit(f, t + 9, key, false);
+			tsa_acct_set_head(f, i % 3);
+		}
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      !memcmp(g, f, offsetof(struct tsa_acct, tab)),
+				      "records without a table differ after call %u",
+				      i);
+	}
+}
+
 /* A fault's return as its probe's general path makes it. */
 static void fault_exit_general(struct tsa_acct *a, u64 now, u8 saved,
 			       unsigned int ff, unsigned int ret, u16 head)
@@ -1100,6 +1187,7 @@ static void fast_fault_edges_leave_the_general_record(struct kunit *test)
 static struct kunit_case tsa_calls_cases[] = {
 	KUNIT_CASE(call_on_cpu_keeps_its_key_in_the_record),
 	KUNIT_CASE(fast_edges_leave_the_general_record),
+	KUNIT_CASE(fast_return_goes_by_the_entry_key),
 	KUNIT_CASE(a_fresh_record_starts_as_a_used_one),
 	KUNIT_CASE(fast_fault_edges_leave_the_general_record),
 	KUNIT_CASE(call_time_is_split_by_state),

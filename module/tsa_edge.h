@@ -116,15 +116,17 @@ static __always_inline void tsa_acct_waker_lat(struct tsa_acct *a, u8 *last,
 			 TSA_F_EDGE | TSA_F_CALL_EARLY)
 
 /*
- * State and flags as one word, so that a fast path's test of both is one
- * load (the two bytes are adjacent: the compiler merges them).
+ * State, flags and hold as one word, so that a fast path's test of all
+ * three is one load (and a fast edge's change of state and flags one
+ * store).
  */
-static __always_inline unsigned int tsa_acct_state_flags(const struct tsa_acct *a)
+static __always_inline u32 tsa_acct_word(const struct tsa_acct *a)
 {
-	return a->state | (unsigned int)a->flags << 8;
+	/* Pairs with the release that clears the hold (tsa_table.h). */
+	return smp_load_acquire(&a->word);
 }
 
-#define TSA_STATE_NOT_PLAIN	(0xff | TSA_F_NOT_PLAIN << 8)
+#define TSA_STATE_NOT_PLAIN	TSA_ACCT_WORD(0xff, TSA_F_NOT_PLAIN, 0, 0xff)
 
 /*
  * May the call @a's thread is entering from user mode go the fast way?
@@ -135,7 +137,8 @@ static __always_inline unsigned int tsa_acct_state_flags(const struct tsa_acct *
  */
 static __always_inline bool tsa_acct_sys_enter_plain(const struct tsa_acct *a)
 {
-	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) == TSA_USR;
+	return (tsa_acct_word(a) & TSA_STATE_NOT_PLAIN) ==
+		TSA_ACCT_WORD(TSA_USR, 0, 0, 0);
 }
 
 /*
@@ -149,10 +152,11 @@ static __always_inline void tsa_acct_sys_enter_fast_pre(struct tsa_acct *a,
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 
-	a->state = TSA_SYS;
+	/* From USR, which is 0 (the entry is plain): one store of both. */
+	BUILD_BUG_ON(TSA_USR != 0);
+	a->state_flags |= TSA_STATE_FLAGS(TSA_SYS, TSA_F_IN_KERNEL);
 	a->st[TSA_SYS].entries++;
 	a->count[TSA_SCL]++;
-	a->flags |= TSA_F_IN_KERNEL;
 	/*
 	 * Out of a call, nothing is charged to one (mask is 0 already), and
 	 * the key goes where the general entry puts it: the record's first
@@ -182,8 +186,8 @@ static __always_inline void tsa_acct_sys_enter_fast(struct tsa_acct *a,
 /* May the call @a's thread returns from go the fast way? */
 static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
 {
-	return (tsa_acct_state_flags(a) & TSA_STATE_NOT_PLAIN) ==
-		(TSA_SYS | TSA_F_IN_KERNEL << 8);
+	return (tsa_acct_word(a) & TSA_STATE_NOT_PLAIN) ==
+		TSA_ACCT_WORD(TSA_SYS, TSA_F_IN_KERNEL, 0, 0);
 }
 
 /*
@@ -194,9 +198,10 @@ static __always_inline bool tsa_acct_sys_exit_plain(const struct tsa_acct *a)
  */
 static __always_inline void tsa_acct_to_usr(struct tsa_acct *a, u16 head)
 {
-	a->state = TSA_USR;
+	/* USR is 0: the state and TSA_F_IN_KERNEL cleared in one store. */
+	BUILD_BUG_ON(TSA_USR != 0);
+	a->state_flags &= ~TSA_STATE_FLAGS(0xff, TSA_F_IN_KERNEL);
 	a->st[TSA_USR].entries++;
-	a->flags &= ~TSA_F_IN_KERNEL;
 	a->head = head;
 }
 
@@ -223,31 +228,32 @@ static __always_inline u16 tsa_acct_call_key(const struct tsa_acct *a,
 /* How a call's return may go (tsa_acct_sys_exit_row()). */
 enum tsa_exit_way {
 	TSA_EXIT_GENERAL,	/* tsa_acct_sys_exit() */
-	TSA_EXIT_FAST,		/* tsa_acct_sys_exit_fast_at() */
+	TSA_EXIT_ON_CPU,	/* to its row: a call that never left the CPU */
+	TSA_EXIT_OFF_CPU,	/* to its row, with its stays off CPU */
+	TSA_EXIT_NO_TABLE,	/* no calls table: the books alone */
 	TSA_EXIT_UNHINTED,	/* ask tsa_acct_sys_exit_row_unhinted() */
 };
 
 /*
- * Before the clock is read (the record need not be open: it reads only
- * what the thread alone writes): may the return of a call back on CPU in
- * SYS go the fast way? It may if its row is one of the hinted two and has
- * a slot for each state it spent time in (a sleep, a wait for the CPU),
- * or if there is no calls table: then @*row is that row, or NULL. A call
- * neither hint names may too, but finding its row is for
- * tsa_acct_sys_exit_row_unhinted(), out of the probe's line: that search
- * would keep the probe's values in saved registers.
+ * May the return of the call keyed @key go the fast way? A 64-bit call's
+ * (the key is the entry's: the number at the return is not needed), but
+ * not one that may hand over a signal (tsa_syscall_took_signal()).
+ */
+static __always_inline bool tsa_call_key_returns_plain(u16 key)
+{
+	return key <= TSA_CALL_NR_MASK && key != __NR_rt_sigtimedwait;
+}
+
+/*
+ * tsa_acct_sys_exit_row() of the call keyed @key (tsa_call_key_returns_plain()
+ * said yes), gone the way @way.
  */
 static __always_inline enum tsa_exit_way
-tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
+tsa_exit_row_hinted(struct tsa_calls *c, u16 key, enum tsa_exit_way way,
+		    struct tsa_call_row **row)
 {
-	struct tsa_calls *c = a->tab[TSA_T_CALLS];
 	struct tsa_call_row *r;
-	u16 key;
 
-	*row = NULL;
-	if (!c)
-		return TSA_EXIT_FAST;
-	key = tsa_acct_call_key(a, c);
 	/*
 	 * tsa_calls_hinted() written out, so that the first hint's hit
 	 * (a row's address) is not tested for NULL as its result is, and
@@ -260,22 +266,54 @@ tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
 		if (!r)
 			return TSA_EXIT_UNHINTED;
 	}
-	/*
-	 * Most calls never left the CPU (their key is still in the record,
-	 * and nothing in cur[]); of the others, SYS's bit alone is common.
-	 */
-	if (a->call == TSA_CALL_NONE && (c->mask & ~r->slots))
+	/* Of the calls that left the CPU, SYS's bit alone is common. */
+	if (way == TSA_EXIT_OFF_CPU && (c->mask & ~r->slots))
 		return TSA_EXIT_GENERAL;
 	*row = r;
-	return TSA_EXIT_FAST;
+	return way;
+}
+
+/*
+ * Before the clock is read (the record need not be open: it reads only
+ * what the thread alone writes): may the return of a call back on CPU in
+ * SYS go the fast way? It may if its row is one of the hinted two and has
+ * a slot for each state it spent time in (a sleep, a wait for the CPU),
+ * or if there is no calls table: then @*row is that row, or NULL. A call
+ * neither hint names may too, but finding its row is for
+ * tsa_acct_sys_exit_row_unhinted(), out of the probe's line: that search
+ * would keep the probe's values in saved registers. Each fast way is its
+ * own case, so that what it decided here is not tested again after the
+ * clock read.
+ */
+static __always_inline enum tsa_exit_way
+tsa_acct_sys_exit_row(struct tsa_acct *a, struct tsa_call_row **row)
+{
+	struct tsa_calls *c = a->tab[TSA_T_CALLS];
+
+	*row = NULL;
+	/*
+	 * Most calls never left the CPU: their key is still in the record,
+	 * and nothing in cur[] (tsa_acct_call_key(), tested once: NONE is
+	 * no plain key); without a table, the key stays in the record.
+	 * Each way is its own copy, so the way is a constant in each.
+	 */
+	if (likely(tsa_call_key_returns_plain(a->call))) {
+		if (unlikely(!c))
+			return TSA_EXIT_NO_TABLE;
+		return tsa_exit_row_hinted(c, a->call, TSA_EXIT_ON_CPU, row);
+	}
+	if (!c || a->call != TSA_CALL_NONE ||
+	    !tsa_call_key_returns_plain(c->cur_key))
+		return TSA_EXIT_GENERAL;
+	return tsa_exit_row_hinted(c, c->cur_key, TSA_EXIT_OFF_CPU, row);
 }
 
 /*
  * The same for a call neither hint names: another row, or a free one
- * it takes (a new thread's first calls); false if only the general way
- * can place it.
+ * it takes (a new thread's first calls); TSA_EXIT_GENERAL if only the
+ * general way can place it.
  */
-static __always_inline bool
+static __always_inline enum tsa_exit_way
 tsa_acct_sys_exit_row_unhinted(struct tsa_acct *a, struct tsa_call_row **row)
 {
 	struct tsa_calls *c = a->tab[TSA_T_CALLS];
@@ -283,20 +321,22 @@ tsa_acct_sys_exit_row_unhinted(struct tsa_acct *a, struct tsa_call_row **row)
 						     tsa_acct_call_key(a, c));
 
 	if (!r || (!tsa_calls_is_free(c, r) && (c->mask & ~r->slots)))
-		return false;
+		return TSA_EXIT_GENERAL;
 	*row = r;
-	return true;
+	return a->call != TSA_CALL_NONE ? TSA_EXIT_ON_CPU : TSA_EXIT_OFF_CPU;
 }
 
 /*
  * tsa_acct_sys_exit() at @now, without a signal taken, of a call that
- * tsa_acct_sys_exit_row() let go the fast way, to row @r: its time in
+ * tsa_acct_sys_exit_row() let go the fast way @way, to row @r (@may_take:
+ * tsa_acct_sys_exit_row_unhinted()'s, which may be free): its time in
  * each state and its last stay go to that row; then
  * tsa_acct_set_head(@head) of the stay in USR it begins.
  */
 static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 							u64 now, u16 head,
 							struct tsa_call_row *r,
+							enum tsa_exit_way way,
 							bool may_take)
 {
 	struct tsa_calls *c;
@@ -304,7 +344,7 @@ static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	u64 sys, ns;
 
 	sys = tsa_acct_sys_return(a, now, head);
-	if (!r) {
+	if (way == TSA_EXIT_NO_TABLE) {
 		a->call = TSA_CALL_NONE;
 		return;
 	}
@@ -316,7 +356,7 @@ static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	 * A call that stayed on CPU left the table's header alone (its key
 	 * is in the record, cur[] empty): so does its return.
 	 */
-	if (a->call == TSA_CALL_NONE) {
+	if (way == TSA_EXIT_OFF_CPU) {
 		for (mask = c->mask; mask; mask &= mask - 1) {
 			s = __ffs(mask);
 			tsa_call_row_add_ns(r, s, c->cur[s]);
@@ -334,43 +374,44 @@ static __always_inline void __tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 	tsa_calls_count_b(c, r, ns);
 }
 
-/* Of a row that tsa_acct_sys_exit_row() gave: one in use. */
+/* Of a row that tsa_acct_sys_exit_row() gave, the way it said. */
 static __always_inline void tsa_acct_sys_exit_fast_at(struct tsa_acct *a,
 						      u64 now, u16 head,
-						      struct tsa_call_row *r)
+						      struct tsa_call_row *r,
+						      enum tsa_exit_way way)
 {
-	__tsa_acct_sys_exit_fast_at(a, now, head, r, false);
+	__tsa_acct_sys_exit_fast_at(a, now, head, r, way, false);
 }
 
 /* Of one that tsa_acct_sys_exit_row_unhinted() gave: maybe free. */
 static __always_inline void
 tsa_acct_sys_exit_fast_unhinted_at(struct tsa_acct *a, u64 now, u16 head,
-				   struct tsa_call_row *r)
+				   struct tsa_call_row *r,
+				   enum tsa_exit_way way)
 {
-	__tsa_acct_sys_exit_fast_at(a, now, head, r, true);
+	__tsa_acct_sys_exit_fast_at(a, now, head, r, way, true);
 }
 
 /*
- * The two in one: false, with nothing changed (but the hints' order),
- * when the call may not go the fast way.
+ * The two in one: false, with nothing changed, when the call may not go
+ * the fast way.
  */
 static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
 						   u64 now, u16 head)
 {
 	struct tsa_call_row *r;
+	enum tsa_exit_way way = tsa_acct_sys_exit_row(a, &r);
 
-	switch (tsa_acct_sys_exit_row(a, &r)) {
-	case TSA_EXIT_GENERAL:
-		return false;
-	case TSA_EXIT_UNHINTED:
-		if (!tsa_acct_sys_exit_row_unhinted(a, &r))
+	if (way == TSA_EXIT_UNHINTED) {
+		way = tsa_acct_sys_exit_row_unhinted(a, &r);
+		if (way == TSA_EXIT_GENERAL)
 			return false;
-		tsa_acct_sys_exit_fast_unhinted_at(a, now, head, r);
+		tsa_acct_sys_exit_fast_unhinted_at(a, now, head, r, way);
 		return true;
-	case TSA_EXIT_FAST:
-		break;
 	}
-	tsa_acct_sys_exit_fast_at(a, now, head, r);
+	if (way == TSA_EXIT_GENERAL)
+		return false;
+	tsa_acct_sys_exit_fast_at(a, now, head, r, way);
 	return true;
 }
 
@@ -382,7 +423,9 @@ static __always_inline bool tsa_acct_sys_exit_fast(struct tsa_acct *a,
  */
 static __always_inline bool tsa_acct_fault_enter_plain(const struct tsa_acct *a)
 {
-	return a->state == TSA_USR && !(a->flags & TSA_F_NOT_PLAIN) && !a->ctx;
+	return (tsa_acct_word(a) &
+		TSA_ACCT_WORD(0xff, TSA_F_NOT_PLAIN, 0xff, 0xff)) ==
+		TSA_ACCT_WORD(TSA_USR, 0, 0, 0);
 }
 
 /*
@@ -420,11 +463,15 @@ static __always_inline bool tsa_acct_fault_exit_plain(const struct tsa_acct *a,
 						      u8 saved,
 						      unsigned int ret)
 {
-	return a->state == TSA_SYS && !(a->flags & TSA_F_NOT_PLAIN) &&
-		!saved && !(a->ctx & ~(TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA |
-				       TSA_C_SWAP)) &&
-		(a->ctx & (TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA)) &&
-		!(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
+	u32 w = tsa_acct_word(a);
+
+	return (w & TSA_ACCT_WORD(0xff, TSA_F_NOT_PLAIN,
+				  (u8)~(TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA |
+					TSA_C_SWAP), 0xff)) ==
+		TSA_ACCT_WORD(TSA_SYS, 0, 0, 0) &&
+		(w & TSA_ACCT_WORD(0, 0, TSA_C_FAULT_TEXT | TSA_C_FAULT_DATA,
+				   0)) &&
+		!saved && !(ret & (VM_FAULT_RETRY | VM_FAULT_ERROR));
 }
 
 /* Its return to user mode goes before SYS closes (tsa_acct_to_usr()). */

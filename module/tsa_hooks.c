@@ -138,6 +138,7 @@ TSA_STAMP_FN(switch_in, TSA_STAMP_SWITCH_IN)
 TSA_STAMP_FN(wakeup, TSA_STAMP_WAKEUP)
 
 DEFINE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
+struct tsa_thread tsa_no_thread;	/* key NULL: current on no CPU */
 bool tsa_syscalls_live;
 bool tsa_edge_live;
 atomic64_t tsa_clamps = ATOMIC64_INIT(0);
@@ -365,7 +366,7 @@ static void tsa_unregister(void)
 
 int tsa_hooks_init(void)
 {
-	int i, ret;
+	int cpu, i, ret;
 
 	ret = tsa_skip_hooks_parse();
 	if (ret)
@@ -373,8 +374,10 @@ int tsa_hooks_init(void)
 	ret = tsa_track_init();
 	if (ret)
 		return ret;
-	/* Before any hook runs: see tsa_thread_own_begin(). */
+	/* Before any hook runs: see tsa_thread_own_begin(), tsa_cpu. */
 	tsa_irq_writers = tsa_param_interrupts;
+	for_each_possible_cpu(cpu)
+		per_cpu(tsa_cpu.current_th, cpu) = &tsa_no_thread;
 	if (tsa_param_stamp_probes)
 		static_branch_enable(&tsa_stamp_probes);
 	if (tsa_param_events)

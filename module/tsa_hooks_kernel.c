@@ -42,8 +42,7 @@ static __always_inline bool tsa_probe_write_begin(struct tsa_thread *th,
 		return true;
 	}
 	local_irq_save(*flags);
-	/* Pairs with the release in tsa_thread_seeded(). */
-	*locked = smp_load_acquire(&th->seeding);
+	*locked = tsa_thread_held(th);
 	if (*locked && !raw_spin_trylock(&th->lock)) {
 		local_irq_restore(*flags);
 		atomic64_inc(&tsa_probe_misses);
@@ -79,12 +78,15 @@ struct tsa_fault_data {
 	u8 saved;
 };
 
-/* The fast edges' record: not in NMI (an int3 kprobe), no IRQ writers. */
-static __always_inline struct tsa_thread *tsa_fault_thread(void)
+/*
+ * May a fault take the fast edges of @th, this CPU's current_th: not in
+ * NMI (an int3 kprobe), with no IRQ writers, and @th current's? Whether
+ * its writers are held the plain tests ask, with the state.
+ */
+static __always_inline bool tsa_fault_fast(const struct tsa_thread *th)
 {
-	if (unlikely(in_nmi() || READ_ONCE(tsa_irq_writers)))
-		return NULL;
-	return tsa_edge_thread();
+	return likely(!in_nmi() && !READ_ONCE(tsa_irq_writers)) &&
+		tsa_thread_mine(th);
 }
 
 /*
@@ -128,8 +130,9 @@ static int tsa_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	tsa_event(TSA_EV_FAULT);
 	d->flags = regs_get_kernel_argument(regs, 2);
 	d->saved = 0;
-	th = tsa_fault_thread();
-	if (likely(th && tsa_acct_fault_enter_plain(&th->acct))) {
+	th = this_cpu_read(tsa_cpu.current_th);
+	if (likely(tsa_fault_fast(th) &&
+		   tsa_acct_fault_enter_plain(&th->acct))) {
 		raw_write_seqcount_begin(&th->seq);
 		tsa_acct_fault_enter_fast_pre(&th->acct,
 					      tsa_fault_kind(d->flags));
@@ -168,8 +171,9 @@ static int tsa_fault_return(struct kretprobe_instance *ri,
 	unsigned int ret = regs_return_value(regs);
 	struct tsa_thread *th;
 
-	th = tsa_fault_thread();
-	if (likely(th && tsa_acct_fault_exit_plain(&th->acct, d->saved, ret))) {
+	th = this_cpu_read(tsa_cpu.current_th);
+	if (likely(tsa_fault_fast(th) &&
+		   tsa_acct_fault_exit_plain(&th->acct, d->saved, ret))) {
 		raw_write_seqcount_begin(&th->seq);
 		tsa_acct_fault_exit_fast_pre(&th->acct, d->flags, ret,
 					     this_cpu_read(tsa_cross.fault));

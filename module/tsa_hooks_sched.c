@@ -346,8 +346,10 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 			tsa_clamped(tsa_acct_trap_enter(&nth->acct, now,
 							 tsa_trap_innermost()));
 		tsa_thread_own_end_irqs_off(nth, nlock);
+		this_cpu_write(tsa_cpu.current_th, nth);
 	} else {
 		tsa_trap_switch_untracked();
+		this_cpu_write(tsa_cpu.current_th, &tsa_no_thread);
 	}
 	if (pth) {
 		tsa_thread_own_end_irqs_off(pth, plock);
@@ -355,7 +357,6 @@ TSA_PROBE_SCHED_SWITCH(tsa_sched_switch)
 		if (likely(pth->acct.last_cpu == cpu))
 			this_cpu_write(tsa_cpu.last_out, pth);
 	}
-	this_cpu_write(tsa_cpu.current_th, nth);
 }
 #ifdef TSA_SWITCH_NO_PREV_STATE
 TSA_PROBE_SCHED_SWITCH_OLD(tsa_sched_switch_old)

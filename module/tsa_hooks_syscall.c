@@ -16,13 +16,17 @@
 #include "tsa_probes.h"
 
 /*
- * The general path: any call tsa_edge.h's fast paths do not take. @nr:
- * the call's number, as the task passed it; @ret: its return value (at
- * sys_exit). As on the fast paths, the clock is read with the record
- * open: see tsa_sched_switch().
+ * The general path: any call tsa_edge.h's fast paths do not take. The
+ * call's number (as the task passed it) and return value are read from
+ * the task's registers, which the tracepoints pass too (the number after
+ * seccomp and a tracer changed it): the probes need not keep them. As on
+ * the fast paths, the clock is read with the record open: see
+ * tsa_sched_switch().
  */
-static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
+static noinline void tsa_syscall(enum tsa_event ev)
 {
+	struct pt_regs *regs = current_pt_regs();
+	long nr = syscall_get_nr(current, regs);
 	bool compat = tsa_task_compat(current);
 	struct tsa_thread *th;
 	unsigned long flags;
@@ -43,6 +47,8 @@ static noinline void tsa_syscall(enum tsa_event ev, long nr, long ret)
 			tsa_fault_stale_seen();
 		tsa_clamped(tsa_acct_sys_enter(&th->acct, now, call));
 	} else {
+		long ret = syscall_get_return_value(current, regs);
+
 		tsa_clamped(tsa_acct_sys_exit(&th->acct, now, call,
 					      tsa_syscall_took_signal(nr, compat,
 								      ret)));
@@ -58,12 +64,6 @@ static __always_inline bool tsa_edge_call(long nr)
 		!tsa_task_compat(current);
 }
 
-/* A return the fast path may take: not one that may hand over a signal. */
-static __always_inline bool tsa_edge_return(long nr)
-{
-	return tsa_edge_call(nr) && nr != __NR_rt_sigtimedwait;
-}
-
 /*
  * The edges themselves: one probe each, the fast path inlined. The record
  * is opened before the clock is read, as at a switch, so that a reader
@@ -77,8 +77,8 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_ENTER);
-	th = tsa_edge_thread();
-	if (likely(th && tsa_acct_sys_enter_plain(&th->acct) &&
+	th = this_cpu_read(tsa_cpu.current_th);
+	if (likely(tsa_thread_mine(th) && tsa_acct_sys_enter_plain(&th->acct) &&
 		   tsa_edge_call(id))) {
 		raw_write_seqcount_begin(&th->seq);
 		tsa_acct_sys_enter_fast_pre(&th->acct, id);
@@ -87,18 +87,20 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter)
 						     &th->acct, tsa_clock()));
 		raw_write_seqcount_end(&th->seq);
 	} else {
-		tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
+		tsa_syscall(TSA_EV_SYS_ENTER);
 	}
 	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter);
 
 /*
- * The fast return to row @r (tsa_acct_sys_exit_row(); @unhinted:
- * tsa_acct_sys_exit_row_unhinted(), which may give a free row).
+ * The fast return to row @r, the way tsa_acct_sys_exit_row() decided
+ * (@unhinted: tsa_acct_sys_exit_row_unhinted() did, and the row may be
+ * free).
  */
 static __always_inline void tsa_sys_exit_fast(struct tsa_thread *th,
 					      struct tsa_call_row *r,
+					      enum tsa_exit_way way,
 					      bool unhinted)
 {
 	u64 now;
@@ -108,9 +110,10 @@ static __always_inline void tsa_sys_exit_fast(struct tsa_thread *th,
 	now = tsa_stamp(TSA_STAMP_SYS_EXIT, &th->acct, tsa_clock());
 	head = this_cpu_read(tsa_cross.sys);
 	if (unhinted)
-		tsa_acct_sys_exit_fast_unhinted_at(&th->acct, now, head, r);
+		tsa_acct_sys_exit_fast_unhinted_at(&th->acct, now, head, r,
+						   way);
 	else
-		tsa_acct_sys_exit_fast_at(&th->acct, now, head, r);
+		tsa_acct_sys_exit_fast_at(&th->acct, now, head, r, way);
 	raw_write_seqcount_end(&th->seq);
 }
 
@@ -118,42 +121,45 @@ static __always_inline void tsa_sys_exit_fast(struct tsa_thread *th,
  * The return of a call neither hint names (another row, or a new
  * thread's first calls): the rows searched out of the probe's line.
  */
-static noinline void tsa_sys_exit_unhinted(struct tsa_thread *th, long nr,
-					   long ret)
+static noinline void tsa_sys_exit_unhinted(struct tsa_thread *th)
 {
 	struct tsa_call_row *r;
+	enum tsa_exit_way way = tsa_acct_sys_exit_row_unhinted(&th->acct, &r);
 
-	if (tsa_acct_sys_exit_row_unhinted(&th->acct, &r))
-		tsa_sys_exit_fast(th, r, true);
+	if (way != TSA_EXIT_GENERAL)
+		tsa_sys_exit_fast(th, r, way, true);
 	else
-		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
+		tsa_syscall(TSA_EV_SYS_EXIT);
 }
 
 /*
- * The number names a call entered before the thread was tracked. Which
- * way the return goes (and its row) is decided before the record is
- * opened, so that only the record and the row live across the clock read.
+ * Which way the return goes (and its row) is decided by the key its
+ * entry left, before the record is opened, so that only the record and
+ * the row live across the clock read; the call's number is read only on
+ * the general paths (tsa_syscall()). Each fast way is inlined on its own.
  */
 TSA_PROBE_SYS_EXIT(tsa_sys_exit)
 {
-	long nr = syscall_get_nr(current, regs);
 	enum tsa_exit_way way = TSA_EXIT_GENERAL;
 	struct tsa_call_row *r;
 	struct tsa_thread *th;
 
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_EXIT);
-	th = tsa_edge_thread();
-	if (likely(th && tsa_acct_sys_exit_plain(&th->acct) &&
-		   tsa_edge_return(nr)))
+	th = this_cpu_read(tsa_cpu.current_th);
+	if (likely(tsa_thread_mine(th) && tsa_acct_sys_exit_plain(&th->acct)))
 		way = tsa_acct_sys_exit_row(&th->acct, &r);
-	if (likely(way == TSA_EXIT_FAST))
-		tsa_sys_exit_fast(th, r, false);
+	if (likely(way == TSA_EXIT_ON_CPU))
+		tsa_sys_exit_fast(th, r, TSA_EXIT_ON_CPU, false);
+	else if (way == TSA_EXIT_OFF_CPU)
+		tsa_sys_exit_fast(th, r, TSA_EXIT_OFF_CPU, false);
+	else if (way == TSA_EXIT_NO_TABLE)
+		tsa_sys_exit_fast(th, NULL, TSA_EXIT_NO_TABLE, false);
 	else if (way == TSA_EXIT_UNHINTED)
-		tsa_sys_exit_unhinted(th, nr, ret);
+		tsa_sys_exit_unhinted(th);
 	else
-		/* Not plain (a row to take over, a slot): the key is nr. */
-		tsa_syscall(TSA_EV_SYS_EXIT, nr, ret);
+		/* Not plain (a row to take over, a slot). */
+		tsa_syscall(TSA_EV_SYS_EXIT);
 	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit);
@@ -163,7 +169,7 @@ TSA_PROBE_SYS_ENTER(tsa_sys_enter_general)
 {
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_ENTER);
-	tsa_syscall(TSA_EV_SYS_ENTER, id, 0);
+	tsa_syscall(TSA_EV_SYS_ENTER);
 	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_enter, tsa_sys_enter_general);
@@ -172,7 +178,7 @@ TSA_PROBE_SYS_EXIT(tsa_sys_exit_general)
 {
 	tsa_syscall_preempt_disable();
 	tsa_event(TSA_EV_SYS_EXIT);
-	tsa_syscall(TSA_EV_SYS_EXIT, syscall_get_nr(current, regs), ret);
+	tsa_syscall(TSA_EV_SYS_EXIT);
 	tsa_syscall_preempt_enable();
 }
 TSA_CHECK_PROBE(sys_exit, tsa_sys_exit_general);

@@ -43,7 +43,8 @@ enum tsa_event {
  * Each CPU's own: the record of the task it switched in last, i.e. of its
  * current task (saves a hash lookup on the hottest paths: syscalls,
  * faults, interrupts; only sched_switch writes it, for next, so it never
- * points at a record freed under a running task); the record of the task
+ * points at a record freed under a running task), or tsa_no_thread, never
+ * NULL, so that the hot paths test only its key; the record of the task
  * it switched out last, which is often the next one a switch or wakeup
  * looks up (two threads that hand work back and forth); and its event
  * counts, the hottest in the same cache line.
@@ -66,6 +67,9 @@ struct tsa_cpu {
 
 DECLARE_PER_CPU_ALIGNED(struct tsa_cpu, tsa_cpu);
 
+/* No task's: a CPU's current_th until it switches a record in. */
+extern struct tsa_thread tsa_no_thread;
+
 /*
  * Each hook's events, for debugfs, only with events=1: off, the count is
  * a nop, not a store to a line of its own on every system call.
@@ -83,7 +87,7 @@ static __always_inline struct tsa_thread *tsa_thread_on_cpu(void)
 {
 	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
-	return likely(th && th->key == current) ? th : NULL;
+	return likely(th->key == current) ? th : NULL;
 }
 
 /*
@@ -119,20 +123,17 @@ static __always_inline struct tsa_thread *tsa_thread_current(void)
 }
 
 /*
- * The current thread's record, if its own event may write it now with no
- * lock and IRQs on: no seeder nor holding reader. The interrupt writers
- * (the trap hooks) register the general syscall probes instead
- * (tsa_hooks_init()); the fault probe, the same in both modes, asks
- * tsa_irq_writers itself.
+ * Is @th, this CPU's current_th (never NULL), current's? The syscall and
+ * fault probes test this and go on with @th, with no test of a NULL;
+ * their fast edges test the hold with the state (tsa_acct_word()): then
+ * the record's own event may write it with no lock and IRQs on. The
+ * interrupt writers (the trap hooks) register the general syscall
+ * probes instead (tsa_hooks_init()); the fault probe, the same in both
+ * modes, asks tsa_irq_writers itself.
  */
-static __always_inline struct tsa_thread *tsa_edge_thread(void)
+static __always_inline bool tsa_thread_mine(const struct tsa_thread *th)
 {
-	struct tsa_thread *th = tsa_thread_on_cpu();
-
-	if (unlikely(!th))
-		return NULL;
-	/* Pairs with the release in tsa_thread_seeded(). */
-	return likely(!smp_load_acquire(&th->seeding)) ? th : NULL;
+	return likely(th->key == current);
 }
 
 /* Both syscall hooks are registered: they will see threads leave. */

@@ -53,7 +53,10 @@ void tsa_acct_init(struct tsa_acct *a, u64 now, enum tsa_state s, u8 flags)
 	struct tsa_calls *c = a->tab[TSA_T_CALLS], *t = a->tab[TSA_T_TRAPS];
 	struct tsa_hist *h = a->hist;
 
-	memset(a, 0, sizeof(*a));
+	/* All but the hold, which only its owner (tsa_table.h) writes. */
+	memset(a, 0, offsetof(struct tsa_acct, hold));
+	memset((char *)a + offsetofend(struct tsa_acct, hold), 0,
+	       sizeof(*a) - offsetofend(struct tsa_acct, hold));
 	a->tab[TSA_T_CALLS] = c;
 	a->tab[TSA_T_TRAPS] = t;
 	a->hist = h;

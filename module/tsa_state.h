@@ -32,6 +32,7 @@
 #include <linux/bitops.h>
 #include <linux/compiler.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -198,10 +199,21 @@ static inline void tsa_hist_clear(struct tsa_hist *h)
  */
 struct tsa_acct {
 	u64 stamp;		/* when the current state was entered */
-	u8 state;		/* enum tsa_state */
-	u8 flags;
-	u8 ctx;			/* TSA_C_* */
-	u8 trp_from;		/* state interrupted by TRP */
+	union {
+		struct {
+			u8 state;	/* enum tsa_state */
+			u8 flags;
+			u8 ctx;		/* TSA_C_* */
+			/*
+			 * Not the books': nonzero while the record's own
+			 * events must take its lock (tsa_table.h), written
+			 * only under it and never by the accounting.
+			 */
+			u8 hold;
+		};
+		u16 state_flags;	/* state and flags: TSA_STATE_FLAGS() */
+		u32 word;		/* all four: TSA_ACCT_WORD() */
+	};
 	u16 call;		/* the open call's key: tsa_acct_calls() */
 	u16 head;		/* of this USR stay, SYS's: tsa_calib.h */
 	u64 count[TSA_NR_COUNTERS];
@@ -210,10 +222,25 @@ struct tsa_acct {
 	u64 clamps;		/* timestamps that went backwards */
 	u64 head_ns;		/* SYS time that heads gave: calibrated */
 	s16 last_cpu;		/* CPU it last ran on: MIG, and tsa_cpu */
+	u8 trp_from;		/* state interrupted by TRP */
 	struct tsa_wakers wk;		/* who ended its stays off CPU */
 	struct tsa_calls *tab[TSA_NR_TABLES];	/* or NULL (and in copies) */
 	struct tsa_hist *hist;		/* or NULL (and in copies) */
 };
+
+/*
+ * State @s and flags @f as one tsa_acct.state_flags; with context @c and
+ * hold @h, as one tsa_acct.word.
+ */
+#ifdef __LITTLE_ENDIAN
+#define TSA_STATE_FLAGS(s, f)	((u16)((s) | (f) << 8))
+#define TSA_ACCT_WORD(s, f, c, h) \
+	((u32)(s) | (u32)(f) << 8 | (u32)(c) << 16 | (u32)(h) << 24)
+#else
+#define TSA_STATE_FLAGS(s, f)	((u16)((s) << 8 | (f)))
+#define TSA_ACCT_WORD(s, f, c, h) \
+	((u32)(s) << 24 | (u32)(f) << 16 | (u32)(c) << 8 | (u32)(h))
+#endif
 
 /* Why a thread that stops running left the CPU. */
 enum tsa_switch_kind {
@@ -373,22 +400,19 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 					  u64 now, bool *clamped)
 {
 	u64 stay;
+	/* The subtraction's borrow is the test: no compare before it. */
+	bool back = check_sub_overflow(now, a->stamp, &stay);
 
-	if (!clamped) {
+	if (unlikely(back)) {
+		a->clamps++;
 		/* In line: a call here would keep values in saved registers. */
-		if (unlikely(now < a->stamp)) {
-			a->clamps++;
+		if (!clamped)
 			atomic64_inc(&tsa_acct_fast_clamps);
-			now = a->stamp;
-		}
-	} else {
-		*clamped = now < a->stamp;
-		if (unlikely(*clamped)) {
-			a->clamps++;
-			now = a->stamp;
-		}
+		now = a->stamp;
+		stay = 0;
 	}
-	stay = now - a->stamp;
+	if (clamped)
+		*clamped = back;
 	/*
 	 * A user-mode stay begins with the kernel's unseen exit path: its
 	 * calibrated cost, never more than the stay, is SYS (tsa_calib.h).

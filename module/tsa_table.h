@@ -87,7 +87,6 @@ struct tsa_group {
  */
 struct tsa_thread {
 	seqcount_raw_spinlock_t seq;
-	u8 seeding;			/* TSA_SEEDING_*: events lock */
 	bool nvcsw_known;		/* nvcsw_in is set (switched in once) */
 	u8 nvcsw_in;			/* low bits of its nvcsw at switch-in */
 	u8 wk_last;			/* waker row + 1 of the LAT going on */
@@ -135,12 +134,21 @@ static_assert(offsetof(struct tsa_thread, acct.call) < 64 &&
 #endif
 
 /*
- * struct tsa_thread.seeding: who makes the record's own events take its
- * lock. Set before insertion (a seeder) or under the lock (a reader that
- * holds writers off), and cleared under the lock, each its own bit.
+ * The record's acct.hold: who makes its own events take its lock. Set
+ * before insertion (a seeder) or under the lock (a reader that holds
+ * writers off), and cleared under the lock, each its own bit. In the
+ * word the fast edges test with the state (tsa_acct_word()), which the
+ * accounting never writes whole.
  */
 #define TSA_SEEDING_SEEDER	0x01
 #define TSA_SEEDING_READER	0x02
+
+/* Must @th's own events take its lock? */
+static __always_inline u8 tsa_thread_held(const struct tsa_thread *th)
+{
+	/* Pairs with the release in tsa_thread_seeded() and readers'. */
+	return smp_load_acquire(&th->acct.hold);
+}
 
 struct tsa_table_stats {
 	u64 threads;
@@ -212,8 +220,8 @@ void tsa_table_debugfs(struct dentry *dir);
  * The record's sole writer, IRQs off: its own thread on its own CPU
  * (sched_switch: prev, and next under the rq lock that any wakeup of it
  * must take), or the wakeup of a thread off CPU (tsa_wake()). No other
- * CPU writes the record meanwhile unless a seeder may (@th->seeding, whose
- * release orders the seeder's writes before ours); then the lock. @sub is
+ * CPU writes the record meanwhile unless a seeder may (@th->acct.hold,
+ * whose release orders the seeder's writes before ours); then the lock. @sub is
  * the lockdep subclass of a second record open at once: only a CPU's own
  * switch holds two, prev then next, and no thread is prev on one CPU
  * while next on another, so no other order exists. Returns whether
@@ -223,8 +231,7 @@ static __always_inline bool tsa_thread_own_begin_irqs_off(struct tsa_thread *th,
 							  int sub)
 {
 	lockdep_assert_irqs_disabled();
-	/* Pairs with the release in tsa_thread_seeded(). */
-	if (unlikely(smp_load_acquire(&th->seeding))) {
+	if (unlikely(tsa_thread_held(th))) {
 		raw_spin_lock_nested(&th->lock, sub);
 		write_seqcount_begin_nested(&th->seq, sub);
 		return true;
@@ -296,16 +303,15 @@ extern bool tsa_irq_writers;
 static __always_inline bool tsa_thread_own_begin(struct tsa_thread *th,
 						 unsigned long *flags)
 {
-	/* Pairs with the release in tsa_thread_seeded(). */
-	bool seeding = smp_load_acquire(&th->seeding);
+	bool held = tsa_thread_held(th);
 
-	if (likely(!seeding && !READ_ONCE(tsa_irq_writers))) {
+	if (likely(!held && !READ_ONCE(tsa_irq_writers))) {
 		*flags = 0;
 		raw_write_seqcount_begin(&th->seq);
 		return false;
 	}
 	local_irq_save(*flags);
-	if (seeding) {
+	if (held) {
 		raw_spin_lock(&th->lock);
 		write_seqcount_begin(&th->seq);
 		return true;
