@@ -391,10 +391,10 @@ static __always_inline struct tsa_calls *tsa_acct_calls(struct tsa_acct *a)
 
 /*
  * Close the stay in @s, the current state, at @now: a clock behind the
- * stamp is clamped to it, and counted: in *@clamped for the caller, or
- * (@clamped NULL, the fast edges) in tsa_acct_fast_clamps, out of line.
- * Returns its length. The tables' share is the caller's. Every event
- * passes here: inline.
+ * stamp is clamped to it, and counted: *@clamped set true for the caller
+ * (which starts it false), or (@clamped NULL, the fast edges) in
+ * tsa_acct_fast_clamps. Returns its length. The tables' share is the
+ * caller's. Every event passes here: inline.
  */
 static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 					  u64 now, bool *clamped)
@@ -406,13 +406,13 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
 	if (unlikely(back)) {
 		a->clamps++;
 		/* In line: a call here would keep values in saved registers. */
-		if (!clamped)
+		if (clamped)
+			*clamped = true;
+		else
 			atomic64_inc(&tsa_acct_fast_clamps);
 		now = a->stamp;
 		stay = 0;
 	}
-	if (clamped)
-		*clamped = back;
 	/*
 	 * A user-mode stay begins with the kernel's unseen exit path: its
 	 * calibrated cost, never more than the stay, is SYS (tsa_calib.h).
@@ -441,7 +441,7 @@ static __always_inline u64 tsa_acct_close(struct tsa_acct *a, unsigned int s,
  */
 static __always_inline bool tsa_acct_charge(struct tsa_acct *a, u64 now)
 {
-	bool clamped;
+	bool clamped = false;
 	u64 stay = tsa_acct_close(a, a->state, now, &clamped);
 	struct tsa_calls *c = tsa_acct_calls(a);
 
