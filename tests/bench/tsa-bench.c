@@ -106,6 +106,25 @@ static double bench_fault(long n)
 	return (double)t0 / n;
 }
 
+/*
+ * The ping-pong loops (futex, pipe) run SCHED_BATCH, which CFS never lets
+ * a wakeup preempt with (check_preempt_wakeup()): every round trip is
+ * then two calls that sleep, two wakeups and two switches, with or
+ * without a module. Under SCHED_OTHER whether the woken side preempts
+ * its waker depends on their vruntimes, which the hooks' own time moves:
+ * a preempted waker finds its answer without a sleeping call, so a
+ * round trip's work changed from config to config (the floor once added
+ * +347 instructions to a futex round trip, where it adds +1,071 to each
+ * round trip that sleeps).
+ */
+static void batch(void)
+{
+	struct sched_param sp = { 0 };
+
+	if (sched_setscheduler(0, SCHED_BATCH, &sp))
+		perror("tsa-bench: SCHED_BATCH");
+}
+
 static _Atomic int turn;
 
 static void fwait(int v)
@@ -140,6 +159,7 @@ static double bench_futex(long n)
 
 	rounds = n + n / 10;
 	atomic_store(&turn, 0);
+	batch();	/* the ponger inherits it */
 	pthread_create(&t, NULL, ponger, NULL);
 	for (long i = 0; i < n / 10; i++) {
 		fpass(1);
@@ -169,6 +189,7 @@ static double bench_pipe(long n)
 
 	if (pipe(ab) || pipe(ba))
 		return -1;
+	batch();	/* the child inherits it */
 	p = fork();
 	if (p == 0) {
 		METER_TASK();
