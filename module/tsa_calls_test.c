@@ -853,6 +853,21 @@ static void some_calls(struct tsa_acct *a, u64 t, unsigned int n)
 }
 
 /*
+ * Both records, in a call, go to sleep in @s at @out, are woken at @wake
+ * and switched in on @cpu at @in.
+ */
+static void both_sleep(struct tsa_acct *g, struct tsa_acct *f, u64 out,
+		       u64 wake, u64 in, enum tsa_state s, int cpu)
+{
+	tsa_acct_switch_out(g, out, TSA_SW_BLOCK, s);
+	tsa_acct_switch_out(f, out, TSA_SW_BLOCK, s);
+	tsa_acct_wakeup(g, wake);
+	tsa_acct_wakeup(f, wake);
+	tsa_acct_switch_in(g, in, cpu);
+	tsa_acct_switch_in(f, in, cpu);
+}
+
+/*
  * The fork hook starts a record as its allocation left it
  * (tsa_tables_prepare() on zeroed memory, then tsa_acct_init_fresh()),
  * without zeroing it again: it must start, and go on, exactly as a
@@ -959,12 +974,7 @@ static void fast_edges_leave_the_general_record(struct kunit *test)
 			tsa_acct_switch_in(g, in + 2, 0);
 			tsa_acct_switch_in(f, in + 2, 0);
 		} else if (i % 9 == 1) {	/* asleep in it */
-			tsa_acct_switch_out(g, in + 1, TSA_SW_BLOCK, TSA_IDL);
-			tsa_acct_switch_out(f, in + 1, TSA_SW_BLOCK, TSA_IDL);
-			tsa_acct_wakeup(g, in + 3);
-			tsa_acct_wakeup(f, in + 3);
-			tsa_acct_switch_in(g, in + 4, 1);
-			tsa_acct_switch_in(f, in + 4, 1);
+			both_sleep(g, f, in + 1, in + 3, in + 4, TSA_IDL, 1);
 		}
 		out = i % 13 == 6 ? g->stamp - 2 : g->stamp + 5 + i * 37 % 50;
 		/* The exit path's calibrated cost, as the probe gives it. */
@@ -1060,14 +1070,8 @@ static void fast_return_goes_by_the_entry_key(struct kunit *test)
 		tsa_acct_sys_enter(g, t, key);
 		KUNIT_ASSERT_TRUE(test, tsa_acct_sys_enter_plain(f));
 		tsa_acct_sys_enter_fast(f, t, key);
-		if (i % 4 == 1) {
-			tsa_acct_switch_out(g, t + 2, TSA_SW_BLOCK, TSA_SLP);
-			tsa_acct_switch_out(f, t + 2, TSA_SW_BLOCK, TSA_SLP);
-			tsa_acct_wakeup(g, t + 4);
-			tsa_acct_wakeup(f, t + 4);
-			tsa_acct_switch_in(g, t + 6, 0);
-			tsa_acct_switch_in(f, t + 6, 0);
-		}
+		if (i % 4 == 1)
+			both_sleep(g, f, t + 2, t + 4, t + 6, TSA_SLP, 0);
 		tsa_acct_sys_exit(g, t + 9, key, false);
 		tsa_acct_set_head(g, i % 3);
 		KUNIT_ASSERT_TRUE(test, tsa_acct_sys_exit_plain(f));
@@ -1146,14 +1150,8 @@ static void fast_fault_edges_leave_the_general_record(struct kunit *test)
 			tsa_acct_switch_in(f, in + 2, 0);
 		} else if (i % 6 == 1) {	/* asleep in it (reading a page) */
 			bi.ctx = g->ctx;
-			tsa_acct_switch_out(g, in + 1, TSA_SW_BLOCK,
-					    tsa_classify_sleep(bi));
-			tsa_acct_switch_out(f, in + 1, TSA_SW_BLOCK,
-					    tsa_classify_sleep(bi));
-			tsa_acct_wakeup(g, in + 3);
-			tsa_acct_wakeup(f, in + 3);
-			tsa_acct_switch_in(g, in + 4, 1);
-			tsa_acct_switch_in(f, in + 4, 1);
+			both_sleep(g, f, in + 1, in + 3, in + 4,
+				   tsa_classify_sleep(bi), 1);
 		}
 		out = i % 13 == 6 ? g->stamp - 2 : g->stamp + 5 + i * 37 % 50;
 		fault_exit_general(g, out, gs, ff, ret, i % 4);
