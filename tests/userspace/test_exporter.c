@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -507,6 +508,22 @@ static void scrape_503_in_1s(int port, const char *what)
 	free(m);
 }
 
+/* Wait (5 s at most) until no reader has @fifo open; false if one still has. */
+static int fifo_unread(const char *fifo)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i, fd;
+
+	for (i = 0; i < 5000; i++) {
+		fd = open(fifo, O_WRONLY | O_NONBLOCK);
+		if (fd < 0)
+			return errno == ENXIO;
+		close(fd);
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 /*
  * A read that takes long (a FIFO nobody writes yet): a scrape that waits
  * for it past its limit (Prometheus's X-Prometheus-Scrape-Timeout-Seconds)
@@ -553,9 +570,15 @@ static void test_scrape_timeout(void)
 	free(a);
 	/* The scrape that starts a read is bounded too: 503 at its limit. */
 	scrape_503_in_1s(s.port, "a scrape whose own read is still going");
-	/* That read ends (its FIFO written); the next scrape reads anew. */
+	/*
+	 * That read ends (its FIFO written); the next scrape reads anew,
+	 * once the old read has closed the FIFO: a feeder that came before
+	 * could write into the old read's FIFO as it closed, and the new
+	 * read then waited for a writer that had come and gone.
+	 */
 	w = feed_fifo(fifo, snap, 1);
 	waitpid(w, &status, 0);
+	ok(fifo_unread(fifo), "the read that timed out closed its FIFO");
 	w = feed_fifo(fifo, snap, 1);
 	m = metrics(s.port);
 	waitpid(w, &status, 0);
