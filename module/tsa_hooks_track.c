@@ -234,7 +234,7 @@ static bool tsa_seed_insert(struct task_struct *t)
 	tsa_acct_init(&th->acct, tsa_clock(), TSA_SLP,
 		      TSA_F_SINCE_LOAD | TSA_F_PROVISIONAL |
 		      tsa_kernel_flag(t, tsa_task_in_syscall(t)));
-	th->acct.hold = TSA_SEEDING_SEEDER;
+	th->acct.hold = TSA_HOLD_SEEDER;
 	return tsa_track(th, t, &orphan);
 }
 

@@ -82,12 +82,26 @@ static __always_inline void tsa_event(enum tsa_event ev)
 		this_cpu_inc(tsa_cpu.events[ev]);
 }
 
+/*
+ * Is @th, this CPU's current_th (never NULL), current's? The syscall and
+ * fault probes test this and go on with @th, with no test of a NULL;
+ * their fast edges test the hold with the state (tsa_acct_word()): then
+ * the record's own event may write it with no lock and IRQs on. The
+ * interrupt writers (the trap hooks) register the general syscall
+ * probes instead (tsa_hooks_init()); the fault probe, the same in both
+ * modes, asks tsa_irq_writers itself.
+ */
+static __always_inline bool tsa_thread_mine(const struct tsa_thread *th)
+{
+	return likely(th->key == current);
+}
+
 /* The record this CPU switched in last, if it is current's, or NULL. */
 static __always_inline struct tsa_thread *tsa_thread_on_cpu(void)
 {
 	struct tsa_thread *th = this_cpu_read(tsa_cpu.current_th);
 
-	return likely(th->key == current) ? th : NULL;
+	return tsa_thread_mine(th) ? th : NULL;
 }
 
 /*
@@ -120,20 +134,6 @@ static __always_inline struct tsa_thread *tsa_thread_current(void)
 	struct tsa_thread *th = tsa_thread_on_cpu();
 
 	return likely(th) ? th : tsa_thread_find(current);
-}
-
-/*
- * Is @th, this CPU's current_th (never NULL), current's? The syscall and
- * fault probes test this and go on with @th, with no test of a NULL;
- * their fast edges test the hold with the state (tsa_acct_word()): then
- * the record's own event may write it with no lock and IRQs on. The
- * interrupt writers (the trap hooks) register the general syscall
- * probes instead (tsa_hooks_init()); the fault probe, the same in both
- * modes, asks tsa_irq_writers itself.
- */
-static __always_inline bool tsa_thread_mine(const struct tsa_thread *th)
-{
-	return likely(th->key == current);
 }
 
 /* Both syscall hooks are registered: they will see threads leave. */

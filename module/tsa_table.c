@@ -834,7 +834,7 @@ void tsa_thread_seeded(struct tsa_thread *th)
 
 	raw_spin_lock_irqsave(&th->lock, flags);
 	/* Our writes before the clear: see above. */
-	smp_store_release(&th->acct.hold, th->acct.hold & ~TSA_SEEDING_SEEDER);
+	smp_store_release(&th->acct.hold, th->acct.hold & ~TSA_HOLD_SEEDER);
 	raw_spin_unlock_irqrestore(&th->lock, flags);
 }
 
@@ -862,7 +862,7 @@ static void tsa_thread_hold_writers(struct tsa_thread *th,
 				    unsigned long *flags)
 {
 	raw_spin_lock_irqsave(&th->lock, *flags);
-	WRITE_ONCE(th->acct.hold, th->acct.hold | TSA_SEEDING_READER);
+	WRITE_ONCE(th->acct.hold, th->acct.hold | TSA_HOLD_READER);
 	smp_mb();	/* the flag before the seqcount is read again */
 }
 
@@ -870,7 +870,7 @@ static void tsa_thread_release_writers(struct tsa_thread *th,
 				       unsigned long flags)
 {
 	/* Pairs with tsa_thread_own_begin_irqs_off(), as the seeder's. */
-	smp_store_release(&th->acct.hold, th->acct.hold & ~TSA_SEEDING_READER);
+	smp_store_release(&th->acct.hold, th->acct.hold & ~TSA_HOLD_READER);
 	raw_spin_unlock_irqrestore(&th->lock, flags);
 }
 

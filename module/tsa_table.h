@@ -140,8 +140,8 @@ static_assert(offsetof(struct tsa_thread, acct.call) < 64 &&
  * word the fast edges test with the state (tsa_acct_word()), which the
  * accounting never writes whole.
  */
-#define TSA_SEEDING_SEEDER	0x01
-#define TSA_SEEDING_READER	0x02
+#define TSA_HOLD_SEEDER		0x01
+#define TSA_HOLD_READER		0x02
 
 /* Must @th's own events take its lock? */
 static __always_inline u8 tsa_thread_held(const struct tsa_thread *th)
@@ -221,11 +221,11 @@ void tsa_table_debugfs(struct dentry *dir);
  * (sched_switch: prev, and next under the rq lock that any wakeup of it
  * must take), or the wakeup of a thread off CPU (tsa_wake()). No other
  * CPU writes the record meanwhile unless a seeder may (@th->acct.hold,
- * whose release orders the seeder's writes before ours); then the lock. @sub is
- * the lockdep subclass of a second record open at once: only a CPU's own
- * switch holds two, prev then next, and no thread is prev on one CPU
- * while next on another, so no other order exists. Returns whether
- * the lock was taken, for tsa_thread_own_end_irqs_off().
+ * whose release orders the seeder's writes before ours); then the lock.
+ * @sub is the lockdep subclass of a second record open at once: only a
+ * CPU's own switch holds two, prev then next, and no thread is prev on
+ * one CPU while next on another, so no other order exists. Returns
+ * whether the lock was taken, for tsa_thread_own_end_irqs_off().
  */
 static __always_inline bool tsa_thread_own_begin_irqs_off(struct tsa_thread *th,
 							  int sub)
