@@ -258,20 +258,18 @@ while read -r k c t n; do
 		cat "$out/kernel.syms"
 		echo "ffffffffc0000000 S [other-modules]"
 		awk -v c="$c" '$1 == "syms" && $2 == c { print $3, "S", "[mod]" $4 }' "$out/guest.txt"
-		awk -v k="$k" '$1 == "bracket" { on = ($2 == k); next } on { print $1, "X", $2 }' "$prof"
+		awk -v k="$k" '$1 == "bracket" { on = ($2 == k); next } on { print $1, "X", $2, $3 + 0 }' "$prof"
 	} | LC_ALL=C sort -k1,1 -k2,2 | awk -v c="$c" -v t="$t" -v n="$n" '
 		$2 == "S" { sym = $3; next }
 		{ s = substr($1, 1, 1) == "f" ? (sym == "" ? "[kernel]" : sym) : "[user]"
-		  sum[s] += $3 }
-		END { for (s in sum) printf "%s %s %s %.3f\n", t, c, s, sum[s] / n }' >>"$out/persym.txt"
+		  sum[s] += $3; lk[s] += $4 }
+		END { for (s in sum) printf "%s %s %s %.3f %.3f\n", t, c, s, sum[s] / n, lk[s] / n }' >>"$out/persym.txt"
 done <"$out/brackets.txt"
-echo
-echo "Where the instructions go: per operation, by function (one round; the"
-echo "functions whose count tsa (on) or the floor changes most against off;"
-echo "the kernel's own counts vary by some hundreds from run to run: timer"
-echo "ticks and other work that falls inside the brackets; [mod]: module code)"
-for t in pipe syscall futex fault fork thread; do
-	awk -v t="$t" '$1 == t { v[$3, $2] = $4; syms[$3] = 1 }
+# Per operation of loop $1, by function, column $2 of persym.txt (4:
+# instructions, 5: locked ones): the functions tsa (on) or the floor
+# changes by at least $3 against off, the largest change first.
+by_function() {
+	awk -v t="$1" -v col="$2" -v min="$3" '$1 == t { v[$3, $2] = $col; syms[$3] = 1 }
 		END {
 			printf "%12.0f %-36s %10s %10s %10s %10s\n", 1e11, t, "off", "floor", "on", "syscalls=0"
 			for (s in syms) {
@@ -280,12 +278,33 @@ for t in pipe syscall futex fault fork thread; do
 				if (s ~ /^\[mod\]/) {
 					mf += v[s, "floor"]; mn += v[s, "on"]; mz += v[s, "syscalls=0"]
 				}
-				if (d >= 5 || d <= -5 || f >= 5 || f <= -5)
-					printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", (d < 0 ? -d : d), s,
+				if (d >= min || d <= -min || f >= min || f <= -min)
+					printf "%12.2f %-36s %10.2f %10.2f %10.2f %10.2f\n", (d < 0 ? -d : d), s,
 						v[s, "off"], v[s, "floor"], v[s, "on"], v[s, "syscalls=0"]
 			}
-			printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", 1e10, "total", to, tf, tn, tz
-			printf "%12.0f %-36s %10.1f %10.1f %10.1f %10.1f\n", 1e9, "the module'\''s own code ([mod])", 0, mf, mn, mz
+			printf "%12.0f %-36s %10.2f %10.2f %10.2f %10.2f\n", 1e10, "total", to, tf, tn, tz
+			printf "%12.0f %-36s %10.2f %10.2f %10.2f %10.2f\n", 1e9, "the module'\''s own code ([mod])", 0, mf, mn, mz
 		}' "$out/persym.txt" | sort -k1,1nr | awk 'NR <= 32' | cut -c14-
 	echo
-done
+}
+
+# Only the loops this run measured, each by by_function "$@".
+tests=$(awk '{ print $1 }' "$out/persym.txt" | sort -u)
+each_loop() {
+	local t
+
+	for t in pipe syscall futex fault fork thread; do
+		if grep -qx "$t" <<<"$tests"; then by_function "$t" "$@"; fi
+	done
+}
+
+echo
+echo "Where the instructions go: per operation, by function (one round; the"
+echo "functions whose count tsa (on) or the floor changes most against off;"
+echo "the kernel's own counts vary by some hundreds from run to run: timer"
+echo "ticks and other work that falls inside the brackets; [mod]: module code)"
+each_loop 4 5
+echo "Where the locked instructions go (lock prefix, xchg with memory): per"
+echo "operation, by function, where tsa (on) or the floor changes the count"
+echo "by at least 0.25 against off (same round)"
+each_loop 5 0.25

@@ -53,7 +53,8 @@
  * profile=FILE (make bench-profile): also count, inside each bracket,
  * the instructions of every translated block by its guest address, and
  * at each stop marker append "bracket K" (K counts stop markers from 1)
- * and one "VADDR INSNS" line per block address that ran. The host maps
+ * and one "VADDR INSNS LOCKED" line per block address that ran (its
+ * instructions, and of those its locked ones). The host maps
  * the addresses to symbols (the guest boots with nokaslr). Counting is
  * per vCPU: a block counts only on the vCPU whose bracket is open.
  *
@@ -206,6 +207,7 @@ struct block {
 	struct tb_counts c;	/* first: tb_exec reads it */
 	uint64_t vaddr;
 	uint64_t insns;		/* of this block, inside brackets */
+	uint64_t locked;	/* its locked instructions, inside brackets */
 	unsigned int n;
 	struct block *next;
 };
@@ -270,8 +272,10 @@ static void tb_exec_profile(unsigned int vcpu, void *udata)
 	struct block *b = udata;
 
 	tb_exec(vcpu, &b->c);
-	if (vcpu < MAX_VCPUS && inside[vcpu])
+	if (vcpu < MAX_VCPUS && inside[vcpu]) {
 		b->insns += b->n;
+		b->locked += b->c.k[K_LOCKED];
+	}
 }
 
 static void profile_list(struct block *b)
@@ -279,9 +283,11 @@ static void profile_list(struct block *b)
 	for (; b; b = b->next) {
 		if (!b->insns)
 			continue;
-		fprintf(prof, "%016llx %llu\n", (unsigned long long)b->vaddr,
-			(unsigned long long)b->insns);
+		fprintf(prof, "%016llx %llu %llu\n", (unsigned long long)b->vaddr,
+			(unsigned long long)b->insns,
+			(unsigned long long)b->locked);
 		b->insns = 0;
+		b->locked = 0;
 	}
 }
 
