@@ -986,12 +986,12 @@ bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen)
 bool tsa_thread_exit_begin(struct tsa_thread *th)
 {
 	struct tsa_group *g = th->group;
-	unsigned long flags, tflags;
-	bool clamped;
+	unsigned long flags;
+	bool clamped, locked;
 
 	raw_spin_lock_irqsave(&g->lock, flags);
 	write_seqcount_begin(&g->seq);
-	tsa_thread_write_begin(th, tflags);
+	locked = tsa_thread_own_begin_irqs_off(th, 0);
 	if (!(th->acct.flags & TSA_F_NOT_LIVE)) {
 		g->exited_threads++;
 		th->exit_gen = tsa_group_next_exit(g);
@@ -999,7 +999,7 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 	clamped = tsa_acct_exit_begin(&th->acct, tsa_clock(), &g->exited,
 				      g->tab, g->hist);
 	g->at = max(g->at, th->acct.stamp);
-	tsa_thread_write_end(th, tflags);
+	tsa_thread_own_end_irqs_off(th, locked);
 	write_seqcount_end(&g->seq);
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 	return clamped;
@@ -1013,20 +1013,20 @@ bool tsa_thread_exit_begin(struct tsa_thread *th)
 bool tsa_thread_exit(struct tsa_thread *th)
 {
 	struct tsa_group *g = th->group;
-	unsigned long flags, tflags;
-	bool clamped, counted, exiting;
+	unsigned long flags;
+	bool clamped, counted, exiting, locked;
 	int k;
 
 	raw_spin_lock_irqsave(&g->lock, flags);
 	write_seqcount_begin(&g->seq);
-	tsa_thread_write_begin(th, tflags);
+	locked = tsa_thread_own_begin_irqs_off(th, 0);
 	counted = !(th->acct.flags & (TSA_F_DEAD | TSA_F_PROVISIONAL));
 	exiting = th->acct.flags & TSA_F_EXITING;
 	clamped = tsa_acct_exit(&th->acct, tsa_clock());
 	for (k = 0; counted && k < TSA_NR_TABLES; k++)
 		if (g->tab[k] && th->acct.tab[k])
 			tsa_calls_merge(g->tab[k], th->acct.tab[k]);
-	tsa_thread_write_end(th, tflags);
+	tsa_thread_own_end_irqs_off(th, locked);
 	if (counted) {
 		if (g->hist && th->acct.hist)
 			tsa_hist_merge(g->hist, g->exited.st, th->acct.hist,

@@ -203,7 +203,7 @@ bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 void tsa_table_debugfs(struct dentry *dir);
 
-/* Seeders and hand-overs: the record's lock, and the seqcount bumped. */
+/* A seeder: the record's lock, and the seqcount bumped. */
 #define tsa_thread_write_begin(th, flags)			\
 	do {							\
 		raw_spin_lock_irqsave(&(th)->lock, flags);	\
@@ -219,7 +219,8 @@ void tsa_table_debugfs(struct dentry *dir);
 /*
  * The record's sole writer, IRQs off: its own thread on its own CPU
  * (sched_switch: prev, and next under the rq lock that any wakeup of it
- * must take), or the wakeup of a thread off CPU (tsa_wake()). No other
+ * must take; its exit's hand-overs, in do_exit() and at its last
+ * switch), or the wakeup of a thread off CPU (tsa_wake()). No other
  * CPU writes the record meanwhile unless a seeder may (@th->acct.hold,
  * whose release orders the seeder's writes before ours); then the lock.
  * @sub is the lockdep subclass of a second record open at once: only a
