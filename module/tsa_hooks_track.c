@@ -243,8 +243,15 @@ static bool tsa_seed_insert(struct task_struct *t)
  * not serve), adding how many to @count; their references are dropped.
  * Records go in first, all of them; then one grace period, so that no
  * switch that missed a record is still under way; then their states.
+ *
+ * @pins (or NULL) holds each task's group as tsa_group_pin() took it.
+ * They are let go once the records are in (a record holds its group) and
+ * before any task reference is dropped: the last put of a task may free
+ * its signal_struct, and a group pinned past that would be found by the
+ * next process the allocator gives the same address to.
  */
-static void tsa_seed_batch(struct task_struct **tasks, unsigned int n,
+static void tsa_seed_batch(struct task_struct **tasks,
+			   struct tsa_group **pins, unsigned int n,
 			   atomic64_t *count)
 {
 	struct tsa_thread *th;
@@ -252,11 +259,16 @@ static void tsa_seed_batch(struct task_struct **tasks, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		if (!tsa_seed_insert(tasks[i])) {
+			if (pins)
+				tsa_group_unpin(pins[i]);
 			put_task_struct(tasks[i]);
 			tasks[i] = NULL;
 		}
 		cond_resched();
 	}
+	for (i = 0; pins && i < n; i++)
+		if (tasks[i])
+			tsa_group_unpin(pins[i]);
 	synchronize_rcu();
 	for (i = 0; i < n; i++) {
 		if (!tasks[i])
@@ -311,7 +323,7 @@ static int tsa_seed_untracked(atomic64_t *count)
 		tasks[n++] = t;
 	}
 	rcu_read_unlock();
-	tsa_seed_batch(tasks, n, count);
+	tsa_seed_batch(tasks, NULL, n, count);
 	kvfree(tasks);
 	return 0;
 }
@@ -337,7 +349,7 @@ static void tsa_late_fn(struct work_struct *work)
 {
 	struct task_struct *batch[TSA_LATE_BATCH];
 	struct tsa_group *groups[TSA_LATE_BATCH];
-	unsigned int n, i;
+	unsigned int n;
 	unsigned long flags;
 	bool walk;
 
@@ -353,10 +365,7 @@ static void tsa_late_fn(struct work_struct *work)
 		raw_spin_unlock_irqrestore(&tsa_late_lock, flags);
 		if (!n)
 			break;
-		tsa_seed_batch(batch, n, &tsa_late_tracked);
-		/* Their records hold their groups now, if they went in. */
-		for (i = 0; i < n; i++)
-			tsa_group_unpin(groups[i]);
+		tsa_seed_batch(batch, groups, n, &tsa_late_tracked);
 	}
 	if (!walk)
 		return;
@@ -423,8 +432,8 @@ void tsa_track_exit(void)
 	cancel_work_sync(&tsa_late_work);
 	/* Process context, no lock: a put may free the task. */
 	while (tsa_late_len) {
-		put_task_struct(tsa_late[--tsa_late_len]);
-		tsa_group_unpin(tsa_late_groups[tsa_late_len]);
+		tsa_group_unpin(tsa_late_groups[--tsa_late_len]);
+		put_task_struct(tsa_late[tsa_late_len]);
 	}
 	kvfree(tsa_late);
 	kvfree(tsa_late_groups);
