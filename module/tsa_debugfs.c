@@ -44,8 +44,8 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "alloc_failures %llu\nobjects %llu\n", st.alloc_failures,
 		   st.objects);
 	/* Made in batches, at most one every 20 ms (tsa_proc.c). */
-	seq_printf(m, "proc_entries %llu\nproc_entries_made %llu\nproc_entry_batches %llu\nproc_resyncs %llu\n",
-		   ps.entries, ps.made, ps.batches, ps.resyncs);
+	seq_printf(m, "proc_entries %llu\nproc_entries_made %llu\nproc_entry_batches %llu\nproc_resyncs %llu\nproc_removals_deferred %llu\n",
+		   ps.entries, ps.made, ps.batches, ps.resyncs, ps.deferred);
 	seq_printf(m, "reader_row_bytes %llu\n", ps.row_bytes);
 	/* Copies redone because the owner wrote meanwhile, and held. */
 	seq_printf(m, "reader_copies %llu\nreader_retries %llu\nreader_retries_max %llu\nreader_holds %llu\n",

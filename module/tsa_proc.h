@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tsa procfs: /proc/tsa/<tid> and /proc/tsa/all. */
+/* tsa procfs: /proc/tsa/<tid>, self, thread-self, all, calls, hist, wakers. */
 #ifndef TSA_PROC_H
 #define TSA_PROC_H
 
@@ -26,6 +26,7 @@ struct tsa_proc_stats {
 	u64 made;		/* made since load */
 	u64 batches;		/* runs of the work that makes them */
 	u64 resyncs;		/* of them, rescans after the ring overflowed */
+	u64 deferred;		/* removals a reader in progress held up */
 	u64 row_bytes;		/* one row of a /proc/tsa/all copy */
 	u64 entry_bytes;	/* one entry in proc's slab */
 };

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Engine suite: tsa-gtest in a guest running the stock Debian kernel with
-# the freshly built tsa.ko (known workloads, schedstat, exact sums).
+# the freshly built tsa.ko (known workloads, schedstat, exact sums), then
+# tsa-ntest (what no reader may hold up, what a container sees).
 # Environment: TSA_KO (use this module, skip its build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,4 +16,15 @@ if [ -z "${TSA_KO:-}" ]; then
 fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c
-exec tests/guest-run --kernel "$TSA_KERNEL" --module "$TSA_KO" -- tests/out/tsa-gtest "$@"
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-ntest \
+	tests/guest/tsa-ntest.c tests/guest/tsa-read.c
+# Named tests are tsa-gtest's; without names, tsa-ntest's run too (a stuck
+# reader, pid namespaces, hidepid=, self and thread-self), in a guest of
+# their own.
+if [ $# -gt 0 ]; then
+	exec tests/guest-run --kernel "$TSA_KERNEL" --module "$TSA_KO" -- tests/out/tsa-gtest "$@"
+fi
+rc=0
+tests/guest-run --kernel "$TSA_KERNEL" --module "$TSA_KO" -- tests/out/tsa-gtest || rc=1
+tests/guest-run --kernel "$TSA_KERNEL" --module "$TSA_KO" -- tests/out/tsa-ntest || rc=1
+exit $rc

@@ -120,6 +120,8 @@ dkms_check() {
 
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c || tap 1 "tsa-gtest builds"
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-ntest \
+	tests/guest/tsa-ntest.c tests/guest/tsa-read.c || tap 1 "tsa-ntest builds"
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/churn tests/guest/churn.c || tap 1 "churn builds"
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-waketest \
 	tests/guest/tsa-waketest.c tests/guest/tsa-read.c || tap 1 "tsa-waketest builds"
@@ -152,6 +154,7 @@ for series in "${series_list[@]}"; do
 		case $flav in
 		amd64)
 			run_suite "$ver" engine tests/guest-run --kernel "$moddir" --module "$TSA_KO" -- tests/out/tsa-gtest
+			run_suite "$ver" trust tests/guest-run --kernel "$moddir" --module "$TSA_KO" -- tests/out/tsa-ntest
 			run_suite "$ver" waits bash tests/guest/run-wait-tests.sh
 			# What tsa-prstat makes of the module's files, on every
 			# kernel; its views of them (signals, groups and the

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsa-ntest: what an SRE needs before leaving tsa loaded. A reader held
+ * in a read for as long as it likes holds up nobody else's files; a pid
+ * namespace with its own procfs sees its own tasks by its own ids, and
+ * nothing else; hidepid= hides as it does for /proc/<pid>; self and
+ * thread-self name the reader. Runs as root in a guest with tsa.ko
+ * loaded; prints TAP.
+ *
+ *   tsa-ntest [test-name...]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsa-read.h"
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait up to @ms for @path to exist (@present) or not; the wait in ms or -1. */
+static double wait_path(const char *path, int present, int ms)
+{
+	double t0 = mono_s();
+
+	for (;;) {
+		if ((access(path, F_OK) == 0) == present)
+			return (mono_s() - t0) * 1e3;
+		if ((mono_s() - t0) * 1e3 > ms)
+			return -1;
+		sleep_ms(2);
+	}
+}
+
+static double wait_entry(pid_t tid, int present, int ms)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
+	return wait_path(path, present, ms);
+}
+
+/* --- a stuck reader ----------------------------------------------------- */
+
+struct parked {
+	pthread_t th;
+	pid_t tid;
+	int fd;			/* read end: the thread leaves when it closes */
+};
+
+static void *parked_fn(void *arg)
+{
+	struct parked *p = arg;
+	char c;
+
+	__atomic_store_n(&p->tid, gettid_(), __ATOMIC_RELEASE);
+	if (read(p->fd, &c, 1) < 0)
+		perror("parked: read");
+	return NULL;
+}
+
+/* Start @n threads that wait on one pipe until release_parked(). */
+static int start_parked(struct parked *p, int n, int *wfd)
+{
+	int fds[2], i;
+
+	if (pipe(fds))
+		return -1;
+	for (i = 0; i < n; i++) {
+		p[i].tid = 0;
+		p[i].fd = fds[0];
+		if (pthread_create(&p[i].th, NULL, parked_fn, &p[i]))
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		while (!__atomic_load_n(&p[i].tid, __ATOMIC_ACQUIRE))
+			sleep_ms(1);
+	*wfd = fds[1];
+	return fds[0];
+}
+
+static void release_parked(struct parked *p, int n, int rfd, int wfd)
+{
+	int i;
+
+	close(wfd);	/* every read returns 0 */
+	for (i = 0; i < n; i++)
+		pthread_join(p[i].th, NULL);
+	close(rfd);
+}
+
+struct held_read {
+	int fd;
+	void *buf;
+	ssize_t ret;
+	int done;
+};
+
+static void *held_read_fn(void *arg)
+{
+	struct held_read *h = arg;
+
+	h->ret = read(h->fd, h->buf, 4096);
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+#define STUCK_ROUNDS	10
+#define STUCK_THREADS	100
+
+/*
+ * A reader opens a thread's file and reads into a page whose fault
+ * userfaultfd holds; the thread exits, so its entry must go while the
+ * read is in it. For the next 10 s, 1,000 threads are born and die, 100
+ * at a time: each one's file must appear and go within the batch delay
+ * (asserted: 1 s, against 20 ms batches), and debugfs stats must answer.
+ * Before removals were taken out of the batch, the batch waited in
+ * proc_remove() for the held read, holding the entries' lock: no file
+ * appeared or went for anyone, and stats blocked.
+ */
+static void test_stuck_reader(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct parked victim, p[STUCK_THREADS];
+	struct held_read h = { 0 };
+	double worst_in = 0, worst_out = 0, worst_stats = 0, t0, ms;
+	uint64_t deferred0 = 0, deferred1 = 0, v;
+	int uffd, vr, vw, rfd, wfd, r, i, missing = 0;
+	pthread_t reader;
+	char path[64];
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		tap(0, "stuck: userfaultfd (%s)", strerror(errno));
+		return;
+	}
+	h.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (unsigned long)h.buf;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (h.buf == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		tap(0, "stuck: register the page (%s)", strerror(errno));
+		return;
+	}
+	vr = start_parked(&victim, 1, &vw);
+	snprintf(path, sizeof(path), "/proc/tsa/%d", victim.tid);
+	h.fd = wait_entry(victim.tid, 1, 3000) >= 0 ? open(path, O_RDONLY) : -1;
+	if (vr < 0 || h.fd < 0) {
+		tap(0, "stuck: open %s (%s)", path, strerror(errno));
+		return;
+	}
+	tsa_read_debugfs_counter("proc_removals_deferred", &deferred0);
+	pthread_create(&reader, NULL, held_read_fn, &h);
+	sleep_ms(300);
+	tap(!__atomic_load_n(&h.done, __ATOMIC_ACQUIRE),
+	    "stuck: a read of %s into a page userfaultfd holds is held (expected held after 300 ms, saw %s)",
+	    path, h.done ? "returned" : "held");
+	release_parked(&victim, 1, vr, vw);
+
+	for (r = 0; r < STUCK_ROUNDS && !missing; r++) {
+		rfd = start_parked(p, STUCK_THREADS, &wfd);
+		if (rfd < 0) {
+			tap(0, "stuck: start %d threads", STUCK_THREADS);
+			break;
+		}
+		for (i = 0; i < STUCK_THREADS; i++) {
+			/* Once one is late, the rest are not waited for. */
+			ms = wait_entry(p[i].tid, 1, missing ? 0 : 1000);
+			missing += ms < 0;
+			worst_in = ms > worst_in ? ms : worst_in;
+		}
+		t0 = mono_s();
+		tsa_read_debugfs_counter("proc_entries", &v);
+		ms = (mono_s() - t0) * 1e3;
+		worst_stats = ms > worst_stats ? ms : worst_stats;
+		release_parked(p, STUCK_THREADS, rfd, wfd);
+		for (i = 0; i < STUCK_THREADS; i++) {
+			ms = wait_entry(p[i].tid, 0, missing ? 0 : 1000);
+			missing += ms < 0;
+			worst_out = ms > worst_out ? ms : worst_out;
+		}
+	}
+	tap(!missing && !__atomic_load_n(&h.done, __ATOMIC_ACQUIRE),
+	    "stuck: while the read is held, %d threads' files appear and go within 1 s each (expected 0 late, saw %d late in round %d; slowest to appear %.0f ms, to go %.0f ms; the read still held: %s)",
+	    STUCK_ROUNDS * STUCK_THREADS, missing, r, worst_in, worst_out,
+	    h.done ? "no" : "yes");
+	tap(worst_stats < 1000,
+	    "stuck: debugfs stats answers while the read is held (expected < 1000 ms, slowest %.0f ms)",
+	    worst_stats);
+	tsa_read_debugfs_counter("proc_removals_deferred", &deferred1);
+	tap(deferred1 > deferred0,
+	    "stuck: the held entry's removal was deferred to a work item of its own (proc_removals_deferred %llu -> %llu)",
+	    (unsigned long long)deferred0, (unsigned long long)deferred1);
+	tap(access(path, F_OK) != 0,
+	    "stuck: %s is gone from the directory while its read is held",
+	    path);
+
+	/* Closing the userfaultfd lets the fault through. */
+	close(uffd);
+	pthread_join(reader, NULL);
+	tap(h.ret > 0, "stuck: the held read completes once let go (expected > 0 bytes, saw %zd)",
+	    h.ret);
+	close(h.fd);
+	munmap(h.buf, 4096);
+}
+
+/* --- pid namespaces ------------------------------------------------------ */
+
+/* A child's findings, line by line: "1 text" or "0 text". */
+static void say(int fd, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(int fd, int ok, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%d ", !!ok);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(fd, line, n) != n)
+		_exit(3);
+}
+
+/* Each line the child said becomes a TAP line here. */
+static void hear(int fd, const char *who)
+{
+	char buf[16384], *s, *e;
+	size_t len = 0;
+	ssize_t n;
+	int lines = 0;
+
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	for (s = buf; (e = strchr(s, '\n')); s = e + 1) {
+		*e = '\0';
+		tap(s[0] == '1', "%s: %s", who, s + 2);
+		lines++;
+	}
+	if (!lines)
+		tap(0, "%s: the child reported nothing", who);
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static pid_t outsider;		/* the test's own tid, outside the namespace */
+static int ns_wake[2];		/* the outsider writes, pid 1 wakes */
+static int ns_ready[2];		/* pid 1 is about to sleep */
+
+struct self_read {
+	char dir[64];
+	pid_t tid;
+	struct tsa_thread t;
+	int ret;
+};
+
+static void *thread_self_fn(void *arg)
+{
+	struct self_read *s = arg;
+	static char text[65536];
+	char path[96];
+
+	s->tid = gettid_();
+	snprintf(path, sizeof(path), "%s/tsa/thread-self", s->dir);
+	s->ret = read_text(path, text, sizeof(text)) ||
+		 tsa_parse_thread(text, &s->t);
+	return NULL;
+}
+
+/* Is any "thread" waker line of @tid in @text naming @waker? */
+static int waker_named(const char *text, pid_t tid, pid_t waker,
+		       int *outside)
+{
+	const char *l;
+	char kind[32];
+	int t, w, named = 0;
+
+	*outside = 0;
+	for (l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (sscanf(l, "%d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %31s %d",
+			   &t, kind, &w) != 3 || t != tid)
+			continue;
+		named |= !strcmp(kind, "thread") && w == waker;
+		*outside |= !strcmp(kind, "outside");
+	}
+	return named;
+}
+
+/*
+ * Pid 1 of a new pid namespace, with a procfs of its own at @dir: what
+ * it sees there, said line by line on @out.
+ */
+static void ns_init(int out, const char *dir)
+{
+	static char text[1 << 20];
+	struct tsa_thread t;
+	struct self_read sr = { 0 };
+	struct tsa_all all = { 0 };
+	char path[128], c;
+	pthread_t th;
+	size_t i;
+	int ok, fd, outside = -1, named;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mkdir(dir, 0755) && errno != EEXIST) ||
+	    mount("proc", dir, "proc", 0, NULL)) {
+		say(out, 0, "mount a procfs at %s (%s)", dir, strerror(errno));
+		_exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/tsa/self", dir);
+	ok = !read_text(path, text, sizeof(text)) && !tsa_parse_thread(text, &t);
+	say(out, ok && t.tid == 1 && t.pid == 1,
+	    "%s is the reader's process by its ids there (expected tid 1 pid 1, saw %d %d)",
+	    path, ok ? t.tid : -1, ok ? t.pid : -1);
+
+	snprintf(sr.dir, sizeof(sr.dir), "%s", dir);
+	pthread_create(&th, NULL, thread_self_fn, &sr);
+	pthread_join(th, NULL);
+	say(out, !sr.ret && sr.t.tid == sr.tid && sr.t.pid == 1,
+	    "%s/tsa/thread-self is the reading thread by its ids there (expected tid %d pid 1, saw %d %d)",
+	    dir, sr.tid, sr.ret ? -1 : sr.t.tid, sr.ret ? -1 : sr.t.pid);
+
+	snprintf(path, sizeof(path), "%s/tsa/all", dir);
+	ok = !tsa_read_all_file(path, &all);
+	for (i = 0; ok && i < all.n; i++) {
+		if (!all.t[i].tid)
+			continue;	/* exited threads' totals */
+		snprintf(text, sizeof(text), "%s/%d", dir, all.t[i].tid);
+		if (all.t[i].pid != 1 || access(text, F_OK))
+			ok = 0;
+	}
+	say(out, ok && all.n >= 1 && all.n <= 4,
+	    "%s lists only the namespace's tasks, by their ids there (expected 1-4 rows, all of pid 1; saw %zu rows, first %d/%d)",
+	    path, all.n, all.n ? all.t[0].tid : -1, all.n ? all.t[0].pid : -1);
+	tsa_free_all(&all);
+
+	snprintf(path, sizeof(path), "%s/tsa/%d", dir, outsider);
+	fd = open(path, O_RDONLY);
+	say(out, fd < 0 && errno == ENOENT,
+	    "%s, a task outside the namespace, does not open (expected ENOENT, saw %s)",
+	    path, fd < 0 ? strerror(errno) : "opened");
+	if (fd >= 0)
+		close(fd);
+
+	/* Woken by the outsider: a context here, never its host tid. */
+	if (write(ns_ready[1], "r", 1) != 1 || read(ns_wake[0], &c, 1) != 1)
+		say(out, 0, "wait for the outsider");
+	snprintf(path, sizeof(path), "%s/tsa/wakers", dir);
+	if (access(path, F_OK) == 0) {
+		ok = !read_text(path, text, sizeof(text));
+		named = ok && waker_named(text, 1, outsider, &outside);
+		say(out, ok && !named && outside,
+		    "%s names a waker outside the namespace \"outside\", not by its tid %d (saw outside %d)",
+		    path, outsider, ok ? outside : -1);
+	}
+	_exit(0);
+}
+
+static void test_pidns(void)
+{
+	const char *dir = "/tmp/tsa-ntest-proc";
+	int rep[2], st;
+	pid_t mid;
+
+	outsider = gettid_();
+	if (pipe(rep) || pipe(ns_wake) || pipe(ns_ready)) {
+		tap(0, "pidns: pipes");
+		return;
+	}
+	mid = fork();
+	if (mid == 0) {
+		pid_t init;
+
+		close(rep[0]);
+		if (unshare(CLONE_NEWPID | CLONE_NEWNS)) {
+			say(rep[1], 0, "unshare (%s)", strerror(errno));
+			_exit(1);
+		}
+		init = fork();
+		if (init == 0)
+			ns_init(rep[1], dir);
+		waitpid(init, &st, 0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	}
+	close(rep[1]);
+	close(ns_ready[1]);
+	if (read(ns_ready[0], &st, 1) == 1)
+		sleep_ms(300);	/* pid 1 is asleep in its read */
+	if (write(ns_wake[1], "x", 1) != 1)
+		tap(0, "pidns: wake pid 1");
+	hear(rep[0], "pidns");
+	waitpid(mid, &st, 0);
+	tap(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "pidns: the namespace's init exits 0 (status %d)", st);
+	close(rep[0]);
+	close(ns_wake[0]);
+	close(ns_wake[1]);
+	close(ns_ready[0]);
+}
+
+/*
+ * hidepid=: a file /proc would hide from a reader does not open here
+ * either (ENOENT), and what /proc shows but tsa's access rule refuses is
+ * EACCES, as before.
+ */
+static void test_hidepid(void)
+{
+	const char *dirs[] = { "/tmp/tsa-ntest-hp0", "/tmp/tsa-ntest-hp2",
+			       "/tmp/tsa-ntest-hp4" };
+	const char *opts[] = { "hidepid=0", "hidepid=invisible",
+			       "hidepid=ptraceable" };
+	const int want[] = { EACCES, ENOENT, ENOENT };
+	int rep[2], st, i;
+	pid_t c;
+
+	if (pipe(rep))
+		return;
+	c = fork();
+	if (c == 0) {
+		char path[96];
+		int fd, e;
+
+		close(rep[0]);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+			say(rep[1], 0, "a mount namespace (%s)", strerror(errno));
+			_exit(1);
+		}
+		for (i = 0; i < 3; i++) {
+			mkdir(dirs[i], 0755);
+			if (mount("proc", dirs[i], "proc", 0, opts[i])) {
+				say(rep[1], 0, "mount proc %s (%s)", opts[i],
+				    strerror(errno));
+				_exit(1);
+			}
+		}
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534)) {
+			say(rep[1], 0, "become nobody (%s)", strerror(errno));
+			_exit(1);
+		}
+		for (i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "%s/tsa/1", dirs[i]);
+			fd = open(path, O_RDONLY);
+			e = fd < 0 ? errno : 0;
+			say(rep[1], e == want[i],
+			    "nobody opening %s (%s) gets %s (saw %s)", path,
+			    opts[i], strerror(want[i]),
+			    e ? strerror(e) : "opened");
+		}
+		_exit(0);
+	}
+	close(rep[1]);
+	hear(rep[0], "hidepid");
+	close(rep[0]);
+	waitpid(c, &st, 0);
+}
+
+static const struct tsa_test tests[] = {
+	{ "stuck", test_stuck_reader },
+	{ "pidns", test_pidns },
+	{ "hidepid", test_hidepid },
+};
+
+int main(int argc, char **argv)
+{
+	return tsa_test_main("tsa-ntest", tests, sizeof(tests) / sizeof(tests[0]),
+			     argc, argv);
+}
