@@ -16,12 +16,9 @@
 
 DEFINE_STATIC_KEY_FALSE(tsa_wakers_on);
 
-/*
- * The context level (NMI, hard interrupt, softirq being served) of the
- * timer expiring on this CPU, with bit 0 set; 0 when none. A wakeup at
- * that level is the timer's; one from an interrupt nested in it is not.
- */
-static DEFINE_PER_CPU(unsigned int, tsa_wk_timer);
+/* The timers expiring on this CPU (tsa_wakers.h). */
+static DEFINE_PER_CPU(struct tsa_wk_timers, tsa_wk_timers);
+#define TSA_WK_HARD	(NMI_MASK | HARDIRQ_MASK)
 
 static __always_inline unsigned int tsa_wk_level(void)
 {
@@ -48,7 +45,8 @@ static u16 tsa_wk_source(bool hard)
 /* Who is waking a thread from here: an interrupt context (out of line). */
 static noinline u32 tsa_wk_context(unsigned int level)
 {
-	if (this_cpu_read(tsa_wk_timer) == (level | 1))
+	if (tsa_wk_timers_own(this_cpu_ptr(&tsa_wk_timers), level,
+			      TSA_WK_HARD))
 		return tsa_wk_ctx(TSA_WK_TIMER, TSA_WK_SRC_NONE);
 	if (level & NMI_MASK)
 		return tsa_wk_ctx(TSA_WK_NMI, TSA_WK_SRC_NONE);
@@ -85,12 +83,14 @@ TSA_CHECK_PROBE(sched_waking, tsa_sched_waking);
 static __always_inline void tsa_wk_timer_enter(void)
 {
 	tsa_event(TSA_EV_TIMER);
-	this_cpu_write(tsa_wk_timer, tsa_wk_level() | 1);
+	tsa_wk_timers_enter(this_cpu_ptr(&tsa_wk_timers), tsa_wk_level(),
+			    TSA_WK_HARD);
 }
 
 static __always_inline void tsa_wk_timer_leave(void)
 {
-	this_cpu_write(tsa_wk_timer, 0);
+	tsa_wk_timers_leave(this_cpu_ptr(&tsa_wk_timers), tsa_wk_level(),
+			    TSA_WK_HARD);
 }
 
 TSA_PROBE_HRTIMER_ENTRY(tsa_hrtimer_expire_entry)

@@ -54,6 +54,49 @@ enum tsa_wk_kind {
 	TSA_WK_NR_KINDS
 };
 
+/*
+ * The timers expiring on a CPU, one a class: a hard interrupt's (an
+ * hrtimer in hardirq context) and a softirq's (the timer wheel, a soft
+ * hrtimer, or on PREEMPT_RT their thread). Timers of one class never
+ * nest on a CPU, but a hard one may expire inside a soft one's callback:
+ * its exit must leave the soft one's mark, so that the soft callback's
+ * later wakeups are still the timer's. Each mark is the context level
+ * (preempt_count()'s NMI, hardirq and serving-softirq bits) the timer
+ * runs at, with bit 0 set; 0 when none.
+ */
+struct tsa_wk_timers {
+	unsigned int level[2];
+};
+
+/* A level's class: 1 for hard interrupt (or NMI) context, else 0. */
+static inline unsigned int tsa_wk_timer_class(unsigned int level,
+					      unsigned int hard_mask)
+{
+	return !!(level & hard_mask);
+}
+
+static inline void tsa_wk_timers_enter(struct tsa_wk_timers *t,
+				       unsigned int level,
+				       unsigned int hard_mask)
+{
+	t->level[tsa_wk_timer_class(level, hard_mask)] = level | 1;
+}
+
+static inline void tsa_wk_timers_leave(struct tsa_wk_timers *t,
+				       unsigned int level,
+				       unsigned int hard_mask)
+{
+	t->level[tsa_wk_timer_class(level, hard_mask)] = 0;
+}
+
+/* Is a wakeup at @level the expiring timer's (not an interrupt's in it)? */
+static inline bool tsa_wk_timers_own(const struct tsa_wk_timers *t,
+				     unsigned int level,
+				     unsigned int hard_mask)
+{
+	return t->level[tsa_wk_timer_class(level, hard_mask)] == (level | 1);
+}
+
 static inline u32 tsa_wk_ctx(enum tsa_wk_kind kind, u16 src)
 {
 	return TSA_WK_CTX | (u32)kind << TSA_WK_KIND_SHIFT | src;

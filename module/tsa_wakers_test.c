@@ -189,6 +189,35 @@ static void a_wakeup_charges_its_waker(struct kunit *test)
 	}
 }
 
+/*
+ * A hard interrupt's hrtimer that expires inside a timer-wheel callback
+ * (review F5): its exit once cleared the CPU's one mark, and the outer
+ * callback's later wakeups were the softirq's. Levels as preempt_count()
+ * has them: softirq being served 0x100, hardirq 0x10000 (the mask here).
+ */
+static void a_nested_timer_leaves_the_outer_ones(struct kunit *test)
+{
+	const unsigned int hard = 0xf0000, soft = 0x100, irq = 0x10000;
+	struct tsa_wk_timers t = { };
+
+	tsa_wk_timers_enter(&t, soft, hard);
+	KUNIT_EXPECT_TRUE(test, tsa_wk_timers_own(&t, soft, hard));
+	/* An interrupt in the callback, no timer of its own: not a timer's. */
+	KUNIT_EXPECT_FALSE(test, tsa_wk_timers_own(&t, soft | irq, hard));
+	tsa_wk_timers_enter(&t, soft | irq, hard);
+	KUNIT_EXPECT_TRUE(test, tsa_wk_timers_own(&t, soft | irq, hard));
+	tsa_wk_timers_leave(&t, soft | irq, hard);
+	KUNIT_EXPECT_FALSE(test, tsa_wk_timers_own(&t, soft | irq, hard));
+	/* Back in the outer callback: its wakeups are still the timer's. */
+	KUNIT_EXPECT_TRUE(test, tsa_wk_timers_own(&t, soft, hard));
+	tsa_wk_timers_leave(&t, soft, hard);
+	KUNIT_EXPECT_FALSE(test, tsa_wk_timers_own(&t, soft, hard));
+	/* A hard timer alone, outside softirqs. */
+	tsa_wk_timers_enter(&t, irq, hard);
+	KUNIT_EXPECT_TRUE(test, tsa_wk_timers_own(&t, irq, hard));
+	KUNIT_EXPECT_FALSE(test, tsa_wk_timers_own(&t, soft, hard));
+}
+
 static struct kunit_case tsa_wakers_cases[] = {
 	KUNIT_CASE(a_waker_adds_up_in_its_row),
 	KUNIT_CASE(state_and_start_tell_rows_apart),
@@ -197,6 +226,7 @@ static struct kunit_case tsa_wakers_cases[] = {
 	KUNIT_CASE(merge_keeps_every_wakeup),
 	KUNIT_CASE(contexts_are_not_threads),
 	KUNIT_CASE(a_wakeup_charges_its_waker),
+	KUNIT_CASE(a_nested_timer_leaves_the_outer_ones),
 	{}
 };
 
