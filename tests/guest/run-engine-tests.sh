@@ -16,6 +16,8 @@ if [ -z "${TSA_KO:-}" ]; then
 fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-gtest \
 	tests/guest/tsa-gtest.c tests/guest/tsa-read.c
+# tsa-ntest runs tsa-prstat inside a pid namespace.
+[ -x userspace/tsa-prstat ] || make -s userspace WERROR=y >/dev/null
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-ntest \
 	tests/guest/tsa-ntest.c tests/guest/tsa-read.c
 # Named tests are tsa-gtest's; without names, tsa-ntest's run too (a stuck

@@ -287,12 +287,14 @@ static int read_text(const char *path, char *buf, size_t len)
 static pid_t outsider;		/* the test's own tid, outside the namespace */
 static int ns_wake[2];		/* the outsider writes, pid 1 wakes */
 static int ns_ready[2];		/* pid 1 is about to sleep */
+static int ns_hold[2];		/* pid 1's second thread waits on it */
 
 struct self_read {
 	char dir[64];
 	pid_t tid;
 	struct tsa_thread t;
 	int ret;
+	int done;
 };
 
 static void *thread_self_fn(void *arg)
@@ -305,6 +307,10 @@ static void *thread_self_fn(void *arg)
 	snprintf(path, sizeof(path), "%s/tsa/thread-self", s->dir);
 	s->ret = read_text(path, text, sizeof(text)) ||
 		 tsa_parse_thread(text, &s->t);
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	/* Alive while pid 1 reads the bulk files. */
+	if (read(ns_hold[0], path, 1) < 0)
+		perror("ns: hold");
 	return NULL;
 }
 
@@ -325,6 +331,67 @@ static int waker_named(const char *text, pid_t tid, pid_t waker,
 		*outside |= !strcmp(kind, "outside");
 	}
 	return named;
+}
+
+/*
+ * Every "pid" of a tool's output in pid 1's namespace: @pattern is where
+ * each id follows. The namespace is new: its ids are all small (below
+ * NS_IDS; pid 1, its thread, the shells and tools it starts), where the
+ * guest's own are all above (test_pidns() checks). Returns how many ids
+ * were seen, -1 if one was not the namespace's.
+ */
+#define NS_IDS	32
+static int ids_in_ns(const char *cmd, const char *pattern, char *first,
+		     size_t len)
+{
+	char line[4096], *p;
+	int n = 0, bad = 0;
+	long id;
+	FILE *f = popen(cmd, "r");
+
+	first[0] = '\0';
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		for (p = strstr(line, pattern); p;
+		     p = strstr(p + 1, pattern)) {
+			id = strtol(p + strlen(pattern), NULL, 10);
+			n++;
+			if (id < 1 || id >= NS_IDS) {
+				bad = 1;
+				if (!first[0])
+					snprintf(first, len, "%ld", id);
+			}
+		}
+	}
+	if (pclose(f))
+		return -1;
+	return bad ? -1 : n;
+}
+
+/*
+ * tsa-prstat inside the namespace (its /proc is the namespace's) shows
+ * the namespace's threads by their own ids, in every view that names a
+ * pid (the JSON of -L and the Prometheus export).
+ */
+static void tools_in_ns(int out)
+{
+	const char *prstat = "userspace/tsa-prstat";
+	char cmd[256], first[32];
+	int n;
+
+	if (access(prstat, X_OK)) {
+		say(out, 0, "%s is built (run from the tree)", prstat);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s -L --json 0.2 1", prstat);
+	n = ids_in_ns(cmd, "\"pid\":", first, sizeof(first));
+	say(out, n > 0, "tsa-prstat -L --json in the namespace shows its threads by their pids there (expected ids below %d, saw %d%s%s)",
+	    NS_IDS, n, first[0] ? ", one of them " : "", first);
+	snprintf(cmd, sizeof(cmd), "%s --prometheus", prstat);
+	n = ids_in_ns(cmd, "pid=\"", first, sizeof(first));
+	say(out, n > 0, "tsa-prstat --prometheus in the namespace labels its processes by their pids there (expected ids below %d, saw %d%s%s)",
+	    NS_IDS, n, first[0] ? ", one of them " : "", first);
 }
 
 /*
@@ -355,8 +422,11 @@ static void ns_init(int out, const char *dir)
 	    path, ok ? t.tid : -1, ok ? t.pid : -1);
 
 	snprintf(sr.dir, sizeof(sr.dir), "%s", dir);
+	if (pipe(ns_hold))
+		_exit(1);
 	pthread_create(&th, NULL, thread_self_fn, &sr);
-	pthread_join(th, NULL);
+	while (!__atomic_load_n(&sr.done, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
 	say(out, !sr.ret && sr.t.tid == sr.tid && sr.t.pid == 1,
 	    "%s/tsa/thread-self is the reading thread by its ids there (expected tid %d pid 1, saw %d %d)",
 	    dir, sr.tid, sr.ret ? -1 : sr.t.tid, sr.ret ? -1 : sr.t.pid);
@@ -370,10 +440,12 @@ static void ns_init(int out, const char *dir)
 		if (all.t[i].pid != 1 || access(text, F_OK))
 			ok = 0;
 	}
-	say(out, ok && all.n >= 1 && all.n <= 4,
-	    "%s lists only the namespace's tasks, by their ids there (expected 1-4 rows, all of pid 1; saw %zu rows, first %d/%d)",
+	say(out, ok && all.n >= 2 && all.n <= 4,
+	    "%s lists only the namespace's tasks, by their ids there (expected 2-4 rows, all of pid 1, each in the namespace's /proc; saw %zu rows, first %d/%d)",
 	    path, all.n, all.n ? all.t[0].tid : -1, all.n ? all.t[0].pid : -1);
 	tsa_free_all(&all);
+	close(ns_hold[1]);
+	pthread_join(th, NULL);
 
 	snprintf(path, sizeof(path), "%s/tsa/%d", dir, outsider);
 	fd = open(path, O_RDONLY);
@@ -394,16 +466,20 @@ static void ns_init(int out, const char *dir)
 		    "%s names a waker outside the namespace \"outside\", not by its tid %d (saw outside %d)",
 		    path, outsider, ok ? outside : -1);
 	}
+	tools_in_ns(out);
 	_exit(0);
 }
 
 static void test_pidns(void)
 {
-	const char *dir = "/tmp/tsa-ntest-proc";
+	const char *dir = "/proc";
 	int rep[2], st;
 	pid_t mid;
 
 	outsider = gettid_();
+	tap(outsider >= NS_IDS,
+	    "pidns: the guest's own ids are above the new namespace's (expected >= %d, saw %d)",
+	    NS_IDS, outsider);
 	if (pipe(rep) || pipe(ns_wake) || pipe(ns_ready)) {
 		tap(0, "pidns: pipes");
 		return;
