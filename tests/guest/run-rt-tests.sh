@@ -34,6 +34,9 @@ tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1
 # rest must be found by the work item's walk over all threads.
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams "interrupts=1 late_queue=100" \
 	-- tests/out/tsa-gtest burst
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-partest tests/guest/tsa-partest.c
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" \
+	-- bash tests/guest/reuse-test.sh "$PWD/tests/out/tsa-partest"
 tests/guest-run --tcg-single --kernel "$kver" -- \
 	bash tests/guest/churn-test.sh "$PWD/$src/tsa.ko" "$PWD/tests/out/churn" 3
 # A softirq preempted in its thread (RT runs it in task context): its

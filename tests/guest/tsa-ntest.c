@@ -573,10 +573,79 @@ static void test_hidepid(void)
 	waitpid(c, &st, 0);
 }
 
+/* --- numbers never go back -------------------------------------------- */
+
+static volatile int mono_stop;
+
+static void *mono_spin(void *arg)
+{
+	pin(1);
+	__atomic_store_n((pid_t *)arg, gettid_(), __ATOMIC_RELEASE);
+	while (!mono_stop)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
+/*
+ * A thread in a getppid() loop on CPU 1, read back to back from CPU 0:
+ * no state's time, nor elapsed, is ever less than a read before showed
+ * (the review's F3: a writer that opens the record and then reads the
+ * clock, against a reader whose clock is later but that did not yet see
+ * the open). Meaningful with the vCPUs in parallel (engine-mt), where
+ * reader and writer race as on hardware.
+ */
+static void test_monotonic(void)
+{
+	struct tsa_thread prev, cur;
+	pid_t tid = 0;
+	pthread_t th;
+	char path[64], where[96] = "";
+	int fd, s, reads = 0, back = 0;
+	double end;
+
+	pthread_create(&th, NULL, mono_spin, &tid);
+	while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	pin(0);
+	snprintf(path, sizeof(path), "/proc/tsa/%d", tid);
+	fd = wait_entry(tid, 1, 3000) >= 0 ? open(path, O_RDONLY) : -1;
+	if (fd < 0 || tsa_pread_thread(fd, &prev)) {
+		tap(0, "monotonic: read %s (%s)", path, strerror(errno));
+		mono_stop = 1;
+		pthread_join(th, NULL);
+		return;
+	}
+	for (end = mono_s() + 5; mono_s() < end; reads++) {
+		if (tsa_pread_thread(fd, &cur))
+			break;
+		for (s = 0; s < TSA_NSTATES; s++) {
+			if (cur.ns[s] >= prev.ns[s])
+				continue;
+			if (!back++)
+				snprintf(where, sizeof(where),
+					 "%s %llu -> %llu at read %d",
+					 tsa_state_name(s),
+					 (unsigned long long)prev.ns[s],
+					 (unsigned long long)cur.ns[s], reads);
+		}
+		if (cur.elapsed < prev.elapsed && !back++)
+			snprintf(where, sizeof(where), "elapsed back at read %d",
+				 reads);
+		prev = cur;
+	}
+	mono_stop = 1;
+	pthread_join(th, NULL);
+	close(fd);
+	tap(reads > 100 && !back,
+	    "monotonic: %d back-to-back reads of a thread in a getppid() loop on the other CPU never show a state's time or elapsed go back (expected 0, saw %d%s%s)",
+	    reads, back, back ? ": first " : "", where);
+}
+
 static const struct tsa_test tests[] = {
 	{ "stuck", test_stuck_reader },
 	{ "pidns", test_pidns },
 	{ "hidepid", test_hidepid },
+	{ "monotonic", test_monotonic },
 };
 
 int main(int argc, char **argv)

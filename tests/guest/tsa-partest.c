@@ -747,6 +747,157 @@ static int pin_group(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
 }
 
+static int reuse_park[2];
+
+/* A thread of P's: waits until P exits. */
+static void *reuse_t(void *arg)
+{
+	char c;
+
+	if (read(reuse_park[0], &c, 1) < 0)
+		perror("reuse: park");
+	return arg;
+}
+
+/*
+ * P: tracked, with @n threads made at once while no worker may run (the
+ * CPUs are held): past the fork hook's pool (256 records) their records
+ * wait in the late queue, P's group pinned for each (on PREEMPT_RT the
+ * hook never allocates; elsewhere it would). With tsa's fail_fork (debug
+ * kernels) the last one's record is refused too, on every kernel. Then P
+ * exits, its threads with it.
+ */
+static int reuse_p(int n)
+{
+	pthread_t t;
+	int fd, i;
+
+	if (pipe(reuse_park))
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (i == n - 1 &&
+		    !access("/sys/kernel/debug/tsa/fail_fork", F_OK)) {
+			fd = open("/proc/self/make-it-fail", O_WRONLY);
+			if (fd < 0 || write(fd, "1", 1) != 1 ||
+			    ff_set("times", "1"))
+				return 2;
+			close(fd);
+		}
+		if (pthread_create(&t, NULL, reuse_t, NULL))
+			return 2;
+	}
+	return 0;	/* exit_group(): the threads go too */
+}
+
+/* A new process: "L E" of its /proc/tsa/self's process-threads line. */
+static int reuse_child(int out)
+{
+	unsigned int live = 0, exited = ~0U;
+	char line[256];
+	FILE *f = NULL;
+	int i;
+
+	/*
+	 * Its record may have gone to the late queue too: wait for it (the
+	 * file opens once the record is in, reads once it is seeded).
+	 */
+	for (i = 0; i < 1000 && exited == ~0U; i++) {
+		f = fopen("/proc/tsa/self", "r");
+		while (f && fgets(line, sizeof(line), f))
+			sscanf(line, "process-threads %u %u", &live, &exited);
+		if (f)
+			fclose(f);
+		if (exited == ~0U)
+			usleep(5000);
+	}
+	snprintf(line, sizeof(line), "%u %d\n", live,
+		 exited == ~0U ? -1 : (int)exited);
+	return write(out, line, strlen(line)) > 0 ? 0 : 2;
+}
+
+/*
+ * A process may not inherit a dead one's group (the review's F2). P's
+ * threads wait in the late queue with P's group pinned (reuse_p()); P
+ * and they exit and are reaped before the late work runs (CPU 1 held by
+ * a SCHED_FIFO spinner, CPU 0 by us, SCHED_FIFO, yielding only to P).
+ * Then new processes are forked one at a time, while the late work runs
+ * (on CPU 0 when we pause, or CPU 1): its last put of P's threads frees P's
+ * signal_struct, whose slab object the next fork on this CPU is likely
+ * given (not under KASAN, whose quarantine holds freed objects back).
+ * Each new process must start a group of its own: "process-threads 1
+ * 0". Prints "children N joined J untracked U walks W" (J: those that
+ * saw exited threads; U: those whose file did not come within 5 s;
+ * W: the late work's walks, 0 if the queue held them all).
+ */
+static int reuse(int threads)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	long long late0, late1;
+	unsigned int live;
+	int st, i, n = 0, joined = 0, untracked = 0, exited, fds[2];
+	pid_t spinner, p, c;
+	char line[64];
+	ssize_t len;
+
+	pin_stop = mmap(NULL, sizeof(*pin_stop), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pin_stop == MAP_FAILED || pipe(fds))
+		return 2;
+	spinner = fork();
+	if (spinner < 0)
+		return 2;
+	if (!spinner) {
+		double end = now_s() + 20;
+
+		if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		while (!*pin_stop && now_s() < end)
+			;
+		_exit(0);
+	}
+	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 2;
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("reuse: mlockall");
+	late0 = tsa_stat("late_walks");
+	p = fork();
+	if (p < 0)
+		return 2;
+	if (!p)
+		_exit(reuse_p(threads));
+	/* P and T are SCHED_FIFO on this CPU too: let them run, no one else. */
+	while (waitpid(p, &st, WNOHANG) == 0)
+		sched_yield();
+	/* The late work may run now: CPU 1 is let go (RCU needs it too). */
+	*pin_stop = 1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return 2;
+	for (i = 0; i < 100; i++) {
+		c = fork();
+		if (c < 0)
+			break;
+		if (!c)
+			_exit(reuse_child(fds[1]));
+		/* Blocked: the workers run while the child waits for its record. */
+		waitpid(c, &st, 0);
+		len = read(fds[0], line, sizeof(line) - 1);
+		if (len <= 0)
+			break;
+		line[len] = '\0';
+		if (sscanf(line, "%u %d", &live, &exited) == 2) {
+			n++;
+			joined += exited > 0;
+			untracked += exited < 0;
+		}
+		usleep(2000);	/* the late work, RCU, the entries run */
+	}
+	late1 = tsa_stat("late_walks");
+	waitpid(spinner, NULL, 0);
+	printf("children %d joined %d untracked %d walks %lld\n", n, joined,
+	       untracked, late1 - late0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--first")) {
@@ -763,6 +914,8 @@ int main(int argc, char **argv)
 		return burst(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "failread"))
 		return failread(argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "reuse"))
+		return reuse(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "pin"))
 		return pin_group();
 	fprintf(stderr, "usage: tsa-partest [--first N] readers SECS ROUNDS\n"
