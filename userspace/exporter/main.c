@@ -359,7 +359,7 @@ static void usage(FILE *f, int code)
 	fprintf(f,
 "Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
 "\t[--max-series N] [--waker-edges N] [--timeout SECS]\n"
-"\t[--scrape-timeout SECS]\n"
+"\t[--scrape-timeout SECS] [--stale-after SECS]\n"
 "\t[--web.config.file FILE]\n"
 "\ttsa-exporter -h | --help | --version\n"
 "\n"
@@ -385,6 +385,9 @@ static void usage(FILE *f, int code)
 "  --scrape-timeout SECS\n"
 "              a scrape that waits longer for the read in progress gets\n"
 "              503 (default 10; less if Prometheus says so)\n"
+"  --stale-after SECS\n"
+"              a group whose processes have all exited keeps its last\n"
+"              numbers for SECS, then is dropped (default 3600; 0: kept)\n"
 "  --web.config.file FILE\n"
 "              TLS (tls_server_config: cert_file, key_file) and basic\n"
 "              auth (basic_auth_users: name: bcrypt hash), as Prometheus's\n"
@@ -470,6 +473,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "web.config.file", required_argument, NULL, 'w' },
 		{ "scrape-timeout", required_argument, NULL, 's' },
+		{ "stale-after", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -482,6 +486,7 @@ int main(int argc, char **argv)
 	size_t npids = 0;
 	int n = 0;
 	unsigned long timeout = 10;
+	double stale_after = 3600;
 	struct MHD_Daemon *d;
 	sigset_t sigs;
 	char *end;
@@ -543,6 +548,13 @@ int main(int argc, char **argv)
 				die(EXIT_USAGE, "--scrape-timeout %s: not 0-3600 "
 				    "seconds", optarg);
 			break;
+		case 'S':
+			stale_after = strtod(optarg, &end);
+			if (*end || end == optarg || !(stale_after >= 0) ||
+			    stale_after > 1e9)
+				die(EXIT_USAGE, "--stale-after %s: not 0 or more "
+				    "seconds", optarg);
+			break;
 		case 'V':
 			printf("tsa-exporter %s\n", TSA_PRSTAT_VERSION);
 			return 0;
@@ -558,6 +570,7 @@ int main(int argc, char **argv)
 	if (conf.by == GROUP_PID && !conf.npids)
 		die(EXIT_USAGE, "--group pid needs -p pidlist: a series set per "
 		    "process of a whole machine is not bounded");
+	ledger_init(&health.ledger, conf.by, stale_after);
 	env = getenv("TSA_PROC_DIR");
 	conf.proc_dir = env && *env ? env : "/proc/tsa";
 	env = getenv("TSA_PROCFS");
@@ -616,6 +629,7 @@ int main(int argc, char **argv)
 	body_put(last);
 	last = NULL;
 	web_config_free(&web);
+	ledger_free(&health.ledger);
 	free((void *)conf.pids);
 	return 0;
 }
