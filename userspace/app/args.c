@@ -53,8 +53,9 @@ static void usage(FILE *f, int code)
 "              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
 "  -H, --hist  distributions view: per thread (-L), process or --group\n"
 "              and state (LAT, STP and each sleep), the stays that\n"
-"              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
-"              hist=1); with --draw, each line's buckets as bars\n"
+"              ended: COUNT TIME P50 P90 P99 MAX (LAT on a default\n"
+"              load, hist=lat; every state with hist=all; none with\n"
+"              hist=0); with --draw, each line's buckets as bars\n"
 "  -w, --wakers\n"
 "              wakers view: per thread (-L), process or --group, who\n"
 "              ended its stays asleep and stopped (a thread, an\n"
@@ -64,7 +65,8 @@ static void usage(FILE *f, int code)
 "              the default)\n"
 "  --chain tid who woke whom from thread tid: its top waker, that\n"
 "              waker's, and so on to an interrupt or a timer (-n: at\n"
-"              most ntop steps, 8 by default)\n"
+"              most ntop steps, 8 by default); once, unless an\n"
+"              interval is given\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -132,12 +134,13 @@ static void usage(FILE *f, int code)
 	exit(code);
 }
 
+/* One line, and "Try 'tsa-prstat --help'" (die() adds it): exit 1. */
 static void bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "%s: ", progname);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	usage(stderr, EXIT_USAGE);
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	die(EXIT_USAGE, "%s", msg);
 }
 
 static long parse_long(const char *s, long min, const char *what)
@@ -297,7 +300,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	int tsa = 0, calls = 0, hist = 0, wakers = 0, nmetrics = 0;
 	char why[128];
 	char *end;
-	int c;
+	int c, have_interval = 0;
 
 	memset(o, 0, sizeof(*o));
 	sh->sort_order = -1;
@@ -315,17 +318,18 @@ void parse_args(struct options *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
-		int shortopt = optopt > 0 && optopt < 256;
+		int shortopt = optopt > 0 && optopt < 256 &&
+			       strncmp(argv[optind - 1], "--", 2);
 
 		switch (c) {
 		case ':':
 			bad_usage(shortopt ? "option requires an argument -- '%s'"
-				  : "option requires an argument: %s",
+				  : "option '%s' requires an argument",
 				  shortopt ? opt : argv[optind - 1]);
 			break;
 		case '?':
 			bad_usage(shortopt ? "invalid option -- '%s'"
-				  : "bad option '%s'",
+				  : "unrecognized option '%s'",
 				  shortopt ? opt : argv[optind - 1]);
 			break;
 		case 'A':
@@ -441,7 +445,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			usage(stdout, 0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			bad_usage("invalid option -- '%s'", opt);
 		}
 	}
 	if (o->calibrate && argc != 2)
@@ -476,6 +480,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		bad_usage("%s", "--group shows groups: not with -L or -y");
 	if (optind < argc) {
 		errno = 0;
+		have_interval = 1;
 		o->interval = strtod(argv[optind], &end);
 		if (errno || end == argv[optind] || *end ||
 		    !(o->interval > 0) || o->interval > 1e6)
@@ -497,6 +502,9 @@ void parse_args(struct options *o, int argc, char **argv)
 			  "not with -s, -S or another mode");
 	if (o->chain && sh->group_by > GROUP_PID)
 		bad_usage("%s", "--chain follows threads: not with --group");
+	/* One chain, as ps prints once, unless an interval asks for more. */
+	if (o->chain && !have_interval)
+		o->count = 1;
 	if (hist && (o->save || o->metrics || o->record || o->replay ||
 		     sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "
