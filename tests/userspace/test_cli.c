@@ -3333,6 +3333,12 @@ int main(void)
 {
 	if (fx_init())
 		return 2;
+	/*
+	 * tmux's server socket in this run's own directory: two suites at
+	 * once (worktrees of one machine) each had "tsa-prstat-test" in
+	 * /tmp/tmux-UID, and one's kill-server ended the other's keys.
+	 */
+	setenv("TMUX_TMPDIR", tmp, 1);
 
 	test_errors();
 	test_end_to_end();
