@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,11 +36,11 @@ struct server {
 };
 
 /*
- * Start it on a port of its choosing with @args; 0 when it says where
- * (@scheme://127.0.0.1:PORT).
+ * Start it on --listen @listen with @args; 0 when it says where, as
+ * @want ("http://127.0.0.1:") then the port.
  */
-static int start_scheme(struct server *s, const char *dir,
-			const char *const *args, const char *scheme)
+static int start_on(struct server *s, const char *dir, const char *listen,
+		    const char *const *args, const char *want)
 {
 	const char *argv[16];
 	char line[512];
@@ -47,7 +49,7 @@ static int start_scheme(struct server *s, const char *dir,
 
 	argv[n++] = exporter_bin;
 	argv[n++] = "--listen";
-	argv[n++] = "127.0.0.1:0";
+	argv[n++] = listen;
 	for (i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
@@ -69,16 +71,24 @@ static int start_scheme(struct server *s, const char *dir,
 	f = fdopen(pfd[0], "r");
 	s->port = 0;
 	if (f && fgets(line, sizeof(line), f)) {
-		char want[32], *p;
+		char *p = strstr(line, want);
 
-		snprintf(want, sizeof(want), "%s://127.0.0.1:", scheme);
-		p = strstr(line, want);
 		if (p)
 			s->port = atoi(p + strlen(want));
 	}
 	if (f)
 		fclose(f);
 	return s->port ? 0 : -1;
+}
+
+/* On a port of its choosing: @scheme://127.0.0.1:PORT. */
+static int start_scheme(struct server *s, const char *dir,
+			const char *const *args, const char *scheme)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%s://127.0.0.1:", scheme);
+	return start_on(s, dir, "127.0.0.1:0", args, want);
 }
 
 static int start(struct server *s, const char *dir, const char *const *args)
@@ -108,6 +118,13 @@ static char *get(int port, const char *request)
 	a.sin_port = htons((unsigned short)port);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
+	/* An answer that does not come is a failure, not a hang. */
+	if (fd >= 0) {
+		struct timeval tv = { 20, 0 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
 	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
 		if (fd >= 0)
@@ -252,6 +269,11 @@ static void test_args(void)
 		{ "--max-series", "-1", NULL },
 		{ "--timeout", "0", NULL },
 		{ "--listen", "127.0.0.1:http", NULL },
+		{ "--listen", "99999", NULL },
+		{ "--web.listen-address", "127.0.0.1:65536", NULL },
+		{ "--web.telemetry-path", "metrics", NULL },
+		{ "--bogus", NULL },
+		{ "--listen", NULL },
 		{ "extra", NULL },
 	};
 	char *out, *err;
@@ -272,8 +294,11 @@ static void test_args(void)
 		}
 		argv[k + 1] = NULL;
 		rc = run_prog(exporter_bin, "/nonexistent", argv + 1, &out, &err);
-		ok(rc == 1 && *err, "tsa-exporter %s: a usage error, exit 1 (%d: %.80s)",
-		   cmd, rc, err);
+		ok(rc == 1 && count_str(err, "\n") == 2 && strstr(err,
+		   "\nTry 'tsa-exporter --help' for more information.\n"),
+		   "tsa-exporter %s: a usage error, exit 1, one line and "
+		   "'Try ... --help' (saw %d, %d lines, the first: %.*s)", cmd,
+		   rc, count_str(err, "\n"), (int)strcspn(err, "\n"), err);
 		free(out);
 		free(err);
 	}
@@ -592,121 +617,6 @@ static void test_scrape_timeout(void)
 	unlink(fifo);
 }
 
-/* The value of sample @series ("name{labels}") in @text, or -1. */
-static double sample_of(const char *text, const char *series)
-{
-	char want[512];
-	const char *p;
-
-	snprintf(want, sizeof(want), "\n%s ", series);
-	p = text ? strstr(text, want) : NULL;
-	return p ? strtod(p + strlen(want), NULL) : -1;
-}
-
-/*
- * Every counter sample of @before ("_total", and a histogram's
- * "_bucket", "_sum", "_count") whose name starts with @prefix: is it in
- * @after, with no smaller a value? The first that is not is said.
- */
-static int counters_kept(const char *before, const char *after,
-			 const char *prefix, char *why, size_t len)
-{
-	const char *p = before;
-	int n = 0;
-
-	snprintf(why, len, "no counter of %s", prefix);
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-		const char *sp = memrchr(p, ' ', l), *br = memchr(p, '{', l);
-		char series[512];
-		double a, b;
-
-		if (!strncmp(p, prefix, strlen(prefix)) && sp && br &&
-		    br - p >= 6 && (size_t)(sp - p) < sizeof(series) &&
-		    (!strncmp(br - 6, "_total", 6) ||
-		     memmem(p, l, "_bucket{", 8) || memmem(p, l, "_sum{", 5) ||
-		     memmem(p, l, "_count{", 7))) {
-			snprintf(series, sizeof(series), "%.*s", (int)(sp - p), p);
-			a = strtod(sp + 1, NULL);
-			b = sample_of(after, series);
-			if (b < a) {
-				snprintf(why, len, "%s: %.9f, then %.9f",
-					 series, a, b);
-				return 0;
-			}
-			n++;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	if (n)
-		snprintf(why, len, "%d counters, none went down", n);
-	return n > 0;
-}
-
-/* @src's lines but those of process @pid (its second column), to @dst. */
-static void copy_without(const char *src, const char *dst, const char *pid)
-{
-	char *in = slurp(src), *buf = NULL, *p, want[32];
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	snprintf(want, sizeof(want), " %s ", pid);
-	for (p = in; p && *p;) {
-		char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
-		size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
-
-		if (!(sp && sp < p + l && !strncmp(sp, want, strlen(want))))
-			fwrite(p, 1, l, m);
-		p += l;
-	}
-	fclose(m);
-	put(dst, buf);
-	free(buf);
-	free(in);
-}
-
-/*
- * /proc/tsa/all @path @ns later: "now" and every live thread's elapsed
- * @ns more, and thread @tid's USR (the column after state_ns) @ns more.
- */
-static void run_on(const char *path, unsigned long long ns, unsigned long tid)
-{
-	char *in = slurp(path), *buf = NULL, *p;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	for (p = in; p && *p;) {
-		char *nl = strchr(p, '\n');
-		unsigned long long v[8];
-		unsigned long t;
-		int k, end = 0;
-
-		if (nl)
-			*nl = '\0';
-		if (sscanf(p, "now %llu", &v[0]) == 1) {
-			fprintf(m, "now %llu\n", v[0] + ns);
-		} else if (sscanf(p, "%lu %llu %llu %llu %llu %llu %llu %llu%n",
-				  &t, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-				  &v[7], &end) == 8 && t) {
-			v[4] += ns;
-			if (t == tid)
-				v[7] += ns;
-			fprintf(m, "%lu", t);
-			for (k = 1; k < 8; k++)
-				fprintf(m, " %llu", v[k]);
-			fprintf(m, "%s\n", p + end);
-		} else {
-			fprintf(m, "%s\n", p);
-		}
-		p = nl ? nl + 1 : p + strlen(p);
-	}
-	fclose(m);
-	put(path, buf);
-	free(buf);
-	free(in);
-}
-
 /*
  * golden/in/b by user: root has processes 100 (db server) and 300
  * (sleeper). Process 300 exits: root's counters keep what it had
@@ -882,6 +792,141 @@ static void test_reload(void)
 	is_long(stop(&s), 0, "reload: SIGTERM, exit 0");
 }
 
+/*
+ * Where it listens: --listen 99999 refused (it used to serve on 34463,
+ * 99999 mod 65536); :PORT is every address (as Go exporters), reached
+ * on 127.0.0.1 too; PORT alone, loopback; node_exporter's
+ * --web.listen-address and --web.telemetry-path.
+ */
+static void test_listen(void)
+{
+	char dir[300], *out, *err, *m;
+	struct server s;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/golden/in/a", testdir);
+	rc = run_prog(exporter_bin, "/nonexistent", (const char *[]){
+		      "--listen", "99999", NULL }, &out, &err);
+	is_str(err, "tsa-exporter: --listen 99999: port 99999 is not 1-65535\n"
+	       "Try 'tsa-exporter --help' for more information.\n",
+	       "--listen 99999: refused, exit 1 (exit %d)", rc);
+	free(out);
+	free(err);
+	if (ok(start_on(&s, dir, ":0", (const char *[]){ NULL },
+			"http://[::]:") == 0 ||
+	       start_on(&s, dir, ":0", (const char *[]){ NULL },
+			"http://0.0.0.0:") == 0,
+	       "--listen :0: every address, [::] (or 0.0.0.0 without IPv6)")) {
+		m = metrics(s.port);
+		ok(m && has_line(m, "tsa_up 1"),
+		   "--listen :0: answers on 127.0.0.1 too");
+		free(m);
+		stop(&s);
+	}
+	if (ok(start_on(&s, dir, "0", (const char *[]){ NULL },
+			"http://127.0.0.1:") == 0,
+	       "--listen 0 (a port alone): loopback, 127.0.0.1"))
+		stop(&s);
+	if (!ok(start_on(&s, dir, "127.0.0.1:1", (const char *[]){
+		    "--web.listen-address", "127.0.0.1:0",
+		    "--web.telemetry-path", "/tsa/metrics", NULL },
+		    "http://127.0.0.1:") == 0,
+		"--web.listen-address 127.0.0.1:0 (after --listen): it listens there"))
+		return;
+	m = (char *)get(s.port, "GET /tsa/metrics HTTP/1.0\r\n\r\n");
+	ok(m && strstr(m, " 200 ") && strstr(m, "\ntsa_up 1\n"),
+	   "--web.telemetry-path /tsa/metrics: the metrics there (%.12s)",
+	   m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "GET /metrics HTTP/1.0\r\n\r\n");
+	ok(m && !strncmp(m + 8, " 404", 4), "and /metrics: 404 (%.12s)",
+	   m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "GET / HTTP/1.0\r\n\r\n");
+	ok(m && strstr(m, "href=\"/tsa/metrics\""),
+	   "the landing page links /tsa/metrics");
+	free(m);
+	stop(&s);
+}
+
+/*
+ * 2,000 connections from 127.0.0.2 that send nothing: scrapes from
+ * 127.0.0.1 are all answered, at once. (Before the limit per address,
+ * 1,100 such connections took the 256 and every scrape failed until
+ * they timed out.)
+ */
+static void test_flood(void)
+{
+	enum { FLOOD = 2000, SCRAPES = 5 };
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char dir[300];
+	struct rlimit rl;
+	struct server s;
+	int *fds, i, opened = 0, answered = 0;
+	double worst = 0;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < FLOOD + 100) {
+		rl.rlim_cur = rl.rlim_max < FLOOD + 100 ? rl.rlim_max :
+			      FLOOD + 100;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < FLOOD + 100) {
+		skip("2,000 connections: the fd limit is %lu",
+		     (unsigned long)rl.rlim_cur);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/golden/in/a", testdir);
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user", NULL }) == 0,
+		"flood: started"))
+		return;
+	fds = malloc(FLOOD * sizeof(*fds));
+	from.sin_addr.s_addr = htonl(0x7f000002);	/* 127.0.0.2 */
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons((unsigned short)s.port);
+	for (i = 0; i < FLOOD; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0)
+			continue;
+		if (bind(fds[i], (struct sockaddr *)&from, sizeof(from)) ||
+		    (connect(fds[i], (struct sockaddr *)&to, sizeof(to)) &&
+		     errno != EINPROGRESS)) {
+			close(fds[i]);
+			fds[i] = -1;
+			continue;
+		}
+		opened++;
+	}
+	ok(opened == FLOOD, "flood: %d connections from 127.0.0.2 opened "
+	   "(expected %d)", opened, FLOOD);
+	for (i = 0; i < SCRAPES; i++) {
+		struct timespec t0, t1;
+		double secs;
+		char *m;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		m = metrics(s.port);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (secs > worst)
+			worst = secs;
+		answered += m && has_line(m, "tsa_up 1");
+		free(m);
+	}
+	ok(answered == SCRAPES && worst < 3,
+	   "flood: every scrape from 127.0.0.1 answered, each within 3 s "
+	   "(expected %d answered; saw %d, the slowest %.2f s)", SCRAPES,
+	   answered, worst);
+	for (i = 0; i < FLOOD; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	is_long(stop(&s), 0, "flood: SIGTERM, exit 0");
+}
+
 int main(void)
 {
 	const char *env = getenv("TSA_EXPORTER");
@@ -895,6 +940,8 @@ int main(void)
 	test_edges();
 	test_web_config();
 	test_scrape_timeout();
+	test_listen();
+	test_flood();
 	test_exits();
 	test_cgroup_removed();
 	test_reload();
