@@ -33,7 +33,7 @@ static void usage(FILE *f, int code)
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
-"\t[-p pidlist]\n"
+"\t[-p pidlist] [--state file]\n"
 "\ttsa-prstat --save file\n"
 "\ttsa-prstat --compare a b [--group by] [-AHw] [--chain tid] [--json]\n"
 "\t[-p pidlist] [-s key | -S key] [-n ntop]\n"
@@ -83,6 +83,10 @@ static void usage(FILE *f, int code)
 "              one snapshot's lifetime state seconds and counters as\n"
 "              Prometheus text (node_exporter's textfile collector) or\n"
 "              OpenMetrics, per process, then exit\n"
+"  --state file\n"
+"              with an export: what departed processes left in each\n"
+"              group, kept in file from run to run, so that no\n"
+"              counter goes down when a process exits\n"
 "  --save file\n"
 "              write one capture of every visible thread and process\n"
 "              (with each process's cgroup) to file ('-': stdout)\n"
@@ -203,7 +207,7 @@ static void check_metrics_args(const struct options *o, int argc,
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE };
 
 static double parse_interval(const char *arg)
 {
@@ -280,6 +284,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "prometheus", no_argument, NULL, OPT_PROM },
 		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "state", required_argument, NULL, OPT_STATE },
 		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
@@ -388,6 +393,9 @@ void parse_args(struct options *o, int argc, char **argv)
 					  METRICS_PROMETHEUS);
 			nmetrics++;
 			break;
+		case OPT_STATE:
+			o->state = optarg;
+			break;
 		case OPT_GROUP:
 			sh->group_by = group_by_lookup(optarg);
 			if (sh->group_by < 0)
@@ -474,6 +482,9 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
+	if (o->state && !o->metrics)
+		bad_usage("%s", "--state keeps an export's counters from "
+			  "going down: only with --prometheus or --openmetrics");
 	if (o->metrics)
 		check_metrics_args(o, argc, nmetrics, tsa || calls);
 	else if (sh->group_by >= 0 && (sh->lwps || calls))

@@ -423,8 +423,11 @@ size_t ledger_update(struct ledger *l, const struct tsa_snap *s,
 	size_t i, n = 0, nstale = 0, *stale;
 	long *gslot;
 
-	/* A later load: the module was loaded again, every count anew. */
-	if (load && l->load && load > l->load) {
+	/*
+	 * Another load: the module was loaded again, every count anew (an
+	 * earlier one, in a state file: another boot).
+	 */
+	if (load && l->load && load != l->load) {
 		forget_all(l);
 		l->resets++;
 	}
@@ -501,4 +504,224 @@ size_t ledger_update(struct ledger *l, const struct tsa_snap *s,
 	*g = l->g;
 	*mh = h ? l->mh : NULL;
 	return n;
+}
+
+/* ---- the ledger as text ------------------------------------------------ */
+
+/* @s on one line: a backslash and a newline escaped. */
+static void put_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+}
+
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && (s[1] == '\\' || s[1] == 'n')) {
+			*o++ = s[1] == 'n' ? '\n' : '\\';
+			s++;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static void put_nums(FILE *f, const char *what, const uint64_t *v, int n)
+{
+	int k;
+
+	fputs(what, f);
+	for (k = 0; k < n; k++)
+		fprintf(f, " %llu", (unsigned long long)v[k]);
+	fputc('\n', f);
+}
+
+static int any(const uint64_t *v, int n)
+{
+	while (n--)
+		if (v[n])
+			return 1;
+	return 0;
+}
+
+void ledger_write(FILE *f, const struct ledger *l, const char *boot_id)
+{
+	size_t i;
+	int s;
+
+	fprintf(f, "tsa-ledger 1\nby %s\nboot_id %s\nload %llu\n",
+		group_by_name[l->by], boot_id, (unsigned long long)l->load);
+	for (i = 0; i < l->nslots; i++) {
+		const struct ledger_slot *sl = &l->slot[i];
+
+		fprintf(f, "slot %.3f %llu %llu\nkey ", sl->seen,
+			(unsigned long long)sl->pid,
+			(unsigned long long)sl->uid);
+		put_text(f, sl->key);
+		fputs("\ncomm ", f);
+		put_text(f, sl->comm ? sl->comm : "");
+		fputc('\n', f);
+		put_nums(f, "dep", sl->dep, LV_NUM);
+		put_nums(f, "out", sl->out, LV_NUM);
+		for (s = 0; s < TSA_NSTATES; s++) {
+			char what[32];
+
+			if (any(sl->deph[s], LH_NUM)) {
+				snprintf(what, sizeof(what), "deph %d", s);
+				put_nums(f, what, sl->deph[s], LH_NUM);
+			}
+			if (any(sl->outh[s], LH_NUM)) {
+				snprintf(what, sizeof(what), "outh %d", s);
+				put_nums(f, what, sl->outh[s], LH_NUM);
+			}
+		}
+	}
+	for (i = 0; i < l->nc; i++) {
+		const struct ledger_contrib *c = &l->c[i];
+		char what[80];
+
+		snprintf(what, sizeof(what), "c %llu %llu %zu",
+			 (unsigned long long)c->pid,
+			 (unsigned long long)c->since, c->slot);
+		put_nums(f, what, c->v, LV_NUM);
+		for (s = 0; s < TSA_NSTATES; s++)
+			if (c->h[s]) {
+				snprintf(what, sizeof(what), "ch %d", s);
+				put_nums(f, what, c->h[s], LH_NUM);
+			}
+	}
+	fputs("end\n", f);
+}
+
+/* @n numbers after *@p into @v; 0 when they are all there. */
+static int get_nums(const char *p, uint64_t *v, int n)
+{
+	char *end;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (*p != ' ')
+			return -1;
+		v[k] = strtoull(p + 1, &end, 10);
+		if (end == p + 1)
+			return -1;
+		p = end;
+	}
+	return *p ? -1 : 0;
+}
+
+int ledger_read(FILE *f, struct ledger *l, const char *boot_id, char *msg,
+		size_t msglen)
+{
+	char *line = NULL, *nl;
+	size_t cap = 0, lineno = 0;
+	struct ledger_slot *sl = NULL;
+	struct ledger_contrib *c = NULL;
+	unsigned long long a, b;
+	double seen;
+	int st, n, rc = -1, done = 0;
+	size_t k;
+
+	snprintf(msg, msglen, "not a tsa-ledger 1 file");
+	while (!done && getline(&line, &cap, f) > 0) {
+		lineno++;
+		nl = strchr(line, '\n');
+		if (!nl)
+			goto bad;
+		*nl = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, "tsa-ledger 1"))
+				goto out;
+		} else if (!strncmp(line, "by ", 3)) {
+			if (group_by_lookup(line + 3) != (int)l->by) {
+				rc = 0;		/* another grouping's */
+				goto out;
+			}
+		} else if (!strncmp(line, "boot_id ", 8)) {
+			if (strcmp(line + 8, boot_id)) {
+				rc = 0;		/* another boot's */
+				goto out;
+			}
+		} else if (sscanf(line, "load %llu%n", &a, &n) == 1 && !line[n]) {
+			l->load = a;
+		} else if (sscanf(line, "slot %lf %llu %llu%n", &seen, &a, &b,
+				  &n) == 3 && !line[n]) {
+			sl = NULL;
+			c = NULL;
+			if (getline(&line, &cap, f) <= 0 ||
+			    strncmp(line, "key ", 4) || !strchr(line, '\n'))
+				goto bad;
+			lineno++;
+			*strchr(line, '\n') = '\0';
+			unescape(line + 4);
+			k = slot_get(l, line + 4);
+			if (k != l->nslots - 1)
+				goto bad;	/* a key twice */
+			sl = &l->slot[k];
+			sl->seen = seen;
+			sl->pid = a;
+			sl->uid = b;
+		} else if (sl && !strncmp(line, "comm ", 5)) {
+			unescape(line + 5);
+			free(sl->comm);
+			sl->comm = line[5] ? xstrdup(line + 5) : NULL;
+		} else if (sl && !strncmp(line, "dep", 3) && line[3] == ' ') {
+			if (get_nums(line + 3, sl->dep, LV_NUM))
+				goto bad;
+		} else if (sl && !strncmp(line, "out", 3) && line[3] == ' ') {
+			if (get_nums(line + 3, sl->out, LV_NUM))
+				goto bad;
+		} else if (sl && sscanf(line, "deph %d%n", &st, &n) == 1 &&
+			   st >= 0 && st < TSA_NSTATES) {
+			if (get_nums(line + n, sl->deph[st], LH_NUM))
+				goto bad;
+		} else if (sl && sscanf(line, "outh %d%n", &st, &n) == 1 &&
+			   st >= 0 && st < TSA_NSTATES) {
+			if (get_nums(line + n, sl->outh[st], LH_NUM))
+				goto bad;
+		} else if (sscanf(line, "c %llu %llu %zu%n", &a, &b, &k,
+				  &n) == 3) {
+			sl = NULL;
+			if (k >= l->nslots)
+				goto bad;
+			c = contrib_get(l, a, b, k);
+			if (get_nums(line + n, c->v, LV_NUM))
+				goto bad;
+		} else if (c && sscanf(line, "ch %d%n", &st, &n) == 1 &&
+			   st >= 0 && st < TSA_NSTATES) {
+			if (!c->h[st])
+				c->h[st] = xzalloc(LH_NUM * sizeof(uint64_t));
+			if (get_nums(line + n, c->h[st], LH_NUM))
+				goto bad;
+		} else if (!strcmp(line, "end")) {
+			done = 1;
+		} else {
+			goto bad;
+		}
+	}
+	if (!done) {
+		snprintf(msg, msglen, "cut short at line %zu", lineno + 1);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+bad:
+	snprintf(msg, msglen, "line %zu: not understood", lineno);
+out:
+	free(line);
+	if (rc || !done) {
+		forget_all(l);		/* nothing half read */
+		l->load = 0;
+	}
+	/* The contributors read are the last read's: gen 0, as they are. */
+	return rc;
 }

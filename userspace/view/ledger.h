@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "group.h"
 #include "hist.h"
@@ -77,5 +78,17 @@ size_t ledger_update(struct ledger *l, const struct tsa_snap *s,
 		     size_t npids, const struct group_table *t,
 		     const long *proc_group, double now,
 		     struct tsa_group **g, struct metrics_hist **mh);
+
+/*
+ * The ledger as text, for a program that runs once a scrape (tsa-prstat
+ * --prometheus --state FILE): "tsa-ledger 1", its grouping, @boot_id
+ * (/proc/sys/kernel/random/boot_id), the load, then each group and
+ * contributor. ledger_read() fills a ledger_init()'ed @l from @f; a file
+ * of another grouping or boot is no error, it is not taken (the counts
+ * start again: a reboot is a reset); -1 with @msg when @f is not one.
+ */
+void ledger_write(FILE *f, const struct ledger *l, const char *boot_id);
+int ledger_read(FILE *f, struct ledger *l, const char *boot_id, char *msg,
+		size_t msglen);
 
 #endif /* VIEW_LEDGER_H */
