@@ -5,7 +5,8 @@
  * golden/in/b by user (its all and hist), a process exits and its
  * group's counters (its LAT histogram's too) stay;
  * the next run adds what the live ones did; OpenMetrics shares the
- * file; another boot, a damaged file and --state without an export.
+ * file; another boot, a damaged file and --state without an export;
+ * per process, a pid used again by a new process.
  * (Without --state each run has the live processes alone: said here
  * too, as tsa-exporter(8) says it.)
  */
@@ -47,6 +48,58 @@ static void set_boot(const char *procfs, const char *id)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs);
 	put(path, id);
+}
+
+/*
+ * Per process (the default): process 300 exits, its series stay; a new
+ * process gets pid 300 (its start later): its series are its own, the
+ * old ones go (two series of one pid would be one series going down).
+ */
+static void test_pid_reused(const char *src)
+{
+	static const char newproc[] = "300 300 0 0 1000000000 11 300000 0 0 0 "
+		"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 77 0 0 0 0 0 0 0 0 0 0 0 0 "
+		"1000000000 1000 500000000 0 0 0 0 0 0 0 0 0 0 0 0 0 newproc\n";
+	const char *old = "tsa_process_state_seconds_total{pid=\"300\","
+			  "comm=\"sleeper\",user=\"root\",state=\"SLP\"}";
+	const char *nu = "tsa_process_state_seconds_total{pid=\"300\","
+			 "comm=\"newproc\",user=\"root\",state=\"SLP\"}";
+	char dir[300], state[400], path[400], *m, *err, *all;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("reused"));
+	snprintf(state, sizeof(state), "%s/reused.state", tmp);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	copy_without(src, path, "no such pid");
+	rc = run(dir, (const char *[]){ "--prometheus", "--state", state,
+		 NULL }, &m, &err, 0);
+	ok(rc == 0 && sample_of(m, old) == 11.8,
+	   "per process: 300 (sleeper) has SLP 11.8 s (saw %d, %.9f)", rc,
+	   sample_of(m, old));
+	free(m);
+	free(err);
+	copy_without(src, path, "300");
+	rc = run(dir, (const char *[]){ "--prometheus", "--state", state,
+		 NULL }, &m, &err, 0);
+	ok(rc == 0 && sample_of(m, old) == 11.8,
+	   "300 exits: its series stay, SLP 11.8 s (saw %.9f)",
+	   sample_of(m, old));
+	free(m);
+	free(err);
+	all = slurp(path);
+	all = realloc(all, strlen(all) + sizeof(newproc));
+	strcat(all, newproc);
+	put(path, all);
+	free(all);
+	rc = run(dir, (const char *[]){ "--prometheus", "--state", state,
+		 NULL }, &m, &err, 0);
+	ok(rc == 0 && sample_of(m, nu) == 1 &&
+	   count_str(m, "comm=\"sleeper\"") == 0,
+	   "a new process 300 (newproc, later start): its own SLP 1 s, the "
+	   "old 300's series gone (saw %.9f, %d sleeper lines)",
+	   sample_of(m, nu), count_str(m, "comm=\"sleeper\""));
+	free(m);
+	free(err);
 }
 
 int main(void)
@@ -147,6 +200,8 @@ int main(void)
 	   sample_of(om, "tsa_user_threads{user=\"root\"}"));
 	free(err);
 	free(om);
+
+	test_pid_reused(src);
 
 	rc = run(dir, (const char *[]){ "--state", state, NULL }, &om, &err, 0);
 	ok(rc == 1 && strstr(err, "--state keeps an export's counters"),

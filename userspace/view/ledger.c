@@ -51,6 +51,7 @@ struct ledger_slot {
 	uint64_t live[LV_NUM];		/* this read's contributors' */
 	uint64_t liveh[TSA_NSTATES][LH_NUM];
 	long group;			/* its index in this read's table, -1 */
+	int gone;			/* GROUP_PID: its pid is another's now */
 };
 
 void ledger_init(struct ledger *l, enum group_by by, double stale_after)
@@ -245,14 +246,31 @@ static long slot_of(struct ledger *l, const struct tsa_snap *s,
 	return gi < 0 ? -1 : gslot[gi];
 }
 
+/* Each process's start (ledger.h: with its pid, what tells it). */
+static void proc_starts(const struct tsa_snap *s, uint64_t *psince)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		const struct tsa_row *r = &s->rows[i];
+		const struct tsa_proc *p;
+
+		/* A process's rows come together: its first is here. */
+		if (i && s->rows[i - 1].v[F_PID] == r->v[F_PID])
+			continue;
+		p = tsa_snap_proc(s, r->v[F_PID]);
+		if (p)
+			psince[p - s->procs] = proc_since(s, p, r);
+	}
+}
+
 /* This read's contributors from @s's rows and @h's lines. */
 static void contributions(struct ledger *l, const struct tsa_snap *s,
 			  const struct tsa_hist_snap *h, const uint64_t *pids,
 			  size_t npids, const struct group_table *t,
 			  const long *proc_group, const long *gslot,
-			  uint64_t *psince)
+			  const uint64_t *psince)
 {
-	const struct tsa_row *first = NULL;
 	size_t i;
 	int b;
 
@@ -264,10 +282,6 @@ static void contributions(struct ledger *l, const struct tsa_snap *s,
 
 		if (!p || !p->nlwp || !tsa_pid_selected(pids, npids, pid))
 			continue;
-		if (i == 0 || s->rows[i - 1].v[F_PID] != pid) {
-			first = r;
-			psince[p - s->procs] = proc_since(s, p, first);
-		}
 		sl = slot_of(l, s, p, r, t, proc_group, gslot);
 		if (sl >= 0)
 			add_row(contrib_get(l, pid, psince[p - s->procs],
@@ -334,19 +348,19 @@ static void depart(struct ledger *l)
 }
 
 /*
- * Forget the groups stale for longer than @l->stale_after; @gslot's @ng
+ * Forget the groups stale for longer than @l->stale_after, and those
+ * gone (a process whose pid another has now); @gslot's @ng
  * slots (of this read's groups, never forgotten) follow their moves.
  */
 static void expire(struct ledger *l, double now, long *gslot, size_t ng)
 {
 	size_t i, n = 0, *to;
 
-	if (!(l->stale_after > 0))
-		return;
 	to = xmalloc((l->nslots + 1) * sizeof(*to));
 	for (i = 0; i < l->nslots; i++) {
-		if (l->slot[i].group < 0 &&
-		    now - l->slot[i].seen > l->stale_after) {
+		if (l->slot[i].group < 0 && (l->slot[i].gone ||
+		    (l->stale_after > 0 &&
+		     now - l->slot[i].seen > l->stale_after))) {
 			slot_free(&l->slot[i]);
 			continue;
 		}
@@ -438,10 +452,31 @@ size_t ledger_update(struct ledger *l, const struct tsa_snap *s,
 	psince = xzalloc((s->nprocs + 1) * sizeof(*psince));
 	for (i = 0; i < l->nslots; i++)
 		l->slot[i].group = -1;
+	proc_starts(s, psince);
 	for (i = 0; i < t->n; i++) {
 		struct ledger_slot *sl;
+		char key[64];
+		size_t was = l->nslots, j;
 
-		gslot[i] = (long)slot_get(l, t->g[i].key);
+		/*
+		 * A process is its pid and start: a pid used again is another
+		 * process, whose series start anew (the old one's go, not to
+		 * print two series of one pid).
+		 */
+		if (l->by == GROUP_PID) {
+			const struct tsa_proc *p = tsa_snap_proc(s, t->g[i].pid);
+
+			snprintf(key, sizeof(key), "%llu@%llu",
+				 (unsigned long long)t->g[i].pid,
+				 (unsigned long long)(p ? psince[p - s->procs] :
+						      0));
+			gslot[i] = (long)slot_get(l, key);
+			for (j = 0; l->nslots > was && j < was; j++)
+				if (l->slot[j].pid == t->g[i].pid)
+					l->slot[j].gone = 1;
+		} else {
+			gslot[i] = (long)slot_get(l, t->g[i].key);
+		}
 		sl = &l->slot[gslot[i]];
 		sl->group = (long)i;
 		sl->seen = now;

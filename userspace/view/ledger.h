@@ -20,6 +20,8 @@
  * forgotten. A reload of the module starts every count again: the ledger
  * tells one by the module's load time, which it derives from the threads
  * tracked since load (ledger_load_time()), and then forgets everything.
+ * By pid, a group is a process (pid and start): a later process with its
+ * pid is a group of its own, and the old one is forgotten then.
  */
 #ifndef VIEW_LEDGER_H
 #define VIEW_LEDGER_H
