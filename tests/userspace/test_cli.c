@@ -83,8 +83,24 @@ static void test_errors(void)
 
 	rc = run(dir, (const char *[]){ "-Q", NULL }, &out, &err, 0);
 	is_long(rc, 1, "bad option: exit 1");
-	ok(strstr(err, "Usage:") != NULL && !*out, "bad option: usage on "
-	   "stderr only");
+	is_str(err, "tsa-prstat: invalid option -- 'Q'\n"
+	       "Try 'tsa-prstat --help' for more information.\n",
+	       "-Q: one line and where the help is, on stderr (as GNU tools)");
+	ok(!*out, "-Q: nothing on stdout (saw %zu bytes)", strlen(out));
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--bogus-option", NULL }, &out, &err, 0);
+	ok(rc == 1 && !strcmp(err, "tsa-prstat: unrecognized option "
+	   "'--bogus-option'\nTry 'tsa-prstat --help' for more information.\n"),
+	   "--bogus-option: exit 1, two lines (saw %d, %d lines: '%.120s')",
+	   rc, count_str(err, "\n"), err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "-n", "x", NULL }, &out, &err, 0);
+	ok(rc == 1 && count_str(err, "\n") == 2 &&
+	   strstr(err, "\nTry 'tsa-prstat --help' for more information.\n"),
+	   "-n x: exit 1, the error and 'Try' (saw %d, %d lines: '%.120s')",
+	   rc, count_str(err, "\n"), err);
 	free(out);
 	free(err);
 
@@ -118,6 +134,9 @@ static void test_errors(void)
 	rc = run(dir, (const char *[]){ "-h", NULL }, &out, &err, 0);
 	ok(rc == 0 && strstr(out, "Usage:") && !*err, "-h: usage on stdout, "
 	   "exit 0");
+	ok(out && !strstr(out, "hist=1)") && strstr(out, "default\n"
+	   "              load, hist=lat;"),
+	   "-h: -H works on a default load (hist=lat), it does not need hist=1");
 	free(out);
 	free(err);
 
@@ -2308,6 +2327,24 @@ static void test_wakers_binary(void)
 	int rc;
 
 	dir = mkdir_in_tmp("wakers");
+	/* No module at all (no /proc/tsa/all): said so, no parameter blamed. */
+	rc = run(dir, (const char *[]){ "-w", "1", "1", NULL }, &out, &err, 0);
+	ok(rc == 2 && strstr(err, "/all: not found; is the tsa module loaded?") &&
+	   !strstr(err, "wakers=0"),
+	   "-w with no module: exit 2, the module not loaded, not wakers=0 "
+	   "(expected 2, '.../all: not found; is the tsa module loaded?'; "
+	   "saw %d, '%.200s')", rc, err);
+	free(out);
+	free(err);
+	rc = run(dir, (const char *[]){ "--chain", "1", NULL }, &out, &err, 0);
+	ok(rc == 2 && strstr(err, "/all: not found; is the tsa module loaded?") &&
+	   !strstr(err, "wakers=0"),
+	   "--chain 1 with no module: exit 2, the module not loaded, not "
+	   "wakers=0 (saw %d, '%.200s')", rc, err);
+	free(out);
+	free(err);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, "tsa-all 1\n");
 	rc = run(dir, (const char *[]){ "-w", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-w without /proc/tsa/wakers: exit 2");
 	ok(strstr(err, "must be loaded without wakers=0 for -w") != NULL,
@@ -2423,6 +2460,31 @@ static void test_chain_binary(void)
 	   "--chain 0: refused (exit %d)", rc);
 	free(out);
 	free(err);
+	/* No such thread: as -p with no such process, exit 4. */
+	rc = run(dir, (const char *[]){ "--chain", "999", NULL }, &out, &err, 0);
+	ok(rc == 4 && !strcmp(err, "tsa-prstat: no such thread: 999\n") && !*out,
+	   "--chain 999 (no such thread): exit 4, 'tsa-prstat: no such "
+	   "thread: 999' (saw %d, '%s', %zu bytes out)", rc, err, strlen(out));
+	free(out);
+	free(err);
+	/* No interval: one chain, and done (it used to repeat every 5 s). */
+	{
+		struct timespec t0, t1;
+		double secs;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = run(dir, (const char *[]){ "--chain", "103", NULL }, &out,
+			 &err, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		ok(rc == 0 && count_str(out, "Chain: ") == 1 && secs < 2,
+		   "--chain 103 without an interval: one chain, exit 0 at once "
+		   "(expected 0, 1 chain, < 2 s; saw %d, %d, %.1f s)", rc,
+		   count_str(out, "Chain: "), secs);
+		free(out);
+		free(err);
+	}
 	unsetenv("TSA_PROCFS");
 }
 
@@ -2432,6 +2494,15 @@ static void test_hist_binary(void)
 	int rc;
 
 	dir = mkdir_in_tmp("hist");
+	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
+	ok(rc == 2 && strstr(err, "/all: not found; is the tsa module loaded?") &&
+	   !strstr(err, "hist=0"),
+	   "-H with no module: exit 2, the module not loaded, not hist=0 "
+	   "(saw %d, '%.200s')", rc, err);
+	free(out);
+	free(err);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, "tsa-all 1\n");
 	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-H without /proc/tsa/hist: exit 2");
 	ok(strstr(err, "must be loaded without hist=0 for -H") != NULL,
@@ -3262,6 +3333,12 @@ int main(void)
 {
 	if (fx_init())
 		return 2;
+	/*
+	 * tmux's server socket in this run's own directory: two suites at
+	 * once (worktrees of one machine) each had "tsa-prstat-test" in
+	 * /tmp/tmux-UID, and one's kill-server ended the other's keys.
+	 */
+	setenv("TMUX_TMPDIR", tmp, 1);
 
 	test_errors();
 	test_end_to_end();

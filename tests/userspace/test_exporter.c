@@ -5,7 +5,10 @@
  * the series of each group against tsa-prstat --prometheus on the same
  * files, --max-series (whole groups, the dropped ones counted), a module
  * that is not there (tsa_up 0, still serving), HTTP answered by a
- * plain socket, and --web.config.file's TLS and basic auth (curl). The real Prometheus scrapes it in the guest suites
+ * plain socket, --web.config.file's TLS and basic auth (curl), where
+ * it listens (ports, :PORT, node_exporter's flag names) and 2,000 idle
+ * connections from one address. Its counters across scrapes:
+ * test_ledger.c. The real Prometheus scrapes it in the guest suites
  * (tests/guest/exporter-tests.sh).
  */
 #include <arpa/inet.h>
@@ -17,121 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fx/run.h"
+#include "fx/server.h"
 #include "tap.h"
-
-static const char *exporter_bin = "./tsa-exporter";
-
-struct server {
-	pid_t pid;
-	int port;
-};
-
-/*
- * Start it on a port of its choosing with @args; 0 when it says where
- * (@scheme://127.0.0.1:PORT).
- */
-static int start_scheme(struct server *s, const char *dir,
-			const char *const *args, const char *scheme)
-{
-	const char *argv[16];
-	char line[512];
-	int pfd[2], i, n = 0;
-	FILE *f;
-
-	argv[n++] = exporter_bin;
-	argv[n++] = "--listen";
-	argv[n++] = "127.0.0.1:0";
-	for (i = 0; args[i] && n < 15; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	if (pipe(pfd))
-		return -1;
-	fflush(stdout);
-	s->pid = fork();
-	if (s->pid == 0) {
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		setenv("TSA_PROC_DIR", dir, 1);
-		setenv("TSA_PROCFS", "/nonexistent", 1);
-		setenv("TSA_SYS_MODULE", "/nonexistent", 1);
-		alarm(60);
-		execv(exporter_bin, (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = fdopen(pfd[0], "r");
-	s->port = 0;
-	if (f && fgets(line, sizeof(line), f)) {
-		char want[32], *p;
-
-		snprintf(want, sizeof(want), "%s://127.0.0.1:", scheme);
-		p = strstr(line, want);
-		if (p)
-			s->port = atoi(p + strlen(want));
-	}
-	if (f)
-		fclose(f);
-	return s->port ? 0 : -1;
-}
-
-static int start(struct server *s, const char *dir, const char *const *args)
-{
-	return start_scheme(s, dir, args, "http");
-}
-
-static int stop(struct server *s)
-{
-	int status;
-
-	kill(s->pid, SIGTERM);
-	waitpid(s->pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* One HTTP/1.0 request; the whole answer (malloc'ed), or NULL. */
-static char *get(int port, const char *request)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	char *buf = NULL, chunk[4096];
-	size_t len = 0;
-	ssize_t r;
-	FILE *m;
-	int fd;
-
-	a.sin_port = htons((unsigned short)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	m = open_memstream(&buf, &len);
-	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
-		fwrite(chunk, 1, (size_t)r, m);
-	fclose(m);
-	close(fd);
-	return buf;
-}
-
-static char *metrics(int port)
-{
-	char *a = get(port, "GET /metrics HTTP/1.0\r\n\r\n"), *body;
-
-	if (!a)
-		return NULL;
-	body = strstr(a, "\r\n\r\n");
-	body = strdup(body ? body + 4 : "");
-	free(a);
-	return body;
-}
 
 /* The lines of @text that start with @prefix, in order. */
 static char *lines_of(const char *text, const char *prefix)
@@ -251,6 +149,11 @@ static void test_args(void)
 		{ "--max-series", "-1", NULL },
 		{ "--timeout", "0", NULL },
 		{ "--listen", "127.0.0.1:http", NULL },
+		{ "--listen", "99999", NULL },
+		{ "--web.listen-address", "127.0.0.1:65536", NULL },
+		{ "--web.telemetry-path", "metrics", NULL },
+		{ "--bogus", NULL },
+		{ "--listen", NULL },
 		{ "extra", NULL },
 	};
 	char *out, *err;
@@ -271,8 +174,11 @@ static void test_args(void)
 		}
 		argv[k + 1] = NULL;
 		rc = run_prog(exporter_bin, "/nonexistent", argv + 1, &out, &err);
-		ok(rc == 1 && *err, "tsa-exporter %s: a usage error, exit 1 (%d: %.80s)",
-		   cmd, rc, err);
+		ok(rc == 1 && count_str(err, "\n") == 2 && strstr(err,
+		   "\nTry 'tsa-exporter --help' for more information.\n"),
+		   "tsa-exporter %s: a usage error, exit 1, one line and "
+		   "'Try ... --help' (saw %d, %d lines, the first: %.*s)", cmd,
+		   rc, count_str(err, "\n"), (int)strcspn(err, "\n"), err);
 		free(out);
 		free(err);
 	}
@@ -591,6 +497,141 @@ static void test_scrape_timeout(void)
 	unlink(fifo);
 }
 
+/*
+ * Where it listens: --listen 99999 refused (it used to serve on 34463,
+ * 99999 mod 65536); :PORT is every address (as Go exporters), reached
+ * on 127.0.0.1 too; PORT alone, loopback; node_exporter's
+ * --web.listen-address and --web.telemetry-path.
+ */
+static void test_listen(void)
+{
+	char dir[300], *out, *err, *m;
+	struct server s;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/golden/in/a", testdir);
+	rc = run_prog(exporter_bin, "/nonexistent", (const char *[]){
+		      "--listen", "99999", NULL }, &out, &err);
+	is_str(err, "tsa-exporter: --listen 99999: port 99999 is not 1-65535\n"
+	       "Try 'tsa-exporter --help' for more information.\n",
+	       "--listen 99999: refused, exit 1 (exit %d)", rc);
+	free(out);
+	free(err);
+	if (ok(start_on(&s, dir, ":0", (const char *[]){ NULL },
+			"http://[::]:") == 0 ||
+	       start_on(&s, dir, ":0", (const char *[]){ NULL },
+			"http://0.0.0.0:") == 0,
+	       "--listen :0: every address, [::] (or 0.0.0.0 without IPv6)")) {
+		m = metrics(s.port);
+		ok(m && has_line(m, "tsa_up 1"),
+		   "--listen :0: answers on 127.0.0.1 too");
+		free(m);
+		stop(&s);
+	}
+	if (ok(start_on(&s, dir, "0", (const char *[]){ NULL },
+			"http://127.0.0.1:") == 0,
+	       "--listen 0 (a port alone): loopback, 127.0.0.1"))
+		stop(&s);
+	if (!ok(start_on(&s, dir, "127.0.0.1:1", (const char *[]){
+		    "--web.listen-address", "127.0.0.1:0",
+		    "--web.telemetry-path", "/tsa/metrics", NULL },
+		    "http://127.0.0.1:") == 0,
+		"--web.listen-address 127.0.0.1:0 (after --listen): it listens there"))
+		return;
+	m = (char *)get(s.port, "GET /tsa/metrics HTTP/1.0\r\n\r\n");
+	ok(m && strstr(m, " 200 ") && strstr(m, "\ntsa_up 1\n"),
+	   "--web.telemetry-path /tsa/metrics: the metrics there (%.12s)",
+	   m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "GET /metrics HTTP/1.0\r\n\r\n");
+	ok(m && !strncmp(m + 8, " 404", 4), "and /metrics: 404 (%.12s)",
+	   m ? m : "");
+	free(m);
+	m = (char *)get(s.port, "GET / HTTP/1.0\r\n\r\n");
+	ok(m && strstr(m, "href=\"/tsa/metrics\""),
+	   "the landing page links /tsa/metrics");
+	free(m);
+	stop(&s);
+}
+
+/*
+ * 2,000 connections from 127.0.0.2 that send nothing: scrapes from
+ * 127.0.0.1 are all answered, at once. (Before the limit per address,
+ * 1,100 such connections took the 256 and every scrape failed until
+ * they timed out.)
+ */
+static void test_flood(void)
+{
+	enum { FLOOD = 2000, SCRAPES = 5 };
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char dir[300];
+	struct rlimit rl;
+	struct server s;
+	int *fds, i, opened = 0, answered = 0;
+	double worst = 0;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < FLOOD + 100) {
+		rl.rlim_cur = rl.rlim_max < FLOOD + 100 ? rl.rlim_max :
+			      FLOOD + 100;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < FLOOD + 100) {
+		skip("2,000 connections: the fd limit is %lu",
+		     (unsigned long)rl.rlim_cur);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/golden/in/a", testdir);
+	if (!ok(start(&s, dir, (const char *[]){ "--group", "user", NULL }) == 0,
+		"flood: started"))
+		return;
+	fds = malloc(FLOOD * sizeof(*fds));
+	from.sin_addr.s_addr = htonl(0x7f000002);	/* 127.0.0.2 */
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons((unsigned short)s.port);
+	for (i = 0; i < FLOOD; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0)
+			continue;
+		if (bind(fds[i], (struct sockaddr *)&from, sizeof(from)) ||
+		    (connect(fds[i], (struct sockaddr *)&to, sizeof(to)) &&
+		     errno != EINPROGRESS)) {
+			close(fds[i]);
+			fds[i] = -1;
+			continue;
+		}
+		opened++;
+	}
+	ok(opened == FLOOD, "flood: %d connections from 127.0.0.2 opened "
+	   "(expected %d)", opened, FLOOD);
+	for (i = 0; i < SCRAPES; i++) {
+		struct timespec t0, t1;
+		double secs;
+		char *m;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		m = metrics(s.port);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (secs > worst)
+			worst = secs;
+		answered += m && has_line(m, "tsa_up 1");
+		free(m);
+	}
+	ok(answered == SCRAPES && worst < 3,
+	   "flood: every scrape from 127.0.0.1 answered, each within 3 s "
+	   "(expected %d answered; saw %d, the slowest %.2f s)", SCRAPES,
+	   answered, worst);
+	for (i = 0; i < FLOOD; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	is_long(stop(&s), 0, "flood: SIGTERM, exit 0");
+}
+
 int main(void)
 {
 	const char *env = getenv("TSA_EXPORTER");
@@ -604,6 +645,8 @@ int main(void)
 	test_edges();
 	test_web_config();
 	test_scrape_timeout();
+	test_listen();
+	test_flood();
 	fx_done(tap_failed);
 	return tap_done();
 }

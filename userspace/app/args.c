@@ -33,7 +33,7 @@ static void usage(FILE *f, int code)
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
-"\t[-p pidlist]\n"
+"\t[-p pidlist] [--state file]\n"
 "\ttsa-prstat --save file\n"
 "\ttsa-prstat --compare a b [--group by] [-AHw] [--chain tid] [--json]\n"
 "\t[-p pidlist] [-s key | -S key] [-n ntop]\n"
@@ -53,8 +53,9 @@ static void usage(FILE *f, int code)
 "              IDL SLP split (needs the module's calls=N, syscalls=1)\n"
 "  -H, --hist  distributions view: per thread (-L), process or --group\n"
 "              and state (LAT, STP and each sleep), the stays that\n"
-"              ended: COUNT TIME P50 P90 P99 MAX (needs the module's\n"
-"              hist=1); with --draw, each line's buckets as bars\n"
+"              ended: COUNT TIME P50 P90 P99 MAX (LAT on a default\n"
+"              load, hist=lat; every state with hist=all; none with\n"
+"              hist=0); with --draw, each line's buckets as bars\n"
 "  -w, --wakers\n"
 "              wakers view: per thread (-L), process or --group, who\n"
 "              ended its stays asleep and stopped (a thread, an\n"
@@ -64,7 +65,8 @@ static void usage(FILE *f, int code)
 "              the default)\n"
 "  --chain tid who woke whom from thread tid: its top waker, that\n"
 "              waker's, and so on to an interrupt or a timer (-n: at\n"
-"              most ntop steps, 8 by default)\n"
+"              most ntop steps, 8 by default); once, unless an\n"
+"              interval is given\n"
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -81,6 +83,10 @@ static void usage(FILE *f, int code)
 "              one snapshot's lifetime state seconds and counters as\n"
 "              Prometheus text (node_exporter's textfile collector) or\n"
 "              OpenMetrics, per process, then exit\n"
+"  --state file\n"
+"              with an export: what departed processes left in each\n"
+"              group, kept in file from run to run, so that no\n"
+"              counter goes down when a process exits\n"
 "  --save file\n"
 "              write one capture of every visible thread and process\n"
 "              (with each process's cgroup) to file ('-': stdout)\n"
@@ -132,12 +138,13 @@ static void usage(FILE *f, int code)
 	exit(code);
 }
 
+/* One line, and "Try 'tsa-prstat --help'" (die() adds it): exit 1. */
 static void bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "%s: ", progname);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	usage(stderr, EXIT_USAGE);
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	die(EXIT_USAGE, "%s", msg);
 }
 
 static long parse_long(const char *s, long min, const char *what)
@@ -200,7 +207,7 @@ static void check_metrics_args(const struct options *o, int argc,
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE };
 
 static double parse_interval(const char *arg)
 {
@@ -277,6 +284,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "prometheus", no_argument, NULL, OPT_PROM },
 		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "state", required_argument, NULL, OPT_STATE },
 		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
@@ -297,7 +305,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	int tsa = 0, calls = 0, hist = 0, wakers = 0, nmetrics = 0;
 	char why[128];
 	char *end;
-	int c;
+	int c, have_interval = 0;
 
 	memset(o, 0, sizeof(*o));
 	sh->sort_order = -1;
@@ -315,17 +323,18 @@ void parse_args(struct options *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
-		int shortopt = optopt > 0 && optopt < 256;
+		int shortopt = optopt > 0 && optopt < 256 &&
+			       strncmp(argv[optind - 1], "--", 2);
 
 		switch (c) {
 		case ':':
 			bad_usage(shortopt ? "option requires an argument -- '%s'"
-				  : "option requires an argument: %s",
+				  : "option '%s' requires an argument",
 				  shortopt ? opt : argv[optind - 1]);
 			break;
 		case '?':
 			bad_usage(shortopt ? "invalid option -- '%s'"
-				  : "bad option '%s'",
+				  : "unrecognized option '%s'",
 				  shortopt ? opt : argv[optind - 1]);
 			break;
 		case 'A':
@@ -384,6 +393,9 @@ void parse_args(struct options *o, int argc, char **argv)
 					  METRICS_PROMETHEUS);
 			nmetrics++;
 			break;
+		case OPT_STATE:
+			o->state = optarg;
+			break;
 		case OPT_GROUP:
 			sh->group_by = group_by_lookup(optarg);
 			if (sh->group_by < 0)
@@ -441,7 +453,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			usage(stdout, 0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			bad_usage("invalid option -- '%s'", opt);
 		}
 	}
 	if (o->calibrate && argc != 2)
@@ -470,12 +482,16 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
+	if (o->state && !o->metrics)
+		bad_usage("%s", "--state keeps an export's counters from "
+			  "going down: only with --prometheus or --openmetrics");
 	if (o->metrics)
 		check_metrics_args(o, argc, nmetrics, tsa || calls);
 	else if (sh->group_by >= 0 && (sh->lwps || calls))
 		bad_usage("%s", "--group shows groups: not with -L or -y");
 	if (optind < argc) {
 		errno = 0;
+		have_interval = 1;
 		o->interval = strtod(argv[optind], &end);
 		if (errno || end == argv[optind] || *end ||
 		    !(o->interval > 0) || o->interval > 1e6)
@@ -497,6 +513,9 @@ void parse_args(struct options *o, int argc, char **argv)
 			  "not with -s, -S or another mode");
 	if (o->chain && sh->group_by > GROUP_PID)
 		bad_usage("%s", "--chain follows threads: not with --group");
+	/* One chain, as ps prints once, unless an interval asks for more. */
+	if (o->chain && !have_interval)
+		o->count = 1;
 	if (hist && (o->save || o->metrics || o->record || o->replay ||
 		     sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "

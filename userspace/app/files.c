@@ -5,10 +5,12 @@
  * --openmetrics (one snapshot as metrics, or a textfile).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "util.h"
 #include "compare.h"
 #include "dist.h"
+#include "ledger.h"
 #include "metrics.h"
 #include "sort.h"
 #include "capture.h"
@@ -280,29 +283,94 @@ out:
 	return 0;
 }
 
-/* --prometheus / --openmetrics: one snapshot, written once. */
+/* A group whose processes are all gone stays this long in --state. */
+#define STATE_STALE_AFTER	3600
+
 /*
- * The export: one snapshot of /proc/tsa/all per process or group, and
- * where the module keeps them (hist=1), their distributions of stays
- * from /proc/tsa/hist, read right after.
+ * --state FILE, opened and locked (flock: one export at a time), the
+ * ledger in it read into @l (fresh when it has none, or another
+ * grouping's or boot's). Returns its descriptor, kept until state_save().
+ */
+static int state_open(const char *path, struct ledger *l, const char *boot)
+{
+	struct stat a, b;
+	char msg[256];
+	FILE *f;
+	int fd;
+
+	for (;;) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA,
+			    "--state %s: %s", path, strerror(errno));
+		if (flock(fd, LOCK_EX))
+			die(EXIT_BADDATA, "--state %s: %s", path,
+			    strerror(errno));
+		/* The file may have been replaced while we waited: again. */
+		if (!fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			break;
+		close(fd);
+	}
+	f = fdopen(dup(fd), "r");
+	if (!f)
+		die(EXIT_BADDATA, "--state %s: %s", path, strerror(errno));
+	if (a.st_size && ledger_read(f, l, boot, msg, sizeof(msg)))
+		warnmsg("--state %s: %s; its counters start again", path, msg);
+	fclose(f);
+	return fd;
+}
+
+/* Write @l to @path (through a file beside it, renamed) and unlock. */
+static void state_save(const char *path, int fd, const struct ledger *l,
+		       const char *boot)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		die(errno == EACCES ? EXIT_ACCESS : EXIT_BADDATA,
+		    "--state %s: %s", tmp, strerror(errno));
+	ledger_write(f, l, boot);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path))
+		die(EXIT_BADDATA, "--state %s: %s", path, strerror(errno));
+	close(fd);	/* the lock with it */
+}
+
+/*
+ * --prometheus / --openmetrics: one snapshot, written once. The export:
+ * one snapshot of /proc/tsa/all per process or group, and where the
+ * module keeps them, their distributions of stays from /proc/tsa/hist,
+ * read right after. With --state, each group's counters are its
+ * departed processes' (kept in the file) and its live ones'.
  */
 int export_metrics(const struct options *o, const char *path)
 {
 	const struct show *sh = &o->show;
 	enum group_by by = sh->group_by < 0 ? GROUP_PID :
 			   (enum group_by)sh->group_by;
-	struct metrics_hist *mh = NULL;
+	struct metrics_hist *mh = NULL, *lmh;
+	const struct tsa_group *g;
+	struct tsa_group *lg;
 	long *proc_group;
 	struct tsa_hist_snap h;
 	struct tsa_snap s;
 	struct group_table t;
-	char msg[256], hpath[PATH_MAX];
+	struct ledger l;
+	char msg[256], hpath[PATH_MAX], boot[64] = "";
 	size_t n;
-	int rc;
+	int rc, sfd = -1;
 
 	memset(&s, 0, sizeof(s));
 	memset(&t, 0, sizeof(t));
 	memset(&h, 0, sizeof(h));
+	ledger_init(&l, by, STATE_STALE_AFTER);
+	if (o->state) {
+		read_boot_id(boot, sizeof(boot), o->procfs);
+		sfd = state_open(o->state, &l, boot);
+	}
 	rc = tsa_snap_read(&s, path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read(rc, path, msg);
@@ -321,12 +389,23 @@ int export_metrics(const struct options *o, const char *path)
 	} else if (rc != TSA_ENOENT) {
 		fail_read(rc, hpath, msg);
 	}
-	metrics_print(stdout, (enum metrics_format)(o->metrics - 1), by, t.g,
-		      n, mh, h.bounds);
+	g = t.g;
+	if (o->state) {
+		n = ledger_update(&l, &s, rc == TSA_OK ? &h : NULL, sh->pids,
+				  sh->npids, &t, proc_group,
+				  (double)s.wall.tv_sec, &lg, &lmh);
+		g = lg;
+		free(mh);
+		mh = NULL;
+		state_save(o->state, sfd, &l, boot);
+	}
+	metrics_print(stdout, (enum metrics_format)(o->metrics - 1), by, g,
+		      n, o->state ? lmh : mh, h.bounds);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
 	free(mh);
 	free(proc_group);
+	ledger_free(&l);
 	tsa_hist_free(&h);
 	group_table_free(&t);
 	tsa_snap_free(&s);

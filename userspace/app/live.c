@@ -76,6 +76,14 @@ void fail_read_calls(int rc, const char *path, const char *msg)
 void fail_read_kept(int rc, const char *path, const char *msg,
 		    const char *param, const char *opt)
 {
+	char all[4096];
+	const char *slash = strrchr(path, '/');
+
+	/* No /proc/tsa/all beside it: no module at all, whatever its options. */
+	snprintf(all, sizeof(all), "%.*s/all",
+		 slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (rc == TSA_ENOENT && access(all, F_OK))
+		fail_read(TSA_ENOENT, all, msg);
 	if (rc == TSA_ENOENT)
 		die(EXIT_NOMODULE, "%s: not found; the tsa module must be "
 		    "loaded without %s for %s (sudo modprobe -r tsa; sudo "

@@ -18,6 +18,7 @@ struct options {
 	long count;		/* number of reports; -1 = until killed */
 	const char *proc_dir;	/* $TSA_PROC_DIR or /proc/tsa */
 	int metrics;		/* --prometheus / --openmetrics: 1 + format */
+	const char *state;	/* --state FILE: the export's ledger */
 	const char *procfs;	/* $TSA_PROCFS or /proc: /proc/PID/cgroup */
 	const char *save;	/* --save FILE: write one capture */
 	const char *compare[2];	/* --compare A B: the two captures */

@@ -116,6 +116,17 @@ static void wakers_draw(struct wakers_live *w)
 	}
 }
 
+/* Does @s have a line of thread @tid (every thread has one, "none")? */
+static int has_thread(const struct tsa_wakers_snap *s, uint64_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->l[i].tid == tid)
+			return 1;
+	return 0;
+}
+
 static void wakers_report(void *ctx)
 {
 	struct wakers_live *w = ctx;
@@ -124,7 +135,11 @@ static void wakers_report(void *ctx)
 
 	rc = tsa_wakers_read(w->cur, w->path, msg, sizeof(msg));
 	if (rc != TSA_OK)
-		fail_read_kept(rc, w->path, msg, "wakers=0", "-w");
+		fail_read_kept(rc, w->path, msg, "wakers=0",
+			       w->o->chain ? "--chain" : "-w");
+	if (w->o->chain && !has_thread(w->cur, w->o->chain))
+		die(EXIT_NOPID, "no such thread: %llu",
+		    (unsigned long long)w->o->chain);
 	w->shown_prev = w->prev;
 	w->shown_cur = w->cur;
 	wakers_draw(w);

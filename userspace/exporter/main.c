@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -39,6 +40,12 @@
 #define DEFAULT_LISTEN	"127.0.0.1:9837"
 #define POOL_THREADS	4
 #define MAX_CONNECTIONS	256
+/*
+ * Connections one client address may hold: Prometheus keeps one per
+ * target, an HA pair two; a client that opens many and sends nothing
+ * cannot take the MAX_CONNECTIONS from the others.
+ */
+#define PER_IP_CONNECTIONS	16
 
 static const char *const content_type[2] = {
 	[METRICS_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
@@ -60,6 +67,7 @@ static struct scrape_health health;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t read_done;	/* on CLOCK_MONOTONIC: main() */
 static double scrape_limit = 10;	/* --scrape-timeout */
+static const char *metrics_path = "/metrics";	/* --web.telemetry-path */
 static int reading;		/* a read is in progress */
 static unsigned long reads_done;
 static struct body *last;	/* the newest read's (a reference) */
@@ -233,12 +241,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
-static const char landing[] =
-	"<!DOCTYPE html>\n<html><head><title>tsa-exporter</title></head>\n"
-	"<body><h1>tsa-exporter</h1>\n"
-	"<p>Per-thread microstates from tsa.ko, folded by group: "
-	"<a href=\"/metrics\">/metrics</a>.</p>\n"
-	"<p>See tsa-exporter(8) and tsa(4).</p>\n</body></html>\n";
+static char landing[1024];	/* made in main(), with the metrics' path */
 
 static enum MHD_Result metrics(struct MHD_Connection *c)
 {
@@ -345,29 +348,34 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "only GET and HEAD\n");
-	if (!strcmp(url, "/metrics"))
+	if (!strcmp(url, metrics_path))
 		return metrics(c);
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8",
 			     landing);
 	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain",
-		     "not found: tsa-exporter serves /metrics\n");
+		     "not found: tsa-exporter serves its metrics at the "
+		     "path of --web.telemetry-path (/metrics by default)\n");
 }
 
 static void usage(FILE *f, int code)
 {
 	fprintf(f,
-"Usage: tsa-exporter [--listen [ADDR:]PORT] [--group by] [-p pidlist]\n"
+"Usage: tsa-exporter [--listen [ADDR]:PORT] [--group by] [-p pidlist]\n"
 "\t[--max-series N] [--waker-edges N] [--timeout SECS]\n"
-"\t[--scrape-timeout SECS]\n"
-"\t[--web.config.file FILE]\n"
+"\t[--scrape-timeout SECS] [--stale-after SECS]\n"
+"\t[--web.config.file FILE] [--web.telemetry-path PATH]\n"
 "\ttsa-exporter -h | --help | --version\n"
 "\n"
 "Serves tsa's microstates on http://ADDR:PORT/metrics for Prometheus\n"
 "(text 0.0.4, or OpenMetrics 1.0 when asked; gzip when asked).\n"
 "\n"
-"  --listen [ADDR:]PORT  where to listen (default %s; [::1]:PORT for\n"
-"              IPv6; 0.0.0.0:PORT or [::]:PORT for every address)\n"
+"  --listen, --web.listen-address [ADDR]:PORT\n"
+"              where to listen (default %s; [::1]:PORT for\n"
+"              IPv6; :PORT for every address, IPv4 and IPv6; PORT\n"
+"              alone for loopback); PORT 1-65535\n"
+"  --web.telemetry-path PATH\n"
+"              where the metrics are (default /metrics)\n"
 "  --group by  one series set per cgroup (the default), user, comm, or\n"
 "              pid (with -p only)\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
@@ -385,6 +393,9 @@ static void usage(FILE *f, int code)
 "  --scrape-timeout SECS\n"
 "              a scrape that waits longer for the read in progress gets\n"
 "              503 (default 10; less if Prometheus says so)\n"
+"  --stale-after SECS\n"
+"              a group whose processes have all exited keeps its last\n"
+"              numbers for SECS, then is dropped (default 3600; 0: kept)\n"
 "  --web.config.file FILE\n"
 "              TLS (tls_server_config: cert_file, key_file) and basic\n"
 "              auth (basic_auth_users: name: bcrypt hash), as Prometheus's\n"
@@ -396,13 +407,19 @@ static void usage(FILE *f, int code)
 	exit(code);
 }
 
-/* A listening socket for "[ADDR:]PORT" ("[v6]:PORT" too). */
+/*
+ * A listening socket for "[ADDR]:PORT" ("[v6]:PORT" too): ":PORT" is
+ * every address (IPv6 and IPv4 on one socket, IPv4 alone where there is
+ * no IPv6), as Go exporters take it; "PORT" alone is loopback's.
+ */
 static int listen_on(const char *spec)
 {
 	char host[256] = "", port[32];
 	const char *colon = strrchr(spec, ':');
 	struct addrinfo hints, *ai, *a;
-	int fd = -1, one = 1, rc;
+	int fd = -1, one = 1, zero = 0, rc, every = colon == spec, try;
+	int err = EADDRNOTAVAIL;
+	unsigned long pn;
 
 	if (!colon) {
 		snprintf(port, sizeof(port), "%s", spec);
@@ -415,28 +432,48 @@ static int listen_on(const char *spec)
 		snprintf(port, sizeof(port), "%s", colon + 1);
 	}
 	if (!port[0] || strspn(port, "0123456789") != strlen(port))
-		die(EXIT_USAGE, "--listen %s: not [ADDR:]PORT", spec);
+		die(EXIT_USAGE, "--listen %s: not [ADDR]:PORT", spec);
+	errno = 0;
+	pn = strtoul(port, NULL, 10);
+	/* 0: a free port of the kernel's choosing (said on stderr). */
+	if (errno || pn > 65535)
+		die(EXIT_USAGE, "--listen %s: port %s is not 1-65535", spec,
+		    port);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	rc = getaddrinfo(host[0] ? host : "127.0.0.1", port, &hints, &ai);
-	if (rc)
-		die(EXIT_USAGE, "--listen %s: %s", spec, gai_strerror(rc));
-	for (a = ai; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-			    a->ai_protocol);
-		if (fd < 0)
-			continue;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 128))
-			break;
-		close(fd);
-		fd = -1;
+	/* Every address: "::" takes IPv4 too; "0.0.0.0" without IPv6. */
+	for (try = 0; fd < 0 && try < (every ? 2 : 1); try++) {
+		rc = getaddrinfo(every ? (try ? "0.0.0.0" : "::") :
+				 host[0] ? host : "127.0.0.1", port, &hints,
+				 &ai);
+		if (rc && (!every || try))
+			die(EXIT_USAGE, "--listen %s: %s", spec,
+			    gai_strerror(rc));
+		for (a = rc ? NULL : ai; a; a = a->ai_next) {
+			fd = socket(a->ai_family,
+				    a->ai_socktype | SOCK_CLOEXEC,
+				    a->ai_protocol);
+			if (fd < 0)
+				continue;
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+			if (every && a->ai_family == AF_INET6)
+				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+					   &zero, sizeof(zero));
+			if (!bind(fd, a->ai_addr, a->ai_addrlen) &&
+			    !listen(fd, 128))
+				break;
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+		if (!rc)
+			freeaddrinfo(ai);
 	}
-	freeaddrinfo(ai);
 	if (fd < 0)
-		die(EXIT_ACCESS, "--listen %s: %s", spec, strerror(errno));
+		die(EXIT_ACCESS, "--listen %s: %s", spec, strerror(err));
 	return fd;
 }
 
@@ -453,23 +490,27 @@ static void say_where(int fd)
 		snprintf(host, sizeof(host), "?");
 		port[0] = '\0';
 	}
-	fprintf(stderr, "tsa-exporter %s: serving http%s://%s%s%s:%s/metrics "
+	fprintf(stderr, "tsa-exporter %s: serving http%s://%s%s%s:%s%s "
 		"from %s\n", TSA_PRSTAT_VERSION, web.cert_pem ? "s" : "",
 		ss.ss_family == AF_INET6 ?
 		"[" : "", host, ss.ss_family == AF_INET6 ? "]" : "", port,
-		conf.proc_dir);
+		metrics_path, conf.proc_dir);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, 'l' },
+		/* node_exporter's names for the same */
+		{ "web.listen-address", required_argument, NULL, 'l' },
+		{ "web.telemetry-path", required_argument, NULL, 'P' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "max-series", required_argument, NULL, 'm' },
 		{ "waker-edges", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "web.config.file", required_argument, NULL, 'w' },
 		{ "scrape-timeout", required_argument, NULL, 's' },
+		{ "stale-after", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -477,11 +518,12 @@ int main(int argc, char **argv)
 	const char *listen_spec = DEFAULT_LISTEN, *env, *web_file = NULL;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	char err[4352];
-	struct MHD_OptionItem opt[8];
+	struct MHD_OptionItem opt[10];
 	uint64_t *pids = NULL;
 	size_t npids = 0;
 	int n = 0;
 	unsigned long timeout = 10;
+	double stale_after = 3600;
 	struct MHD_Daemon *d;
 	sigset_t sigs;
 	char *end;
@@ -491,8 +533,23 @@ int main(int argc, char **argv)
 	conf.by = GROUP_CGROUP;
 	conf.max_series = 20000;
 	conf.waker_edges = 50;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+	opterr = 0;	/* our own messages: one line, then --help */
+	while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case ':':	/* as GNU tools say it */
+			if (!strncmp(argv[optind - 1], "--", 2))
+				die(EXIT_USAGE, "option '%s' requires an "
+				    "argument", argv[optind - 1]);
+			die(EXIT_USAGE, "option requires an argument -- '%c'",
+			    optopt);
+			break;
+		case '?':
+			if (optopt > 0 && optopt < 256 &&
+			    strncmp(argv[optind - 1], "--", 2))
+				die(EXIT_USAGE, "invalid option -- '%c'", optopt);
+			die(EXIT_USAGE, "unrecognized option '%s'",
+			    argv[optind - 1]);
+			break;
 		case 'l':
 			listen_spec = optarg;
 			break;
@@ -536,11 +593,25 @@ int main(int argc, char **argv)
 		case 'w':
 			web_file = optarg;
 			break;
+		case 'P':
+			if (optarg[0] != '/' || strlen(optarg) > 200 ||
+			    strpbrk(optarg, "<>\"&?# ") || !strcmp(optarg, "/"))
+				die(EXIT_USAGE, "--web.telemetry-path %s: not a "
+				    "path like /metrics", optarg);
+			metrics_path = optarg;
+			break;
 		case 's':
 			scrape_limit = strtod(optarg, &end);
 			if (*end || end == optarg || !(scrape_limit > 0) ||
 			    scrape_limit > 3600)
 				die(EXIT_USAGE, "--scrape-timeout %s: not 0-3600 "
+				    "seconds", optarg);
+			break;
+		case 'S':
+			stale_after = strtod(optarg, &end);
+			if (*end || end == optarg || !(stale_after >= 0) ||
+			    stale_after > 1e9)
+				die(EXIT_USAGE, "--stale-after %s: not 0 or more "
 				    "seconds", optarg);
 			break;
 		case 'V':
@@ -550,14 +621,15 @@ int main(int argc, char **argv)
 			usage(stdout, 0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			die(EXIT_USAGE, "invalid option -- '%c'", c);
 		}
 	}
 	if (optind != argc)
-		die(EXIT_USAGE, "%s: no operands (see --help)", argv[optind]);
+		die(EXIT_USAGE, "%s: no operands", argv[optind]);
 	if (conf.by == GROUP_PID && !conf.npids)
 		die(EXIT_USAGE, "--group pid needs -p pidlist: a series set per "
 		    "process of a whole machine is not bounded");
+	ledger_init(&health.ledger, conf.by, stale_after);
 	env = getenv("TSA_PROC_DIR");
 	conf.proc_dir = env && *env ? env : "/proc/tsa";
 	env = getenv("TSA_PROCFS");
@@ -577,6 +649,13 @@ int main(int argc, char **argv)
 		pthread_cond_init(&read_done, &ca);
 		pthread_condattr_destroy(&ca);
 	}
+	snprintf(landing, sizeof(landing),
+		 "<!DOCTYPE html>\n<html><head><title>tsa-exporter</title>"
+		 "</head>\n<body><h1>tsa-exporter</h1>\n"
+		 "<p>Per-thread microstates from tsa.ko, folded by group: "
+		 "<a href=\"%s\">%s</a>.</p>\n"
+		 "<p>See tsa-exporter(8) and tsa(4).</p>\n</body></html>\n",
+		 metrics_path, metrics_path);
 	fd = listen_on(listen_spec);
 	/* The pool's threads inherit the mask: only sigwait() takes these. */
 	sigemptyset(&sigs);
@@ -590,6 +669,8 @@ int main(int argc, char **argv)
 					    POOL_THREADS, NULL };
 	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
 					    MAX_CONNECTIONS, NULL };
+	opt[n++] = (struct MHD_OptionItem){
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, PER_IP_CONNECTIONS, NULL };
 	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT,
 					    (intptr_t)timeout, NULL };
 	opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -616,6 +697,7 @@ int main(int argc, char **argv)
 	body_put(last);
 	last = NULL;
 	web_config_free(&web);
+	ledger_free(&health.ledger);
 	free((void *)conf.pids);
 	return 0;
 }

@@ -260,6 +260,15 @@ static void health(FILE *f, enum metrics_format fmt,
 	fputs("\",calibration=\"", f);
 	metrics_label_value(f, mi->calib);
 	fputs("\"} 1\n", f);
+	if (o->load_time > 0) {
+		family(f, fmt, "tsa_module_load_time_seconds", "gauge",
+		       "When tsa.ko was loaded, in Unix seconds, as the start "
+		       "of the threads tracked since its load says it; a "
+		       "later one is a reload, where every count starts "
+		       "again (tsa-exporter(8))");
+		fprintf(f, "tsa_module_load_time_seconds %.3f\n",
+			o->load_time);
+	}
 	family(f, fmt, "tsa_exporter_build_info", "gauge",
 	       "tsa-exporter's version");
 	fprintf(f, "tsa_exporter_build_info{version=\"%s\"} 1\n",
@@ -316,7 +325,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 	struct module_info mi = { .bytes = 0 };
 	char path[4096], msg[256], *prom = NULL;
 	long *proc_group = NULL;
-	uint64_t all = 0;
+	uint64_t all = 0, load;
 	size_t n = 0, k = 0, plen = 0;
 	int fmt, rc;
 
@@ -335,22 +344,27 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 		o->up = 1;
 		mi.bytes = s.len;
 		proc_group = xmalloc((s.nprocs + 1) * sizeof(*proc_group));
-		n = group_compute(&s, c->by, c->pids, c->npids, c->procfs,
-				  NULL, &t, proc_group);
-		gs.g = t.g;
+		group_compute(&s, c->by, c->pids, c->npids, c->procfs, NULL,
+			      &t, proc_group);
 		snprintf(path, sizeof(path), "%s/hist", c->proc_dir);
 		rc = tsa_hist_read(&hs, path, msg, sizeof(msg));
 		if (rc == TSA_OK) {
 			mi.bytes += hs.len;
-			gs.mh = xmalloc((n + 1) * sizeof(*gs.mh));
 			gs.bounds = hs.bounds;
-			metrics_hist_compute(&s, &hs, c->by, c->pids, c->npids,
-					     proc_group, &t, gs.mh);
 		} else if (rc != TSA_ENOENT) {
 			/* The states without their distributions: said. */
 			h->read_errors++;
 			snprintf(o->err, sizeof(o->err), "%s: %s", path, msg);
 		}
+		/* The groups as the ledger keeps them: never going down. */
+		n = ledger_update(&h->ledger, &s, rc == TSA_OK ? &hs : NULL,
+				  c->pids, c->npids, &t, proc_group, mono(),
+				  &gs.g, &gs.mh);
+		load = ledger_load_time(&s);
+		if (load && load <= s.now)
+			o->load_time = (double)s.wall.tv_sec +
+				       (double)s.wall.tv_nsec / 1e9 -
+				       (double)(s.now - load) / 1e9;
 		k = fit(&gs, n, c->max_series, &all, &prom, &plen);
 		snprintf(path, sizeof(path), "%s/wakers", c->proc_dir);
 		rc = c->waker_edges ? tsa_wakers_read(&ws, path, msg,
@@ -400,7 +414,6 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 			die(EXIT_BADDATA, "open_memstream: %s", strerror(errno));
 		free(text);
 	}
-	free(gs.mh);
 	free(proc_group);
 	tsa_wakers_report_free(&wr);
 	tsa_wakers_free(&ws);

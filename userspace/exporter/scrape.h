@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "group.h"
+#include "ledger.h"
 #include "metrics.h"
 
 struct scrape_conf {
@@ -24,10 +25,15 @@ struct scrape_conf {
 	size_t waker_edges;	/* --waker-edges: top edges; 0: none */
 };
 
-/* Kept across scrapes: the counters of the health series. */
+/*
+ * Kept across scrapes: the counters of the health series, and the
+ * ledger that keeps the groups' counters from going down (ledger_init()
+ * it before the first scrape).
+ */
 struct scrape_health {
 	uint64_t reads, read_errors;
 	uint64_t timeouts;	/* scrapes that gave up waiting (atomic) */
+	struct ledger ledger;
 };
 
 /* What one scrape made: both formats' texts (malloc'ed). */
@@ -38,6 +44,7 @@ struct scrape_out {
 	uint64_t series, dropped;
 	uint64_t edges, edges_dropped;	/* waker -> woken group edges */
 	double secs;
+	double load_time;	/* the module's load, Unix seconds; 0 */
 	char err[4608];		/* why not up, or the distributions */
 };
 

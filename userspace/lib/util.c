@@ -23,6 +23,10 @@ void die(int code, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	/* A usage error: one line, then where the usage is (as GNU tools). */
+	if (code == EXIT_USAGE)
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			progname);
 	exit(code);
 }
 

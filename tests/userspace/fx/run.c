@@ -243,3 +243,120 @@ int count_str(const char *s, const char *what)
 	}
 	return n;
 }
+
+/* ---- Prometheus texts and /proc/tsa/all files across scrapes ---- */
+
+/* The value of sample @series ("name{labels}") in @text, or -1. */
+double sample_of(const char *text, const char *series)
+{
+	char want[512];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", series);
+	p = text ? strstr(text, want) : NULL;
+	return p ? strtod(p + strlen(want), NULL) : -1;
+}
+
+/*
+ * Every counter sample of @before ("_total", and a histogram's
+ * "_bucket", "_sum", "_count") whose name starts with @prefix: is it in
+ * @after, with no smaller a value? The first that is not is said.
+ */
+int counters_kept(const char *before, const char *after,
+			 const char *prefix, char *why, size_t len)
+{
+	const char *p = before;
+	int n = 0;
+
+	snprintf(why, len, "no counter of %s", prefix);
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		const char *sp = memrchr(p, ' ', l), *br = memchr(p, '{', l);
+		char series[512];
+		double a, b;
+
+		if (!strncmp(p, prefix, strlen(prefix)) && sp && br &&
+		    br - p >= 6 && (size_t)(sp - p) < sizeof(series) &&
+		    (!strncmp(br - 6, "_total", 6) ||
+		     memmem(p, l, "_bucket{", 8) || memmem(p, l, "_sum{", 5) ||
+		     memmem(p, l, "_count{", 7))) {
+			snprintf(series, sizeof(series), "%.*s", (int)(sp - p), p);
+			a = strtod(sp + 1, NULL);
+			b = sample_of(after, series);
+			if (b < a) {
+				snprintf(why, len, "%s: %.9f, then %.9f",
+					 series, a, b);
+				return 0;
+			}
+			n++;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	if (n)
+		snprintf(why, len, "%d counters, none went down", n);
+	return n > 0;
+}
+
+/* @src's lines but those of process @pid (its second column), to @dst. */
+void copy_without(const char *src, const char *dst, const char *pid)
+{
+	char *in = slurp(src), *buf = NULL, *p, want[32];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	snprintf(want, sizeof(want), " %s ", pid);
+	for (p = in; p && *p;) {
+		char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
+		size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (!(sp && sp < p + l && !strncmp(sp, want, strlen(want))))
+			fwrite(p, 1, l, m);
+		p += l;
+	}
+	fclose(m);
+	put(dst, buf);
+	free(buf);
+	free(in);
+}
+
+/*
+ * /proc/tsa/all @path @ns later: "now" and every live thread's elapsed
+ * @ns more, and thread @tid's USR (the column after state_ns) @ns more.
+ */
+void run_on(const char *path, unsigned long long ns, unsigned long tid)
+{
+	char *in = slurp(path), *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	for (p = in; p && *p;) {
+		char *nl = strchr(p, '\n');
+		unsigned long long v[8];
+		unsigned long t;
+		int k, end = 0;
+
+		if (nl)
+			*nl = '\0';
+		if (sscanf(p, "now %llu", &v[0]) == 1) {
+			fprintf(m, "now %llu\n", v[0] + ns);
+		} else if (sscanf(p, "%lu %llu %llu %llu %llu %llu %llu %llu%n",
+				  &t, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+				  &v[7], &end) == 8 && t) {
+			v[4] += ns;
+			if (t == tid)
+				v[7] += ns;
+			fprintf(m, "%lu", t);
+			for (k = 1; k < 8; k++)
+				fprintf(m, " %llu", v[k]);
+			fprintf(m, "%s\n", p + end);
+		} else {
+			fprintf(m, "%s\n", p);
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	fclose(m);
+	put(path, buf);
+	free(buf);
+	free(in);
+}

@@ -7,6 +7,7 @@
 #ifndef FX_RUN_H
 #define FX_RUN_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 extern const char *prstat_bin;	/* $TSA_PRSTAT, else ./tsa-prstat */
@@ -57,5 +58,22 @@ pid_t feed_fifo(const char *fifo, char *const *snaps, int n);
 void cut_loadavg(char *s);
 /* JSON lines with their wall-clock time ("ts":N.NNN) masked. */
 char *mask_ts(char *s);
+
+/* The value of sample @series ("name{labels}") in @text, or -1. */
+double sample_of(const char *text, const char *series);
+/*
+ * Is every counter sample of @before whose name starts with @prefix in
+ * @after, no lower? 0 and the first that is not in @why, else 1 and how
+ * many there were.
+ */
+int counters_kept(const char *before, const char *after, const char *prefix,
+		  char *why, size_t len);
+/* @src's lines but those of process @pid (its second column), to @dst. */
+void copy_without(const char *src, const char *dst, const char *pid);
+/*
+ * /proc/tsa/all @path @ns later: "now" and every live thread's elapsed
+ * @ns more, and thread @tid's USR @ns more.
+ */
+void run_on(const char *path, unsigned long long ns, unsigned long tid);
 
 #endif /* FX_RUN_H */
