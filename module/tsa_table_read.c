@@ -5,6 +5,7 @@
  * numbers over to its process's group in one step as readers see it.
  */
 #include <linux/atomic.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 
 #include "tsa_compat.h"
