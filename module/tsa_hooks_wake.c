@@ -73,7 +73,7 @@ TSA_PROBE_TASK(tsa_sched_waking)
 		who = tsa_wk_ctx(TSA_WK_IDLE, TSA_WK_SRC_NONE);
 	} else {
 		who = current->pid & TSA_WK_TID_MASK;
-		start = current->start_time;
+		start = tsa_wk_ident(current->start_time, current);
 	}
 	th->wk_start = start;
 	WRITE_ONCE(th->wk_who, who);

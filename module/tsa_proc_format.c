@@ -191,8 +191,9 @@ static const char *const tsa_wk_kind_names[TSA_WK_NR_KINDS] = {
 /*
  * A waker as this reader may see it, through a procfs mount of pid
  * namespace @ns: its kind token, its tid and its name (the name last: it
- * may hold spaces). A thread is named only if the task with its tid
- * started when it did (else "exited": a reused tid is another task), and
+ * may hold spaces). A thread is named only if the task with its tid is
+ * the one that woke (tsa_wk_ident(); else "exited": a reused tid, or one
+ * a non-leader exec gave to another thread, is another task), and
  * by its tid in @ns; one that @ns cannot see is "outside", a context like
  * an interrupt, with no tid. Its name is given only if the reader may
  * read that task's own files (else "-"). An exited thread's tid is given
@@ -222,7 +223,7 @@ static void tsa_seq_waker(struct seq_file *m, struct pid_namespace *ns,
 	rcu_read_lock();
 	t = pid_task(find_pid_ns(who & TSA_WK_TID_MASK, &init_pid_ns),
 		     PIDTYPE_PID);
-	same = t && t->start_time == start;
+	same = t && tsa_wk_ident(t->start_time, t) == start;
 	if (same)
 		tid = task_pid_nr_ns(t, ns);
 	if (tid)

@@ -15,9 +15,12 @@
  * a thread's time off CPU (the stay in progress, one that began before
  * tsa saw the thread) was ended by no wakeup.
  *
- * A thread waker is its tid (the initial namespace's) and its start time:
- * a reader names it only if the task with that tid started then, so a
- * reused tid never names the new task.
+ * A thread waker is its tid (the initial namespace's) and its identity:
+ * its start time mixed with its task's address (tsa_wk_ident()). A reader
+ * names it only if the task with that tid has that identity now, so a
+ * reused tid never names the new task, nor does a tid that changed hands
+ * at a non-leader exec (de_thread() gives the leader's tid and start time
+ * to the thread that execs: its address tells it from the old leader).
  *
  * Pure logic, like tsa_state.c: KUnit drives it directly.
  */
@@ -97,6 +100,16 @@ static inline bool tsa_wk_timers_own(const struct tsa_wk_timers *t,
 	return t->level[tsa_wk_timer_class(level, hard_mask)] == (level | 1);
 }
 
+/*
+ * Who a thread waker is, beyond its tid: its start time and its task's
+ * address, mixed. Only ever compared with the same mix of a task a reader
+ * found by tid, never shown or used as an address.
+ */
+static inline u64 tsa_wk_ident(u64 start_time, const void *task)
+{
+	return start_time ^ (u64)(unsigned long)task;
+}
+
 static inline u32 tsa_wk_ctx(enum tsa_wk_kind kind, u16 src)
 {
 	return TSA_WK_CTX | (u32)kind << TSA_WK_KIND_SHIFT | src;
@@ -119,7 +132,7 @@ static inline u32 tsa_wk_waker(u32 who)
 	return who & ~TSA_WK_STATE_MASK;
 }
 
-/* A waker: who, without the state, and a thread's start time (else 0). */
+/* A waker: who, without the state, and a thread's identity (else 0). */
 struct tsa_waker_id {
 	u32 who;
 	u64 start;
@@ -131,7 +144,7 @@ struct tsa_waker_id {
 struct tsa_waker {
 	u32 who;		/* waker and state; 0: free */
 	u32 n;			/* wakeups */
-	u64 start;		/* a thread's start time */
+	u64 start;		/* a thread's identity (tsa_wk_ident()) */
 	u64 ns;			/* time of the stays they ended */
 	u64 lat;		/* LAT from those wakeups to the CPU */
 	u64 longest;		/* the longest of those stays */

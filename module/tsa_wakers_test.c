@@ -218,6 +218,23 @@ static void a_nested_timer_leaves_the_outer_ones(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tsa_wk_timers_own(&t, soft, hard));
 }
 
+/*
+ * The thread that execs in a process, not its leader, is given the
+ * leader's tid and start time (de_thread()): its identity must still
+ * differ from the old leader's, and be the same at every wakeup.
+ */
+static void an_exec_does_not_take_the_leaders_identity(struct kunit *test)
+{
+	static int leader, other;
+
+	KUNIT_EXPECT_NE(test, tsa_wk_ident(1000, &leader),
+			tsa_wk_ident(1000, &other));
+	KUNIT_EXPECT_EQ(test, tsa_wk_ident(1000, &leader),
+			tsa_wk_ident(1000, &leader));
+	KUNIT_EXPECT_NE(test, tsa_wk_ident(1000, &leader),
+			tsa_wk_ident(1001, &leader));
+}
+
 static struct kunit_case tsa_wakers_cases[] = {
 	KUNIT_CASE(a_waker_adds_up_in_its_row),
 	KUNIT_CASE(state_and_start_tell_rows_apart),
@@ -227,6 +244,7 @@ static struct kunit_case tsa_wakers_cases[] = {
 	KUNIT_CASE(contexts_are_not_threads),
 	KUNIT_CASE(a_wakeup_charges_its_waker),
 	KUNIT_CASE(a_nested_timer_leaves_the_outer_ones),
+	KUNIT_CASE(an_exec_does_not_take_the_leaders_identity),
 	{}
 };
 

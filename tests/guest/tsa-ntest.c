@@ -588,19 +588,23 @@ static void *mono_spin(void *arg)
 
 /*
  * A thread in a getppid() loop on CPU 1, read back to back from CPU 0:
- * no state's time, nor elapsed, is ever less than a read before showed
- * (the review's F3: a writer that opens the record and then reads the
- * clock, against a reader whose clock is later but that did not yet see
- * the open). Meaningful with the vCPUs in parallel (engine-mt), where
+ * no state's time, nor elapsed, is less than a read before showed by
+ * more than docs/proc-format.md allows (the review's F3: a writer opens
+ * the record and then reads the clock with no full barrier between, so
+ * a reader whose clock is later may charge a little past the stamp the
+ * writer then writes: by the time a store takes to leave a store buffer,
+ * nanoseconds; asserted: under MONO_SLACK_NS, every decrease counted and
+ * printed). Meaningful with the vCPUs in parallel (engine-mt), where
  * reader and writer race as on hardware.
  */
+#define MONO_SLACK_NS	1000
 static void test_monotonic(void)
 {
 	struct tsa_thread prev, cur;
 	pid_t tid = 0;
 	pthread_t th;
 	char path[64], where[96] = "";
-	int fd, s, reads = 0, back = 0;
+	int fd, s, reads = 0, back = 0, small = 0;
 	double end;
 
 	pthread_create(&th, NULL, mono_spin, &tid);
@@ -621,6 +625,9 @@ static void test_monotonic(void)
 		for (s = 0; s < TSA_NSTATES; s++) {
 			if (cur.ns[s] >= prev.ns[s])
 				continue;
+			small++;
+			if (prev.ns[s] - cur.ns[s] < MONO_SLACK_NS)
+				continue;
 			if (!back++)
 				snprintf(where, sizeof(where),
 					 "%s %llu -> %llu at read %d",
@@ -637,8 +644,9 @@ static void test_monotonic(void)
 	pthread_join(th, NULL);
 	close(fd);
 	tap(reads > 100 && !back,
-	    "monotonic: %d back-to-back reads of a thread in a getppid() loop on the other CPU never show a state's time or elapsed go back (expected 0, saw %d%s%s)",
-	    reads, back, back ? ": first " : "", where);
+	    "monotonic: %d back-to-back reads of a thread in a getppid() loop on the other CPU never show a state's time go back by %d ns or more, nor elapsed at all (expected 0, saw %d%s%s; decreases under %d ns: %d)",
+	    reads, MONO_SLACK_NS, back, back ? ": first " : "", where,
+	    MONO_SLACK_NS, small);
 }
 
 static const struct tsa_test tests[] = {

@@ -881,6 +881,93 @@ static void test_bulk(void)
 	    head, bad, mine, none);
 }
 
+/* --- a non-leader exec ----------------------------------------------- */
+
+#define EXEC_ITEMS	20
+
+static int ex_pipe[2];
+static pid_t ex_v;
+
+/* V, in the test's process: reads a byte at a time until EOF. */
+static void *exec_v(void *arg)
+{
+	char c;
+
+	ex_v = gettid_();
+	while (read(ex_pipe[0], &c, 1) == 1)
+		;
+	return arg;
+}
+
+/* W, B's second thread: wakes V, then execs (taking B's leader's tid). */
+static void *exec_w(void *arg)
+{
+	int i;
+
+	for (i = 0; i < EXEC_ITEMS; i++) {
+		if (write(ex_pipe[1], "w", 1) != 1)
+			_exit(1);
+		usleep(10000);
+	}
+	execl("/bin/sleep", "sleep", "3", (char *)NULL);
+	_exit(1);
+	return arg;
+}
+
+/*
+ * A thread that execs when it is not its process's leader takes the
+ * leader's tid, and de_thread() gives it the leader's start time too
+ * (the review's F6). V's waker rows for the old leader L must then read
+ * "exited", not name the thread that exec'd, which now has L's tid.
+ */
+static void test_exec(void)
+{
+	const struct wk_row *r;
+	pthread_t v, w;
+	struct wk b;
+	pid_t bpid;
+	int i, st;
+
+	if (pipe(ex_pipe)) {
+		tap(0, "wk-exec: pipe: %s", strerror(errno));
+		return;
+	}
+	pthread_create(&v, NULL, exec_v, NULL);
+	while (!ex_v)
+		sleep_ms(1);
+	bpid = fork();
+	if (bpid == 0) {
+		/* L, B's leader: wakes V, then W does; W execs. */
+		for (i = 0; i < EXEC_ITEMS; i++) {
+			if (write(ex_pipe[1], "l", 1) != 1)
+				_exit(1);
+			usleep(10000);
+		}
+		pthread_create(&w, NULL, exec_w, NULL);
+		pause();
+		_exit(0);
+	}
+	/* W's writes and exec: B then runs sleep, with L's tid (bpid). */
+	sleep_ms(EXEC_ITEMS * 10 * 2 + 800);
+	if (wk_read_or_fail(ex_v, &b, "wk-exec V"))
+		goto out;
+	r = wk_find(&b, bpid, -1);
+	tap(!r || strcmp(r->kind, "thread") || strcmp(r->name, "sleep"),
+	    "wk-exec: V's wakeups by B's old leader %d do not name the thread that exec'd and took its tid (expected exited %d or none, saw %s)",
+	    bpid, bpid, wk_str(&b));
+	for (i = 0; i < b.n && strcmp(b.r[i].kind, "exited"); i++)
+		;
+	tap(i < b.n,
+	    "wk-exec: a row of V's names an exited waker (expected one, saw %s)",
+	    wk_str(&b));
+out:
+	kill(bpid, SIGKILL);
+	waitpid(bpid, &st, 0);
+	close(ex_pipe[1]);
+	pthread_join(v, NULL);
+	close(ex_pipe[0]);
+}
+
 static const struct tsa_test tests[] = {
 	{ "wk-cond", test_cond },
 	{ "wk-mutex", test_mutex },
@@ -891,6 +978,7 @@ static const struct tsa_test tests[] = {
 	{ "wk-iow", test_iow },
 	{ "wk-sum", test_sum },
 	{ "wk-bulk", test_bulk },
+	{ "wk-exec", test_exec },
 };
 
 int main(int argc, char **argv)
