@@ -98,7 +98,8 @@ load() {
 	bpftrace) peer_start ;;
 	delayacct) echo 1 >/proc/sys/kernel/task_delayacct ;;
 	on) insmod "$ko" ;;
-	*) insmod "$ko" "$1" ;;
+	# "a=1+b=2": a configuration of several parameters.
+	*) insmod "$ko" ${1//+/ } ;;
 	esac
 }
 unload() {
