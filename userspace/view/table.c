@@ -35,6 +35,7 @@
  */
 #include <string.h>
 
+#include "cols.h"
 #include "table.h"
 #include "util.h"
 
@@ -107,50 +108,24 @@ const char *table_header(const struct show *o)
 }
 
 /*
- * The view's columns, each followed by a space: process, thread and
- * group lines differ only in what comes before and after them.
+ * The view's state columns (view/cols.c), each followed by a space:
+ * group lines differ from a process's in what comes before and after.
  */
 static void print_cols(FILE *f, const struct show *o,
 		       const struct tsa_delta *d)
 {
-	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
-	uint64_t ns[SOL_NCOLS];	/* the wider of the two views */
+	struct colset all, st;
+	struct show def = *o;
 	int i;
 
-	if (o->view == VIEW_TSA) {
-		tsa_cols(d, ns);
-		for (i = 0; i < TSA_NCOLS; i++)
-			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s ",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
-		return;
-	}
-	sol_cols(d, ns);
-	for (i = 0; i < SOL_NCOLS; i++)
-		format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-	format_num(n[0], d->shown[C_VCX]);
-	format_num(n[1], d->shown[C_ICX]);
-	format_num(n[2], d->shown[C_SCL]);
-	format_num(n[3], d->shown[C_SIG]);
-	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s ",
-		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
-		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
-		n[0], n[1], n[2], n[3]);
-}
-
-static void print_line(FILE *f, const struct show *o,
-		       const struct tsa_delta *d, int trunc_names)
-{
-	char user[64], comm[64];
-
-	format_user(user, sizeof(user), user_name((uid_t)d->uid),
-		    trunc_names);
-	strip_comm(comm, sizeof(comm), d->comm);
-
-	fprintf(f, "%6d %-8s ", (int)d->pid, user);
-	print_cols(f, o, d);
-	fprintf(f, "%-.12s/%d\n", comm, (int)d->id);
+	def.cols[0] = '\0';
+	def.csv = 0;
+	col_set_of(&def, &all);
+	st.n = 0;
+	for (i = 0; i < all.n; i++)
+		if (tsa_cols_table[all.c[i]].flags & COL_STATE)
+			st.c[st.n++] = all.c[i];
+	col_line_cols(f, &st, d);
 }
 
 static void print_total(FILE *f, const struct tsa_totals *tot,
@@ -171,12 +146,16 @@ void table_print(FILE *f, const struct show *o,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names)
 {
+	struct colset set;
+	char hdr[1024];
 	size_t i;
 
-	fputs(table_header(o), f);
+	col_set_of(o, &set);
+	col_header(hdr, sizeof(hdr), &set, o->lwps);
+	fputs(hdr, f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
-		print_line(f, o, &d[i], trunc_names);
+		col_line(f, &set, o, &d[i], trunc_names);
 	print_total(f, tot, loadavg);
 }
 
