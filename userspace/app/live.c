@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "util.h"
 #include "dist.h"
+#include "cols.h"
 #include "json.h"
 #include "sort.h"
 #include "table.h"
@@ -94,7 +95,8 @@ void fail_read_kept(int rc, const char *path, const char *msg,
 /* A view's redraw mode: on a terminal, without -c and --json. */
 int redraws(const struct options *o)
 {
-	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json;
+	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json &&
+	       !o->show.csv;
 }
 
 /*
@@ -135,7 +137,7 @@ void each_interval(const struct options *o,
 				clock_gettime(CLOCK_MONOTONIC, &deadline);
 		}
 		report(ctx);
-		if (!keys && !o->show.json &&
+		if (!keys && !o->show.json && !o->show.csv &&
 		    (o->count < 0 || done + 1 < o->count))
 			putchar('\n');
 		if (fflush(stdout) == EOF || ferror(stdout))
@@ -253,6 +255,22 @@ static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
 	return k;
 }
 
+/* --csv: the header once, then the lines of every report (view/cols.c). */
+static void csv_print(struct reporter *rp, const struct show *sh,
+		      const struct tsa_snap *cur, size_t n)
+{
+	struct colset set;
+	size_t i;
+
+	col_set_of(sh, &set);
+	if (!rp->csv_head) {
+		col_csv_header(stdout, &set, sh->lwps);
+		rp->csv_head = 1;
+	}
+	for (i = 0; i < n; i++)
+		col_csv_line(stdout, &set, &cur->wall, &rp->lines[i]);
+}
+
 /*
  * One report of @cur against @prev (NULL: lifetime numbers), with its
  * system calls from @ccur and @cprev for -y.
@@ -299,7 +317,9 @@ void report(struct reporter *rp, const struct options *o,
 	if (!rp->tty)
 		tot.calib = NULL;
 
-	if (sh->json) {
+	if (sh->csv) {
+		csv_print(rp, sh, cur, show);
+	} else if (sh->json) {
 		if (grouped)
 			json_print_groups(stdout, (enum group_by)sh->group_by,
 					  cur, &rp->groups, rp->groups.d, show);
