@@ -426,7 +426,7 @@ static const char *views_of(const struct col *c)
 	case COL_CALLS:
 		return "-y";
 	default:
-		return "-m -A";
+		return "-m,-A";
 	}
 }
 
