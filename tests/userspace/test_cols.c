@@ -175,6 +175,7 @@ static void test_help_table(void)
 		char mark = p[1], name[32], hdr[32], views[16];
 		int v;
 
+		/* c and g: --csv's and --csv --group's only, below */
 		if (sscanf(p + 2, " %31s %31s %15s", name, hdr, views) != 3 ||
 		    !strcmp(name, "NAME") || !strcmp(views, "-y") ||
 		    (mark != 's' && mark != ' '))
@@ -187,8 +188,6 @@ static void test_help_table(void)
 
 			if (!strstr(views, view))	/* "-m,-A" */
 				continue;
-			if (!strcmp(name, "ts"))
-				continue;	/* --csv's: below */
 			n[v]++;
 			rc = run("in/a", (const char *[]){ view, "-L", "-o",
 				 name, "-c", "1", "1", NULL }, &out, &e2, 0);
@@ -296,6 +295,44 @@ static void test_csv(void)
 		   "module reads the quoted name back as --json has it");
 	else
 		skip("--csv quoting: python3 not found");
+
+	/* Groups: by name, with their own columns. */
+	rc = run_to("in/a", (const char *[]){ "--csv", "--group", "cgroup",
+		    "-c", "1", "1", NULL }, "g.csv", &out);
+	ok(rc == 0 && !strncmp(out, "ts,group,name,nproc,nlwp,elapsed,usr,",
+			       37) && count_str(out, "\n") == 4,
+	   "--csv --group cgroup: exit 0, group, name, nproc, nlwp, then the "
+	   "view's columns; 3 groups (%d: %s)", rc, oneline(out));
+	free(out);
+	run_to("in/a", (const char *[]){ "--json", "--group", "cgroup", "-c",
+	       "1", "1", NULL }, "g.json", &json);
+	free(json);
+	if (have_python)
+		ok(check("csv g.csv g.json m") == 0, "--csv --group cgroup: "
+		   "every cell is --json --group cgroup's number");
+	else
+		skip("--csv --group: python3 not found");
+	rc = run_to("in/a", (const char *[]){ "--csv", "--group", "comm",
+		    "-A", "-o", "name,nlwp,wait,exec,time", "-c", "1", "1",
+		    NULL }, "gA.csv", &out);
+	free(out);
+	run_to("in/a", (const char *[]){ "--json", "--group", "comm", "-A",
+	       "-c", "1", "1", NULL }, "gA.json", &json);
+	free(json);
+	if (have_python)
+		ok(rc == 0 && check("csv gA.csv gA.json A") == 0,
+		   "--csv --group comm -A -o name,nlwp,wait,exec,time: as "
+		   "--json has them (exit %d)", rc);
+	else
+		skip("--csv --group -A: python3 not found");
+	rc = run("in/a", (const char *[]){ "--csv", "--group", "comm", "-o",
+		 "pid,usr", "-c", "1", "1", NULL }, &out, &json, 0);
+	ok(rc == 1 && !*out && count_str(json, "\n") == 2 &&
+	   strstr(json, "column pid is not one of --group's lines"),
+	   "--csv --group -o pid: a group has no pid, one line (exit %d: %s)",
+	   rc, oneline(json));
+	free(out);
+	free(json);
 }
 
 static void test_json_keys(void)

@@ -82,8 +82,9 @@ static void usage(FILE *f, int code)
 "  -o col,...  the -m or -A table's columns, in this order, like ps -o\n"
 "              (pid,comm,usr,sys,lat); -o help lists them\n"
 "  --json      one JSON object per line and interval (docs/json.md)\n"
-"  --csv       the -m or -A lines as CSV: a header of column names, one\n"
-"              line per row, numbers in ns or counts, never scaled\n"
+"  --csv       the -m or -A lines (or --group's) as CSV: a header of\n"
+"              column names, one line per row, numbers in ns or counts,\n"
+"              never scaled\n"
 "  --prometheus, --openmetrics\n"
 "              one snapshot's lifetime state seconds and counters as\n"
 "              Prometheus text (node_exporter's textfile collector) or\n"
@@ -210,8 +211,8 @@ static void check_metrics_args(const struct options *o, int argc,
 }
 
 /*
- * -o and --csv are the -m and -A reports' (view/cols.c): of processes
- * or threads, live or replayed; not groups, other views or modes.
+ * -o and --csv are the -m and -A reports' (view/cols.c): of processes,
+ * threads or (--csv) groups, live or replayed; not other views or modes.
  */
 static void check_cols(struct options *o)
 {
@@ -229,13 +230,17 @@ static void check_cols(struct options *o)
 	if (sh->view != VIEW_SOLARIS && sh->view != VIEW_TSA)
 		bad_usage("%s", "-o and --csv are the -m and -A views': not "
 			  "with -y, -H, -w or --chain");
-	if (sh->group_by > GROUP_PID || o->compare[0] || o->save ||
-	    o->metrics || o->record || o->calibrate)
-		bad_usage("%s", "-o and --csv show processes or threads, live "
-			  "or replayed: not with --group, --compare or "
+	if (o->compare[0] || o->save || o->metrics || o->record ||
+	    o->calibrate)
+		bad_usage("%s", "-o and --csv show processes, threads or "
+			  "groups, live or replayed: not with --compare or "
 			  "another mode");
+	if (sh->group_by > GROUP_PID && !sh->csv)
+		bad_usage("%s", "-o with --group: only with --csv (a group "
+			  "report's table has the view's columns)");
 	if (sh->cols[0] &&
-	    col_parse(sh->cols, sh->view, sh->csv, &set, why,
+	    col_parse(sh->cols, sh->view, (sh->csv ? COLP_CSV : 0) |
+		      (sh->group_by > GROUP_PID ? COLP_GROUP : 0), &set, why,
 		      sizeof(why)) < 0)
 		bad_usage("%s", why);
 }

@@ -267,8 +267,18 @@ static void csv_print(struct reporter *rp, const struct show *sh,
 		col_csv_header(stdout, &set, sh->lwps);
 		rp->csv_head = 1;
 	}
-	for (i = 0; i < n; i++)
-		col_csv_line(stdout, &set, &cur->wall, &rp->lines[i]);
+	for (i = 0; i < n; i++) {
+		const struct tsa_delta *d;
+
+		if (sh->group_by <= GROUP_PID) {
+			col_csv_line(stdout, &set, &cur->wall, &rp->lines[i]);
+			continue;
+		}
+		d = &rp->groups.d[i];
+		col_csv_group(stdout, &set, &cur->wall,
+			      (enum group_by)sh->group_by,
+			      &rp->groups.t.g[d->id], d);
+	}
 }
 
 /*

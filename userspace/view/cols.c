@@ -29,24 +29,29 @@
 
 /* Not in a table line: --csv only. */
 #define COL_CSV		8u
+/* Only in group lines. */
+#define COL_GONLY	32u
 
 #define SORT_SOL(n, h, a, hl) \
-	{ n, NULL, h, NULL, 3, COL_SOL, COL_SORT | COL_SHOW | COL_STATE, \
-	  CK_SOL, a, h, "ns", hl }
+	{ n, NULL, h, NULL, 3, COL_SOL, \
+	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_SOL, a, h, "ns", hl }
 #define SORT_TSA(n, h, a, hl) \
-	{ n, NULL, h, NULL, 4, COL_TSA, COL_SORT | COL_SHOW | COL_STATE, \
-	  CK_TSA, a, h, "ns", hl }
+	{ n, NULL, h, NULL, 4, COL_TSA, \
+	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_TSA, a, h, "ns", hl }
 #define SORT_CNT(n, h, a, hl) \
-	{ n, NULL, h, NULL, 3, COL_LINES, COL_SORT | COL_SHOW | COL_STATE, \
-	  CK_CNT, a, h, "count", hl }
+	{ n, NULL, h, NULL, 3, COL_LINES, \
+	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_CNT, a, h, "count", \
+	  hl }
 #define SORT_CALL(n, k, a, hl) \
 	{ n, NULL, NULL, NULL, 0, COL_CALLS, COL_SORT, k, a, NULL, "", hl }
 
 const struct col tsa_cols_table[] = {
-	{ "cpu", NULL, "CPU", NULL, 4, COL_LINES, COL_SORT | COL_SHOW,
+	{ "cpu", NULL, "CPU", NULL, 4, COL_LINES,
+	  COL_SORT | COL_SHOW | COL_GROUP,
 	  CK_CPU, 0, NULL, "ns",
 	  "USR+SYS+TRP over the interval (on CPU), % of the line's time" },
-	{ "time", NULL, "TIME", NULL, 6, COL_LINES, COL_SORT | COL_SHOW,
+	{ "time", NULL, "TIME", NULL, 6, COL_LINES,
+	  COL_SORT | COL_SHOW | COL_GROUP,
 	  CK_TIME, 0, NULL, "ns", "lifetime USR+SYS+TRP" },
 	SORT_SOL("usr", "USR", SOL_USR, "user mode"),
 	SORT_SOL("sys", "SYS", SOL_SYS, "system calls and the kernel"),
@@ -67,7 +72,8 @@ const struct col tsa_cols_table[] = {
 	SORT_TSA("lck", "LCK", TSA_LCK, "lock waits, user and kernel"),
 	SORT_TSA("idl", "IDL", TSA_IDL, "idle waits (IDL)"),
 	SORT_TSA("stp", "STP", TSA_STP, "stopped (job control, ptrace)"),
-	{ "wait", NULL, "WAIT", NULL, 4, COL_TSA, COL_SORT | COL_SHOW,
+	{ "wait", NULL, "WAIT", NULL, 4, COL_TSA,
+	  COL_SORT | COL_SHOW | COL_GROUP,
 	  CK_WAIT, 0, NULL, "ns",
 	  "RUN+LCK+APG: wanting to run, held back" },
 	SORT_CALL("pct", CK_CPCT, 0, "the call's time, % of the line's"),
@@ -88,18 +94,29 @@ const struct col tsa_cols_table[] = {
 	  "pid", "", "process id" },
 	{ "user", NULL, "USERNAME", NULL, -8, COL_LINES, COL_SHOW, CK_USER,
 	  0, "user", "", "user name (the real uid's)" },
-	{ "tid", "nlwp", "LWPID", "NLWP", 5, COL_LINES, COL_SHOW, CK_LWP, 0,
-	  "tid", "", "thread id with -L; without, nlwp: its threads" },
+	{ "tid", "nlwp", "LWPID", "NLWP", 5, COL_LINES, COL_SHOW | COL_GROUP,
+	  CK_LWP, 0, "tid", "",
+	  "thread id with -L; without, nlwp: its (a group's) threads" },
 	{ "comm", NULL, "COMM", NULL, -15, COL_LINES, COL_SHOW, CK_COMM, 0,
 	  "comm", "", "the thread's (process's: its leader's) name" },
 	{ "process", NULL, "PROCESS/LWPID", "PROCESS/NLWP", -14, COL_LINES,
 	  COL_SHOW, CK_PROCESS, 0, NULL, "",
 	  "the name cut to 12 characters, '/', tid or nlwp (prstat's)" },
-	{ "elapsed", NULL, "ELAPSED", NULL, 7, COL_LINES, COL_SHOW,
-	  CK_ELAPSED, 0, "elapsed_ns", "ns",
+	{ "elapsed", NULL, "ELAPSED", NULL, 7, COL_LINES,
+	  COL_SHOW | COL_GROUP, CK_ELAPSED, 0, "elapsed_ns", "ns",
 	  "the line's time over the interval: what % columns divide" },
-	{ "ts", NULL, "TS", NULL, 14, COL_LINES, COL_CSV, CK_TS, 0, "ts",
-	  "s", "the read's wall-clock time, seconds since the epoch" },
+	{ "ts", NULL, "TS", NULL, 14, COL_LINES, COL_CSV | COL_GROUP, CK_TS,
+	  0, "ts", "s", "the read's wall-clock time, seconds since the epoch" },
+	/* --csv --group's: who a group line is. */
+	{ "group", NULL, "GROUP", NULL, -8, COL_LINES,
+	  COL_CSV | COL_GROUP | COL_GONLY, CK_GBY, 0, "group", "",
+	  "--group's by: cgroup, user or comm" },
+	{ "name", NULL, "NAME", NULL, -16, COL_LINES,
+	  COL_CSV | COL_GROUP | COL_GONLY, CK_GNAME, 0, "name", "",
+	  "the group's name: a cgroup path, a user, a folded comm" },
+	{ "nproc", NULL, "NPROC", NULL, 6, COL_LINES,
+	  COL_CSV | COL_GROUP | COL_GONLY, CK_NPROC, 0, "nproc", "",
+	  "the group's processes with a live thread" },
 };
 
 const int tsa_ncols = (int)(sizeof(tsa_cols_table) /
@@ -133,9 +150,15 @@ int col_lookup(const char *name, enum view v, unsigned need)
 	return -1;
 }
 
-const char *col_default(enum view v, int csv)
+const char *col_default(enum view v, unsigned ctx)
 {
-	if (csv)
+	if (ctx & COLP_GROUP)
+		return v == VIEW_TSA ?
+		       "ts,group,name,nproc,nlwp,elapsed,exec,run,apg,slp,lck,"
+		       "idl,stp,vcx,icx,scl,sig" :
+		       "ts,group,name,nproc,nlwp,elapsed,usr,sys,trp,tfl,dfl,"
+		       "lck,slp,lat,vcx,icx,scl,sig";
+	if (ctx & COLP_CSV)
 		return v == VIEW_TSA ?
 		       "ts,pid,tid,user,comm,elapsed,exec,run,apg,slp,lck,"
 		       "idl,stp,vcx,icx,scl,sig" :
@@ -152,11 +175,12 @@ static const char *view_title(enum view v)
 	return v == VIEW_TSA ? "TSA (-A)" : "-m";
 }
 
-int col_parse(const char *list, enum view v, int csv, struct colset *set,
-	      char *why, size_t whylen)
+int col_parse(const char *list, enum view v, unsigned ctx,
+	      struct colset *set, char *why, size_t whylen)
 {
 	char name[64];
 	const char *p = list;
+	unsigned flags;
 	int i;
 
 	set->n = 0;
@@ -181,9 +205,17 @@ int col_parse(const char *list, enum view v, int csv, struct colset *set,
 					 "('-o help' lists them)", name);
 			return -1;
 		}
-		if (!csv && !(tsa_cols_table[i].flags & COL_SHOW)) {
+		flags = tsa_cols_table[i].flags;
+		if (!(ctx & COLP_CSV) && !(flags & COL_SHOW)) {
 			snprintf(why, whylen, "column %s is in --csv only",
 				 name);
+			return -1;
+		}
+		if ((ctx & COLP_GROUP) ? !(flags & COL_GROUP) :
+		    !!(flags & COL_GONLY)) {
+			snprintf(why, whylen, "column %s is not one of %s "
+				 "lines", name, ctx & COLP_GROUP ?
+				 "--group's" : "process and thread");
 			return -1;
 		}
 		if (set->n == COLS_MAX) {
@@ -205,10 +237,13 @@ void col_set_of(const struct show *o, struct colset *set)
 	char why[128];
 
 	/* Checked by parse_args for its view; another view's are left out. */
+	unsigned ctx = (o->csv ? COLP_CSV : 0) |
+		       (o->group_by > GROUP_PID ? COLP_GROUP : 0);
+
 	if (!o->cols[0] ||
-	    col_parse(o->cols, o->view, o->csv, set, why, sizeof(why)) < 0)
-		col_parse(col_default(o->view, o->csv), o->view, o->csv, set,
-			  why, sizeof(why));
+	    col_parse(o->cols, o->view, ctx, set, why, sizeof(why)) < 0)
+		col_parse(col_default(o->view, ctx), o->view, ctx, set, why,
+			  sizeof(why));
 }
 
 uint64_t col_value(const struct col *c, const struct tsa_delta *d)
@@ -380,8 +415,10 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void col_csv_line(FILE *f, const struct colset *set,
-		  const struct timespec *wall, const struct tsa_delta *d)
+/* A row of --csv: a process's or thread's (@g NULL), or a group's. */
+static void csv_line(FILE *f, const struct colset *set,
+		     const struct timespec *wall, enum group_by by,
+		     const struct tsa_group *g, const struct tsa_delta *d)
 {
 	char buf[128], comm[64];
 	int i;
@@ -408,12 +445,40 @@ void col_csv_line(FILE *f, const struct colset *set,
 			fprintf(f, "%lld.%03ld", (long long)wall->tv_sec,
 				wall->tv_nsec / 1000000);
 			break;
+		case CK_GBY:
+			csv_str(f, group_by_name[by]);
+			break;
+		case CK_GNAME:
+			csv_str(f, g ? g->key : "");
+			break;
+		case CK_NPROC:
+			fprintf(f, "%lu", g ? g->nprocs : 0);
+			break;
+		case CK_LWP:
+			if (g) {	/* a group line's id is its index */
+				fprintf(f, "%lu", g->nlwps);
+				break;
+			}
+			/* fall through */
 		default:
 			fprintf(f, "%" PRIu64, col_value(c, d));
 			break;
 		}
 	}
 	fputc('\n', f);
+}
+
+void col_csv_line(FILE *f, const struct colset *set,
+		  const struct timespec *wall, const struct tsa_delta *d)
+{
+	csv_line(f, set, wall, GROUP_PID, NULL, d);
+}
+
+void col_csv_group(FILE *f, const struct colset *set,
+		   const struct timespec *wall, enum group_by by,
+		   const struct tsa_group *g, const struct tsa_delta *d)
+{
+	csv_line(f, set, wall, by, g, d);
 }
 
 static const char *views_of(const struct col *c)
@@ -434,7 +499,8 @@ void col_help(FILE *f)
 {
 	int i;
 
-	fprintf(f, "Columns of -o (and --csv; -s takes those marked s):\n");
+	fprintf(f, "Columns of -o and --csv (s: a -s key too; c: --csv only; "
+		"g: --csv --group only):\n");
 	fprintf(f, "  %-8s %-13s %-6s %-5s %s\n", "NAME", "HEADER", "VIEWS",
 		"UNIT", "");
 	for (i = 0; i < tsa_ncols; i++) {
@@ -445,10 +511,13 @@ void col_help(FILE *f)
 			 c->name_proc ? "|" : "",
 			 c->name_proc ? c->name_proc : "");
 		fprintf(f, "%c %-8s %-13s %-6s %-5s %s\n",
-			c->flags & COL_SORT ? 's' : ' ', name,
+			c->flags & COL_SORT ? 's' : c->flags & COL_GONLY ? 'g' :
+			c->flags & COL_CSV ? 'c' : ' ', name,
 			c->hdr ? c->hdr : "-", views_of(c),
 			c->unit[0] ? c->unit : "-", c->help);
 	}
 	fprintf(f, "Defaults: -m %s\n          -A %s\n",
 		col_default(VIEW_SOLARIS, 0), col_default(VIEW_TSA, 0));
+	fprintf(f, "--csv --group (-m): %s\n",
+		col_default(VIEW_SOLARIS, COLP_CSV | COLP_GROUP));
 }

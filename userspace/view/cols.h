@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "group.h"
 #include "show.h"
 #include "all.h"
 #include "calls.h"
@@ -28,9 +29,11 @@
 #define COL_SORT	1u	/* a -s key */
 #define COL_SHOW	2u	/* printable in a -m or -A line (-o) */
 #define COL_STATE	4u	/* a state column: in group lines too */
+#define COL_GROUP	16u	/* in --csv --group's lines */
 
 enum col_kind {
 	CK_PID, CK_USER, CK_LWP, CK_COMM, CK_PROCESS, CK_ELAPSED, CK_TS,
+	CK_GBY, CK_GNAME, CK_NPROC,
 	CK_SOL, CK_TSA, CK_CNT, CK_CPU, CK_TIME, CK_WAIT,
 	/* the system-call view's (-y) keys */
 	CK_CPCT, CK_CCALLS, CK_CAVG, CK_CMAX, CK_CSPLIT,
@@ -65,18 +68,23 @@ struct colset {
 /* @v's column @name (or its _proc name), or -1. */
 int col_lookup(const char *name, enum view v, unsigned need);
 
+/* What col_parse() is parsing for. */
+#define COLP_CSV	1u	/* --csv: its own columns (ts) too */
+#define COLP_GROUP	2u	/* --group: group lines' columns only */
+
 /*
  * @list ("pid,comm,usr", comma or space separated) for view @v into
- * @set; with @csv, the --csv only columns (ts) too.  Returns 0, or -1 with a one-line reason in @why.
+ * @set, for @ctx (COLP_*).  Returns 0, or -1 with a one-line reason in
+ * @why.
  */
-int col_parse(const char *list, enum view v, int csv, struct colset *set,
-	      char *why, size_t whylen);
+int col_parse(const char *list, enum view v, unsigned ctx,
+	      struct colset *set, char *why, size_t whylen);
 
 /* The columns a report of @o shows: -o's, or its view's defaults. */
 void col_set_of(const struct show *o, struct colset *set);
 
-/* The view's default list, as -o would spell it. */
-const char *col_default(enum view v, int csv);
+/* The view's default list for @ctx (COLP_*), as -o would spell it. */
+const char *col_default(enum view v, unsigned ctx);
 
 const char *col_name(const struct col *c, int lwps);
 
@@ -98,6 +106,10 @@ void col_line_cols(FILE *f, const struct colset *set,
 void col_csv_header(FILE *f, const struct colset *set, int lwps);
 void col_csv_line(FILE *f, const struct colset *set,
 		  const struct timespec *wall, const struct tsa_delta *d);
+/* A group's line (--group @by): @g is the group, @d its numbers. */
+void col_csv_group(FILE *f, const struct colset *set,
+		   const struct timespec *wall, enum group_by by,
+		   const struct tsa_group *g, const struct tsa_delta *d);
 
 /* -o help: every column, its views, unit and help line. */
 void col_help(FILE *f);

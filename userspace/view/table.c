@@ -120,6 +120,7 @@ static void print_cols(FILE *f, const struct show *o,
 
 	def.cols[0] = '\0';
 	def.csv = 0;
+	def.group_by = -1;	/* the view's columns, of which the states */
 	col_set_of(&def, &all);
 	st.n = 0;
 	for (i = 0; i < all.n; i++)

@@ -60,7 +60,10 @@ def check_csv(csvfile, jsonfile, view):
     objs = {}
     for line in open(jsonfile):
         o = json.loads(line)
-        objs[(o['pid'], o.get('tid', 0))] = o
+        if 'group' in o:    # --group: by name
+            objs[o['name']] = o
+        else:
+            objs[(o['pid'], o.get('tid', 0))] = o
     with open(csvfile, newline='') as f:
         rows = list(csv.reader(f))
     if not rows:
@@ -73,7 +76,10 @@ def check_csv(csvfile, jsonfile, view):
         if len(r) != len(head):
             fail('csv: expected %d fields, saw %d: %r' % (len(head), len(r), r))
         cell = dict(zip(head, r))
-        key = (int(cell['pid']), int(cell.get('tid', 0)))
+        if 'name' in cell:
+            key = cell['name']
+        else:
+            key = (int(cell['pid']), int(cell.get('tid', 0)))
         o = objs.get(key)
         if o is None:
             fail('csv: a row with no JSON line: %r' % r)
