@@ -122,7 +122,6 @@ const struct col tsa_cols_table[] = {
 const int tsa_ncols = (int)(sizeof(tsa_cols_table) /
 			    sizeof(tsa_cols_table[0]));
 
-
 static unsigned view_bit(enum view v)
 {
 	return v == VIEW_CALLS ? COL_CALLS : v == VIEW_TSA ? COL_TSA : COL_SOL;
@@ -232,13 +231,16 @@ int col_parse(const char *list, enum view v, unsigned ctx,
 	return 0;
 }
 
+/*
+ * -o's list is checked by parse_args() for the view it was given with;
+ * after the m or A key, a list the other view cannot show gives way to
+ * that view's defaults.
+ */
 void col_set_of(const struct show *o, struct colset *set)
 {
-	char why[128];
-
-	/* Checked by parse_args for its view; another view's are left out. */
 	unsigned ctx = (o->csv ? COLP_CSV : 0) |
 		       (o->group_by > GROUP_PID ? COLP_GROUP : 0);
+	char why[128];
 
 	if (!o->cols[0] ||
 	    col_parse(o->cols, o->view, ctx, set, why, sizeof(why)) < 0)

@@ -6,9 +6,10 @@
  * elapsed time over the interval) and "time" (lifetime USR+SYS+TRP).
  * prstat's "pri", "size" and "rss" are not available: tsa-prstat
  * reads nothing but /proc/tsa/all.  Any column of the current view is
- * a key too (lower case), and in the TSA view "wait" = RUN + LCK + APG,
- * the states in which a thread wants to run and is held back; it is
- * that view's default.
+ * a key too (lower case; the rows of view/cols.c's table marked
+ * COL_SORT, where each is defined), and in the TSA view "wait" = RUN +
+ * LCK + APG, the states in which a thread wants to run and is held
+ * back; it is that view's default.
  *
  * The system-call view sorts its lines (a call of a thread or process)
  * by "pct" (the call's time, percent of the line's elapsed time; the
