@@ -163,8 +163,9 @@ static void test_select(void)
 static void test_help_table(void)
 {
 	char *help, *err, *p, *out, *e2;
-	int rc, n[2] = { 0, 0 }, bad[2] = { 0, 0 }, keys = 0, badkeys = 0;
-	char why[2][200] = { "", "" };
+	static const char *const vname[3] = { "-m", "-A", "-y" };
+	int rc, n[3] = { 0 }, bad[3] = { 0 }, keys = 0, badkeys = 0;
+	char why[3][200] = { "", "", "" };
 
 	rc = run("in/a", (const char *[]){ "-o", "help", NULL }, &help, &err,
 		 0);
@@ -177,16 +178,15 @@ static void test_help_table(void)
 
 		/* c and g: --csv's and --csv --group's only, below */
 		if (sscanf(p + 2, " %31s %31s %15s", name, hdr, views) != 3 ||
-		    !strcmp(name, "NAME") || !strcmp(views, "-y") ||
-		    (mark != 's' && mark != ' '))
+		    !strcmp(name, "NAME") || (mark != 's' && mark != ' '))
 			continue;
 		if (strchr(name, '|'))
 			*strchr(name, '|') = '\0';
-		for (v = 0; v < 2; v++) {
-			const char *view = v ? "-A" : "-m";
+		for (v = 0; v < 3; v++) {
+			const char *view = vname[v];
 			char *h;
 
-			if (!strstr(views, view))	/* "-m,-A" */
+			if (!strstr(views, view))	/* "-m,-A,-y" */
 				continue;
 			n[v]++;
 			rc = run("in/a", (const char *[]){ view, "-L", "-o",
@@ -220,7 +220,9 @@ static void test_help_table(void)
 	   "its header (%d columns, %d not: %s)", n[0], bad[0], why[0]);
 	ok(n[1] >= 16 && !bad[1], "-o help's -A columns: each alone prints "
 	   "its header (%d columns, %d not: %s)", n[1], bad[1], why[1]);
-	ok(keys >= 20 && !badkeys, "-o help's sort keys (s): -s takes each "
+	ok(n[2] >= 20 && !bad[2], "-o help's -y columns: each alone prints "
+	   "its header (%d columns, %d not: %s)", n[2], bad[2], why[2]);
+	ok(keys >= 35 && !badkeys, "-o help's sort keys (s): -s takes each "
 	   "in its view (%d, %d refused)", keys, badkeys);
 	free(help);
 	free(err);
@@ -295,6 +297,24 @@ static void test_csv(void)
 		   "module reads the quoted name back as --json has it");
 	else
 		skip("--csv quoting: python3 not found");
+
+	/* -y: a line per call of a thread, its split in ns. */
+	rc = run_to("in/a", (const char *[]){ "--csv", "-yL", "-c", "1",
+		    "1", NULL }, "y.csv", &out);
+	ok(rc == 0 && !strncmp(out, "ts,pid,tid,comm,call,elapsed,pct,calls,"
+			       "avg,max,sys,", 50) &&
+	   count_str(out, "\n") == 7,
+	   "--csv -yL: exit 0, the call columns, 6 call lines (%d: %s)", rc,
+	   oneline(out));
+	free(out);
+	run_to("in/a", (const char *[]){ "--json", "-yL", "-c", "1", "1",
+	       NULL }, "y.json", &json);
+	free(json);
+	if (have_python)
+		ok(check("csv y.csv y.json y") == 0, "--csv -yL: every cell is "
+		   "--json -yL's number (pct: the call's ns; the split in ns)");
+	else
+		skip("--csv -y: python3 not found");
 
 	/* Groups: by name, with their own columns. */
 	rc = run_to("in/a", (const char *[]){ "--csv", "--group", "cgroup",

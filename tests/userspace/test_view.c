@@ -324,6 +324,8 @@ static void test_cols(void)
 	static const struct { enum view v; int lwps; const char *hdr; } h[] = {
 		{ VIEW_SOLARIS, 1, HDR_SOL_LWP }, { VIEW_SOLARIS, 0, HDR_SOL_PROC },
 		{ VIEW_TSA, 1, HDR_TSA_LWP }, { VIEW_TSA, 0, HDR_TSA_PROC },
+		{ VIEW_CALLS, 1, HDR_CALLS_LWP },
+		{ VIEW_CALLS, 0, HDR_CALLS_PROC },
 	};
 	static const char *const sol_keys[] = { "cpu", "time", "usr", "sys",
 		"trp", "tfl", "dfl", "lck", "slp", "lat", "vcx", "icx", "scl",
@@ -339,8 +341,8 @@ static void test_cols(void)
 		col_set_of(&o, &set);
 		col_header(hdr, sizeof(hdr), &set, h[i].lwps);
 		is_str(hdr, h[i].hdr, "cols: the default %s%s header is the "
-		       "table's as it was", h[i].v == VIEW_TSA ? "-A" : "-m",
-		       h[i].lwps ? "L" : "");
+		       "table's as it was", h[i].v == VIEW_CALLS ? "-y" :
+		       h[i].v == VIEW_TSA ? "-A" : "-m", h[i].lwps ? "L" : "");
 	}
 	for (i = 0; i < sizeof(sol_keys) / sizeof(sol_keys[0]); i++) {
 		k = sort_key_lookup(sol_keys[i], VIEW_SOLARIS, why,

@@ -79,10 +79,10 @@ static void usage(FILE *f, int code)
 "              pct calls avg max sys lat flt apg lck klk iow idl slp\n"
 "  -W          truncate long user names, and call names with -y\n"
 "              (always, on a terminal)\n"
-"  -o col,...  the -m or -A table's columns, in this order, like ps -o\n"
+"  -o col,...  the -m, -A or -y table's columns, in order, like ps -o\n"
 "              (pid,comm,usr,sys,lat); -o help lists them\n"
 "  --json      one JSON object per line and interval (docs/json.md)\n"
-"  --csv       the -m or -A lines (or --group's) as CSV: a header of\n"
+"  --csv       the -m, -A or -y lines (or --group's) as CSV: a header of\n"
 "              column names, one line per row, numbers in ns or counts,\n"
 "              never scaled\n"
 "  --prometheus, --openmetrics\n"
@@ -211,8 +211,9 @@ static void check_metrics_args(const struct options *o, int argc,
 }
 
 /*
- * -o and --csv are the -m and -A reports' (view/cols.c): of processes,
- * threads or (--csv) groups, live or replayed; not other views or modes.
+ * -o and --csv are the -m, -A and -y reports' (view/cols.c): of
+ * processes, threads or (--csv) groups, live or replayed; not other
+ * views or modes.
  */
 static void check_cols(struct options *o)
 {
@@ -227,14 +228,17 @@ static void check_cols(struct options *o)
 	if (sh->cols[0] && sh->json)
 		bad_usage("%s", "-o chooses the table's columns: --json has "
 			  "them all (docs/json.md)");
-	if (sh->view != VIEW_SOLARIS && sh->view != VIEW_TSA)
-		bad_usage("%s", "-o and --csv are the -m and -A views': not "
-			  "with -y, -H, -w or --chain");
+	if (sh->view == VIEW_HIST || sh->view == VIEW_WAKERS)
+		bad_usage("%s", "-o and --csv are the -m, -A and -y views': "
+			  "not with -H, -w or --chain");
 	if (o->compare[0] || o->save || o->metrics || o->record ||
 	    o->calibrate)
 		bad_usage("%s", "-o and --csv show processes, threads or "
 			  "groups, live or replayed: not with --compare or "
 			  "another mode");
+	if (sh->group_by > GROUP_PID && sh->view == VIEW_CALLS)
+		bad_usage("%s", "-o and --csv with --group: the -m and -A "
+			  "views' groups, not -y's");
 	if (sh->group_by > GROUP_PID && !sh->csv)
 		bad_usage("%s", "-o with --group: only with --csv (a group "
 			  "report's table has the view's columns)");

@@ -257,7 +257,8 @@ static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
 
 /* --csv: the header once, then the lines of every report (view/cols.c). */
 static void csv_print(struct reporter *rp, const struct show *sh,
-		      const struct tsa_snap *cur, size_t n)
+		      const struct tsa_snap *cur,
+		      const struct tsa_calls_snap *ccur, size_t n)
 {
 	struct colset set;
 	size_t i;
@@ -270,6 +271,11 @@ static void csv_print(struct reporter *rp, const struct show *sh,
 	for (i = 0; i < n; i++) {
 		const struct tsa_delta *d;
 
+		if (sh->group_by <= GROUP_PID && sh->view == VIEW_CALLS) {
+			col_csv_call(stdout, &set, &ccur->wall,
+				     &rp->clines[i]);
+			continue;
+		}
 		if (sh->group_by <= GROUP_PID) {
 			col_csv_line(stdout, &set, &cur->wall, &rp->lines[i]);
 			continue;
@@ -328,7 +334,7 @@ void report(struct reporter *rp, const struct options *o,
 		tot.calib = NULL;
 
 	if (sh->csv) {
-		csv_print(rp, sh, cur, show);
+		csv_print(rp, sh, cur, ccur, show);
 	} else if (sh->json) {
 		if (grouped)
 			json_print_groups(stdout, (enum group_by)sh->group_by,

@@ -42,8 +42,10 @@
 	{ n, NULL, h, NULL, 3, COL_LINES, \
 	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_CNT, a, h, "count", \
 	  hl }
-#define SORT_CALL(n, k, a, hl) \
-	{ n, NULL, NULL, NULL, 0, COL_CALLS, COL_SORT, k, a, NULL, "", hl }
+#define SORT_CALL(n, h, w, k, a, j, u, hl) \
+	{ n, NULL, h, NULL, w, COL_CALLS, COL_SORT | COL_SHOW, k, a, j, u, hl }
+#define SORT_SPLIT(n, h, a, hl) \
+	SORT_CALL(n, h, 3, CK_CSPLIT, a, h, "ns", hl)
 
 const struct col tsa_cols_table[] = {
 	{ "cpu", NULL, "CPU", NULL, 4, COL_LINES,
@@ -76,36 +78,42 @@ const struct col tsa_cols_table[] = {
 	  COL_SORT | COL_SHOW | COL_GROUP,
 	  CK_WAIT, 0, NULL, "ns",
 	  "RUN+LCK+APG: wanting to run, held back" },
-	SORT_CALL("pct", CK_CPCT, 0, "the call's time, % of the line's"),
-	SORT_CALL("calls", CK_CCALLS, 0, "calls"),
-	SORT_CALL("avg", CK_CAVG, 0, "time per call"),
-	SORT_CALL("max", CK_CMAX, 0, "the longest call"),
-	SORT_CALL("sys", CK_CSPLIT, CALL_SYS, "on CPU in the call"),
-	SORT_CALL("lat", CK_CSPLIT, CALL_LAT, "waiting for a CPU in it"),
-	SORT_CALL("flt", CK_CSPLIT, CALL_FLT, "page faults in it"),
-	SORT_CALL("apg", CK_CSPLIT, CALL_APG, "anonymous paging in it"),
-	SORT_CALL("lck", CK_CSPLIT, CALL_LCK, "user lock waits in it"),
-	SORT_CALL("klk", CK_CSPLIT, CALL_KLK, "kernel lock waits in it"),
-	SORT_CALL("iow", CK_CSPLIT, CALL_IOW, "I/O waits in it"),
-	SORT_CALL("idl", CK_CSPLIT, CALL_IDL, "idle waits in it"),
-	SORT_CALL("slp", CK_CSPLIT, CALL_SLP, "other sleeps in it"),
+	SORT_CALL("pct", "PCT", 3, CK_CPCT, 0, "pct", "ns",
+		  "the call's time, % of the line's (--csv: its ns)"),
+	SORT_CALL("calls", "CALLS", 5, CK_CCALLS, 0, "calls", "count",
+		  "calls begun"),
+	SORT_CALL("avg", "AVG", 6, CK_CAVG, 0, "avg_ns", "ns",
+		  "time per call"),
+	SORT_CALL("max", "MAX", 6, CK_CMAX, 0, "max_ns", "ns",
+		  "the longest call"),
+	SORT_SPLIT("sys", "SYS", CALL_SYS, "on CPU in the call (SYS+TRP)"),
+	SORT_SPLIT("lat", "LAT", CALL_LAT, "waiting for a CPU in it"),
+	SORT_SPLIT("flt", "FLT", CALL_FLT, "page faults in it"),
+	SORT_SPLIT("apg", "APG", CALL_APG, "anonymous paging in it"),
+	SORT_SPLIT("lck", "LCK", CALL_LCK, "user lock waits in it"),
+	SORT_SPLIT("klk", "KLK", CALL_KLK, "kernel lock waits in it"),
+	SORT_SPLIT("iow", "IOW", CALL_IOW, "I/O waits in it"),
+	SORT_SPLIT("idl", "IDL", CALL_IDL, "idle waits in it"),
+	SORT_SPLIT("slp", "SLP", CALL_SLP, "other sleeps in it"),
+	{ "call", NULL, "SYSCALL", NULL, -16, COL_CALLS, COL_SHOW, CK_CNAME,
+	  0, "call", "", "the system call (other: those without a row)" },
 	/* Who the line is: not sort keys (ties go by pid, then tid). */
-	{ "pid", NULL, "PID", NULL, 6, COL_LINES, COL_SHOW, CK_PID, 0,
+	{ "pid", NULL, "PID", NULL, 6, COL_ALL, COL_SHOW, CK_PID, 0,
 	  "pid", "", "process id" },
-	{ "user", NULL, "USERNAME", NULL, -8, COL_LINES, COL_SHOW, CK_USER,
+	{ "user", NULL, "USERNAME", NULL, -8, COL_ALL, COL_SHOW, CK_USER,
 	  0, "user", "", "user name (the real uid's)" },
-	{ "tid", "nlwp", "LWPID", "NLWP", 5, COL_LINES, COL_SHOW | COL_GROUP,
+	{ "tid", "nlwp", "LWPID", "NLWP", 5, COL_ALL, COL_SHOW | COL_GROUP,
 	  CK_LWP, 0, "tid", "",
 	  "thread id with -L; without, nlwp: its (a group's) threads" },
-	{ "comm", NULL, "COMM", NULL, -15, COL_LINES, COL_SHOW, CK_COMM, 0,
+	{ "comm", NULL, "COMM", NULL, -15, COL_ALL, COL_SHOW, CK_COMM, 0,
 	  "comm", "", "the thread's (process's: its leader's) name" },
-	{ "process", NULL, "PROCESS/LWPID", "PROCESS/NLWP", -14, COL_LINES,
+	{ "process", NULL, "PROCESS/LWPID", "PROCESS/NLWP", -14, COL_ALL,
 	  COL_SHOW, CK_PROCESS, 0, NULL, "",
 	  "the name cut to 12 characters, '/', tid or nlwp (prstat's)" },
-	{ "elapsed", NULL, "ELAPSED", NULL, 7, COL_LINES,
+	{ "elapsed", NULL, "ELAPSED", NULL, 7, COL_ALL,
 	  COL_SHOW | COL_GROUP, CK_ELAPSED, 0, "elapsed_ns", "ns",
 	  "the line's time over the interval: what % columns divide" },
-	{ "ts", NULL, "TS", NULL, 14, COL_LINES, COL_CSV | COL_GROUP, CK_TS,
+	{ "ts", NULL, "TS", NULL, 14, COL_ALL, COL_CSV | COL_GROUP, CK_TS,
 	  0, "ts", "s", "the read's wall-clock time, seconds since the epoch" },
 	/* --csv --group's: who a group line is. */
 	{ "group", NULL, "GROUP", NULL, -8, COL_LINES,
@@ -157,6 +165,12 @@ const char *col_default(enum view v, unsigned ctx)
 		       "idl,stp,vcx,icx,scl,sig" :
 		       "ts,group,name,nproc,nlwp,elapsed,usr,sys,trp,tfl,dfl,"
 		       "lck,slp,lat,vcx,icx,scl,sig";
+	if (v == VIEW_CALLS)
+		return ctx & COLP_CSV ?
+		       "ts,pid,tid,comm,call,elapsed,pct,calls,avg,max,sys,lat,"
+		       "flt,apg,lck,klk,iow,idl,slp" :
+		       "pid,call,pct,calls,avg,max,sys,lat,flt,apg,lck,klk,iow,"
+		       "idl,slp,process";
 	if (ctx & COLP_CSV)
 		return v == VIEW_TSA ?
 		       "ts,pid,tid,user,comm,elapsed,exec,run,apg,slp,lck,"
@@ -171,7 +185,8 @@ const char *col_default(enum view v, unsigned ctx)
 
 static const char *view_title(enum view v)
 {
-	return v == VIEW_TSA ? "TSA (-A)" : "-m";
+	return v == VIEW_CALLS ? "system-call (-y)" :
+	       v == VIEW_TSA ? "TSA (-A)" : "-m";
 }
 
 int col_parse(const char *list, enum view v, unsigned ctx,
@@ -194,8 +209,9 @@ int col_parse(const char *list, enum view v, unsigned ctx,
 		p += len;
 		i = col_lookup(name, v, 0);
 		if (i < 0 || !(tsa_cols_table[i].flags & (COL_SHOW | COL_CSV))) {
-			if (col_lookup(name, v == VIEW_TSA ? VIEW_SOLARIS :
-				       VIEW_TSA, COL_SHOW) >= 0)
+			if (col_lookup(name, VIEW_SOLARIS, COL_SHOW) >= 0 ||
+			    col_lookup(name, VIEW_TSA, COL_SHOW) >= 0 ||
+			    col_lookup(name, VIEW_CALLS, COL_SHOW) >= 0)
 				snprintf(why, whylen, "column %s is not one of "
 					 "the %s view ('-o help' lists them)",
 					 name, view_title(v));
@@ -344,13 +360,52 @@ static void col_text(char *out, size_t len, const struct col *c,
 	}
 }
 
+/* The text of @c for call line @l, as the -y table shows it. */
+static void call_text(char *out, size_t len, const struct col *c,
+		      const struct tsa_call_line *l, int trunc_names)
+{
+	uint64_t ns[CALL_NCOLS];
+
+	switch (c->kind) {
+	case CK_CPCT:
+		format_pct(out, (float)pct_of(l->d.ns, l->elapsed));
+		break;
+	case CK_CCALLS:
+		format_count(out, l->d.calls);
+		break;
+	case CK_CAVG:
+		if (l->d.calls)
+			format_dur(out, l->d.ns / l->d.calls);
+		else
+			snprintf(out, len, "-");
+		break;
+	case CK_CMAX:
+		format_dur(out, l->d.max);
+		break;
+	case CK_CSPLIT:
+		call_cols(&l->d, ns);
+		format_pct(out, (float)pct_of(ns[c->arg], l->d.ns));
+		break;
+	case CK_CNAME:
+		format_cut(out, len, l->name, 16, trunc_names);
+		break;
+	case CK_ELAPSED:
+		format_dur(out, l->elapsed);
+		break;
+	default:	/* who: the line's thread or process */
+		col_text(out, len, c, l->who, trunc_names);
+		break;
+	}
+}
+
 /*
  * The cells of @set: with @line, joined by spaces, the last one (when
  * left-aligned) not padded, and the line's end; else each cell and a
  * space after it (the state columns of a group line).
  */
 static void cells(FILE *f, const struct colset *set,
-		  const struct tsa_delta *d, int trunc_names, int line)
+		  const struct tsa_delta *d, const struct tsa_call_line *l,
+		  int trunc_names, int line)
 {
 	char buf[128];
 	int i;
@@ -359,10 +414,14 @@ static void cells(FILE *f, const struct colset *set,
 		const struct col *c = &tsa_cols_table[set->c[i]];
 		int last = line && i == set->n - 1;
 
-		col_text(buf, sizeof(buf), c, d, trunc_names);
+		if (l)
+			call_text(buf, sizeof(buf), c, l, trunc_names);
+		else
+			col_text(buf, sizeof(buf), c, d, trunc_names);
 		if (i && line)
 			fputc(' ', f);
-		if (is_pct(c) || c->kind == CK_CNT)	/* as prstat: cut */
+		if (is_pct(c) || c->kind == CK_CNT || c->kind == CK_CPCT ||
+		    c->kind == CK_CSPLIT)	/* as prstat: cut */
 			fprintf(f, "%*.*s", c->width, c->width, buf);
 		else if (last && c->width < 0)
 			fputs(buf, f);
@@ -379,13 +438,19 @@ void col_line(FILE *f, const struct colset *set, const struct show *o,
 	      const struct tsa_delta *d, int trunc_names)
 {
 	(void)o;
-	cells(f, set, d, trunc_names, 1);
+	cells(f, set, d, NULL, trunc_names, 1);
+}
+
+void col_call_line(FILE *f, const struct colset *set,
+		   const struct tsa_call_line *l, int trunc_names)
+{
+	cells(f, set, NULL, l, trunc_names, 1);
 }
 
 void col_line_cols(FILE *f, const struct colset *set,
 		   const struct tsa_delta *d)
 {
-	cells(f, set, d, 0, 0);
+	cells(f, set, d, NULL, 0, 0);
 }
 
 void col_csv_header(FILE *f, const struct colset *set, int lwps)
@@ -417,10 +482,49 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A row of --csv: a process's or thread's (@g NULL), or a group's. */
+/* A call line's cell of --csv, in its unit; 0 when it is not one. */
+static int csv_call(FILE *f, const struct col *c,
+		    const struct tsa_call_line *l)
+{
+	uint64_t ns[CALL_NCOLS];
+
+	switch (c->kind) {
+	case CK_CPCT:
+		fprintf(f, "%" PRIu64, l->d.ns);
+		return 1;
+	case CK_CCALLS:
+		fprintf(f, "%" PRIu64, l->d.calls);
+		return 1;
+	case CK_CAVG:	/* empty when no call began: JSON's null */
+		if (l->d.calls)
+			fprintf(f, "%" PRIu64, l->d.ns / l->d.calls);
+		return 1;
+	case CK_CMAX:
+		fprintf(f, "%" PRIu64, l->d.max);
+		return 1;
+	case CK_CSPLIT:
+		call_cols(&l->d, ns);
+		fprintf(f, "%" PRIu64, ns[c->arg]);
+		return 1;
+	case CK_CNAME:
+		csv_str(f, l->name);
+		return 1;
+	case CK_ELAPSED:
+		fprintf(f, "%" PRIu64, l->elapsed);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A row of --csv: a process's or thread's (@g and @l NULL), a group's
+ * (@g), or a call line's (@l, whose thread or process is @d).
+ */
 static void csv_line(FILE *f, const struct colset *set,
 		     const struct timespec *wall, enum group_by by,
-		     const struct tsa_group *g, const struct tsa_delta *d)
+		     const struct tsa_group *g, const struct tsa_delta *d,
+		     const struct tsa_call_line *l)
 {
 	char buf[128], comm[64];
 	int i;
@@ -430,6 +534,8 @@ static void csv_line(FILE *f, const struct colset *set,
 
 		if (i)
 			fputc(',', f);
+		if (l && csv_call(f, c, l))
+			continue;
 		switch (c->kind) {
 		case CK_USER:
 			csv_str(f, user_name((uid_t)d->uid));
@@ -473,14 +579,20 @@ static void csv_line(FILE *f, const struct colset *set,
 void col_csv_line(FILE *f, const struct colset *set,
 		  const struct timespec *wall, const struct tsa_delta *d)
 {
-	csv_line(f, set, wall, GROUP_PID, NULL, d);
+	csv_line(f, set, wall, GROUP_PID, NULL, d, NULL);
+}
+
+void col_csv_call(FILE *f, const struct colset *set,
+		  const struct timespec *wall, const struct tsa_call_line *l)
+{
+	csv_line(f, set, wall, GROUP_PID, NULL, l->who, l);
 }
 
 void col_csv_group(FILE *f, const struct colset *set,
 		   const struct timespec *wall, enum group_by by,
 		   const struct tsa_group *g, const struct tsa_delta *d)
 {
-	csv_line(f, set, wall, by, g, d);
+	csv_line(f, set, wall, by, g, d, NULL);
 }
 
 static const char *views_of(const struct col *c)
@@ -492,8 +604,10 @@ static const char *views_of(const struct col *c)
 		return "-A";
 	case COL_CALLS:
 		return "-y";
-	default:
+	case COL_LINES:
 		return "-m,-A";
+	default:
+		return "-m,-A,-y";
 	}
 }
 

@@ -24,6 +24,7 @@
 #define COL_TSA		2u
 #define COL_CALLS	4u
 #define COL_LINES	(COL_SOL | COL_TSA)
+#define COL_ALL		(COL_LINES | COL_CALLS)
 
 /* Its flags. */
 #define COL_SORT	1u	/* a -s key */
@@ -35,8 +36,8 @@ enum col_kind {
 	CK_PID, CK_USER, CK_LWP, CK_COMM, CK_PROCESS, CK_ELAPSED, CK_TS,
 	CK_GBY, CK_GNAME, CK_NPROC,
 	CK_SOL, CK_TSA, CK_CNT, CK_CPU, CK_TIME, CK_WAIT,
-	/* the system-call view's (-y) keys */
-	CK_CPCT, CK_CCALLS, CK_CAVG, CK_CMAX, CK_CSPLIT,
+	/* the system-call view's (-y) */
+	CK_CPCT, CK_CCALLS, CK_CAVG, CK_CMAX, CK_CSPLIT, CK_CNAME,
 };
 
 struct col {
@@ -97,6 +98,12 @@ void col_header(char *out, size_t len, const struct colset *set, int lwps);
 /* One line of @set; the last column, left-aligned, is not padded. */
 void col_line(FILE *f, const struct colset *set, const struct show *o,
 	      const struct tsa_delta *d, int trunc_names);
+
+/* A line of the system-call view (-y). */
+void col_call_line(FILE *f, const struct colset *set,
+		   const struct tsa_call_line *l, int trunc_names);
+void col_csv_call(FILE *f, const struct colset *set,
+		  const struct timespec *wall, const struct tsa_call_line *l);
 
 /* Only the cells, each followed by a space: a group line's states. */
 void col_line_cols(FILE *f, const struct colset *set,

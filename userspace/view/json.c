@@ -272,9 +272,13 @@ static void one_call(struct jsonw *w, FILE *f, const struct show *o,
 	}
 	jw_close(w);
 	call_cols(&l->d, split);
-	jw_object(w, "split");
-	for (i = 0; i < CALL_NCOLS; i++)
-		jw_fixed(w, call_col_name[i], pct_of(split[i], l->d.ns));
+	jw_object(w, "split");	/* keyed as view/cols.c's split columns */
+	for (i = 0; i < tsa_ncols; i++) {
+		const struct col *c = &tsa_cols_table[i];
+
+		if (c->kind == CK_CSPLIT)
+			jw_fixed(w, c->json, pct_of(split[c->arg], l->d.ns));
+	}
 	jw_end_line(w);
 }
 

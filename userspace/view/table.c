@@ -220,43 +220,20 @@ void group_table_print(FILE *f, const struct show *o, enum group_by by,
 	print_total(f, tot, loadavg);
 }
 
-static void print_call_line(FILE *f, const struct tsa_call_line *l,
-			    int trunc_names)
-{
-	char name[64], comm[64], pct[4], c[CALL_NCOLS][4];
-	char calls[24], avg[24], max[24];
-	uint64_t ns[CALL_NCOLS];
-	int i;
-
-	format_cut(name, sizeof(name), l->name, 16, trunc_names);
-	strip_comm(comm, sizeof(comm), l->who->comm);
-	format_pct(pct, (float)pct_of(l->d.ns, l->elapsed));
-	format_count(calls, l->d.calls);
-	if (l->d.calls)
-		format_dur(avg, l->d.ns / l->d.calls);
-	else
-		snprintf(avg, sizeof(avg), "-");
-	format_dur(max, l->d.max);
-	call_cols(&l->d, ns);
-	for (i = 0; i < CALL_NCOLS; i++)
-		format_pct(c[i], (float)pct_of(ns[i], l->d.ns));
-	fprintf(f, "%6d %-16s %3.3s %5s %6s %6s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s %3.3s %-.12s/%d\n", (int)l->who->pid,
-		name, pct, calls, avg, max, c[CALL_SYS], c[CALL_LAT],
-		c[CALL_FLT], c[CALL_APG], c[CALL_LCK], c[CALL_KLK], c[CALL_IOW],
-		c[CALL_IDL], c[CALL_SLP], comm, (int)l->who->id);
-}
-
 void calls_table_print(FILE *f, const struct show *o,
 		       const struct tsa_call_line *l, size_t n,
 		       const struct tsa_totals *tot, const double loadavg[3],
 		       int trunc_names)
 {
+	struct colset set;
+	char hdr[1024];
 	size_t i;
 
-	fputs(table_header(o), f);
+	col_set_of(o, &set);
+	col_header(hdr, sizeof(hdr), &set, o->lwps);
+	fputs(hdr, f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
-		print_call_line(f, &l[i], trunc_names);
+		col_call_line(f, &set, &l[i], trunc_names);
 	print_total(f, tot, loadavg);
 }

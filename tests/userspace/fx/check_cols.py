@@ -22,6 +22,11 @@ SOL = {  # -m's columns from the module's states (view/table.c)
     'dfl': ['DFL', 'APG'], 'lck': ['LCK'], 'slp': ['SLP', 'KLK', 'IOW', 'IDL'],
     'lat': ['LAT'],
 }
+CALL = {  # -y's split (view/table.c's call_cols)
+    'sys': ['SYS', 'TRP'], 'lat': ['LAT'], 'flt': ['TFL', 'DFL', 'KFL'],
+    'apg': ['APG'], 'lck': ['LCK'], 'klk': ['KLK'], 'iow': ['IOW'],
+    'idl': ['IDL'], 'slp': ['SLP', 'STP', 'USR'],
+}
 TSA = {
     'exec': ['USR', 'SYS', 'TRP'], 'run': ['LAT'], 'apg': ['APG'],
     'slp': ['TFL', 'DFL', 'KFL', 'IOW', 'SLP'], 'lck': ['LCK', 'KLK'],
@@ -36,6 +41,16 @@ def fail(msg):
 
 def want_of(col, o, view):
     st = o['states']
+    if view == 'y':
+        if col in CALL:
+            return sum(st[s]['ns'] for s in CALL[col] if s in st) + \
+                (o.get('unknown_ns', 0) if col == 'slp' else 0)
+        if col == 'pct':
+            return o['ns']
+        if col == 'avg':
+            return o['avg_ns'] if o['avg_ns'] is not None else ''
+        if col == 'max':
+            return o['max_ns']
     fold = (TSA if view == 'A' else SOL).get(col)
     if fold:
         return sum(st[s]['ns'] for s in fold)
@@ -62,6 +77,8 @@ def check_csv(csvfile, jsonfile, view):
         o = json.loads(line)
         if 'group' in o:    # --group: by name
             objs[o['name']] = o
+        elif 'call' in o:   # -y: by thread or process and call
+            objs[(o['pid'], o.get('tid', o.get('nlwp')), o['call'])] = o
         else:
             objs[(o['pid'], o.get('tid', 0))] = o
     with open(csvfile, newline='') as f:
@@ -78,6 +95,9 @@ def check_csv(csvfile, jsonfile, view):
         cell = dict(zip(head, r))
         if 'name' in cell:
             key = cell['name']
+        elif 'call' in cell:
+            key = (int(cell['pid']), int(cell.get('tid', cell.get('nlwp'))),
+                   cell['call'])
         else:
             key = (int(cell['pid']), int(cell.get('tid', 0)))
         o = objs.get(key)
