@@ -315,6 +315,34 @@ static void test_json_lib(void)
 }
 
 /*
+ * The tables' headers as they were before the column table (the
+ * defines of view/table.h until then): its default lists must print
+ * them byte for byte.
+ */
+#define HDR_SOL_LWP \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
+#define HDR_SOL_PROC \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  "
+#define HDR_TSA_LWP \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID "
+#define HDR_TSA_PROC \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/NLWP  "
+
+#define HDR_CALLS_LWP \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/LWPID "
+#define HDR_CALLS_PROC \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/NLWP  "
+
+/* Group reports (--group): the name column's title follows. */
+#define HDR_SOL_GROUP \
+" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+#define HDR_TSA_GROUP \
+" NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
+
+
+/*
  * The column table (view/cols.c): the default lists print the headers
  * the tables always had; every sort key is a row; JSON's schema and
  * renamed keys.
@@ -356,6 +384,26 @@ static void test_cols(void)
 	ok(k >= 0 && k != col_lookup("slp", VIEW_SOLARIS, COL_SORT) &&
 	   tsa_cols_table[k].arg == TSA_SLP,
 	   "cols: slp is its own row in -A (TSA_SLP), not -m's (key %d)", k);
+	{
+		struct group_report r;
+		char *buf = NULL, want[256];
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		memset(&r, 0, sizeof(r));
+		opts_init(&o, VIEW_TSA, 0);
+		group_lines_print(f, &o, GROUP_USER, &r, NULL, 0, 0);
+		opts_init(&o, VIEW_SOLARIS, 0);
+		group_lines_print(f, &o, GROUP_CGROUP, &r, NULL, 0, 1);
+		fclose(f);
+		/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP". */
+		snprintf(want, sizeof(want), "%sUSERNAME\n%.12s   TIME%s"
+			 "CGROUP\n", HDR_TSA_GROUP, HDR_SOL_GROUP,
+			 HDR_SOL_GROUP + 12);
+		is_str(buf, want, "cols: group headers, with and without "
+		       "TIME, are the table's as they were");
+		free(buf);
+	}
 	is_long(col_parse("pid,nosuch", VIEW_SOLARIS, 0, &set, why,
 			  sizeof(why)), -1, "cols: an unknown name is refused");
 	is_str(why, "invalid column -- nosuch ('-o help' lists them)",

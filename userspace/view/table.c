@@ -39,18 +39,6 @@
 #include "table.h"
 #include "util.h"
 
-const char *const sol_col_name[SOL_NCOLS] = {
-	"USR", "SYS", "TRP", "TFL", "DFL", "LCK", "SLP", "LAT",
-};
-
-const char *const tsa_col_name[TSA_NCOLS] = {
-	"EXEC", "RUN", "APG", "SLP", "LCK", "IDL", "STP",
-};
-
-const char *const call_col_name[CALL_NCOLS] = {
-	"SYS", "LAT", "FLT", "APG", "LCK", "KLK", "IOW", "IDL", "SLP",
-};
-
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS])
 {
 	const uint64_t *s = d->ns;
@@ -100,21 +88,21 @@ double pct_of(uint64_t part, uint64_t whole)
 
 const char *table_header(const struct show *o)
 {
-	if (o->view == VIEW_CALLS)
-		return o->lwps ? HDR_CALLS_LWP : HDR_CALLS_PROC;
-	if (o->view == VIEW_TSA)
-		return o->lwps ? HDR_TSA_LWP : HDR_TSA_PROC;
-	return o->lwps ? HDR_SOL_LWP : HDR_SOL_PROC;
+	static char hdr[1024];
+	struct colset set;
+
+	col_set_of(o, &set);
+	col_header(hdr, sizeof(hdr), &set, o->lwps);
+	return hdr;
 }
 
 /*
  * The view's state columns (view/cols.c), each followed by a space:
  * group lines differ from a process's in what comes before and after.
  */
-static void print_cols(FILE *f, const struct show *o,
-		       const struct tsa_delta *d)
+static void state_cols(const struct show *o, struct colset *st)
 {
-	struct colset all, st;
+	struct colset all;
 	struct show def = *o;
 	int i;
 
@@ -122,10 +110,18 @@ static void print_cols(FILE *f, const struct show *o,
 	def.csv = 0;
 	def.group_by = -1;	/* the view's columns, of which the states */
 	col_set_of(&def, &all);
-	st.n = 0;
+	st->n = 0;
 	for (i = 0; i < all.n; i++)
 		if (tsa_cols_table[all.c[i]].flags & COL_STATE)
-			st.c[st.n++] = all.c[i];
+			st->c[st->n++] = all.c[i];
+}
+
+static void print_cols(FILE *f, const struct show *o,
+		       const struct tsa_delta *d)
+{
+	struct colset st;
+
+	state_cols(o, &st);
 	col_line_cols(f, &st, d);
 }
 
@@ -148,12 +144,10 @@ void table_print(FILE *f, const struct show *o,
 		 int trunc_names)
 {
 	struct colset set;
-	char hdr[1024];
 	size_t i;
 
 	col_set_of(o, &set);
-	col_header(hdr, sizeof(hdr), &set, o->lwps);
-	fputs(hdr, f);
+	fputs(table_header(o), f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
 		col_line(f, &set, o, &d[i], trunc_names);
@@ -200,12 +194,14 @@ void group_lines_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, int with_time)
 {
-	const char *hdr = o->view == VIEW_TSA ? HDR_TSA_GROUP : HDR_SOL_GROUP;
+	struct colset st;
+	char hdr[512];
 	size_t i;
 
-	/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP ". */
-	fprintf(f, "%.12s%s%s%s\n", hdr, with_time ? "   TIME" : "",
-		hdr + 12, group_title(by));
+	state_cols(o, &st);
+	col_header(hdr, sizeof(hdr), &st, 0);
+	fprintf(f, " NPROC  NLWP%s %s %s\n", with_time ? "   TIME" : "",
+		hdr, group_title(by));
 	for (i = 0; i < n; i++)
 		print_group_line(f, o, by, &r->t.g[d[i].id], &d[i],
 				 with_time);
@@ -226,12 +222,10 @@ void calls_table_print(FILE *f, const struct show *o,
 		       int trunc_names)
 {
 	struct colset set;
-	char hdr[1024];
 	size_t i;
 
 	col_set_of(o, &set);
-	col_header(hdr, sizeof(hdr), &set, o->lwps);
-	fputs(hdr, f);
+	fputs(table_header(o), f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
 		col_call_line(f, &set, &l[i], trunc_names);
