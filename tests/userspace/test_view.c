@@ -21,6 +21,7 @@
 
 #include "util.h"
 #include "all.h"
+#include "cols.h"
 #include "calls.h"
 #include "group.h"
 #include "hist.h"
@@ -308,6 +309,124 @@ static void test_json_lib(void)
 	   strstr(out, "\"state\":\"SYS\",\"state_ns\":100000,") &&
 	   !strstr(out, "\"exited\""),
 	   "JSON -L gives each thread's state and time in it (state_ns), and no exited key");
+	free(out);
+	free(a);
+	free(b);
+}
+
+/*
+ * The tables' headers as they were before the column table (the
+ * defines of view/table.h until then): its default lists must print
+ * them byte for byte.
+ */
+#define HDR_SOL_LWP \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
+#define HDR_SOL_PROC \
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  "
+#define HDR_TSA_LWP \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID "
+#define HDR_TSA_PROC \
+"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/NLWP  "
+
+#define HDR_CALLS_LWP \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/LWPID "
+#define HDR_CALLS_PROC \
+"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
+"IDL SLP PROCESS/NLWP  "
+
+/* Group reports (--group): the name column's title follows. */
+#define HDR_SOL_GROUP \
+" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+#define HDR_TSA_GROUP \
+" NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
+
+
+/*
+ * The column table (view/cols.c): the default lists print the headers
+ * the tables always had; every sort key is a row; JSON's schema and
+ * renamed keys.
+ */
+static void test_cols(void)
+{
+	static const struct { enum view v; int lwps; const char *hdr; } h[] = {
+		{ VIEW_SOLARIS, 1, HDR_SOL_LWP }, { VIEW_SOLARIS, 0, HDR_SOL_PROC },
+		{ VIEW_TSA, 1, HDR_TSA_LWP }, { VIEW_TSA, 0, HDR_TSA_PROC },
+		{ VIEW_CALLS, 1, HDR_CALLS_LWP },
+		{ VIEW_CALLS, 0, HDR_CALLS_PROC },
+	};
+	static const char *const sol_keys[] = { "cpu", "time", "usr", "sys",
+		"trp", "tfl", "dfl", "lck", "slp", "lat", "vcx", "icx", "scl",
+		"sig" };
+	char *a = snap_a(), *b = snap_b(), *out, hdr[512], why[160];
+	struct colset set;
+	struct show o;
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		opts_init(&o, h[i].v, h[i].lwps);
+		col_set_of(&o, &set);
+		col_header(hdr, sizeof(hdr), &set, h[i].lwps);
+		is_str(hdr, h[i].hdr, "cols: the default %s%s header is the "
+		       "table's as it was", h[i].v == VIEW_CALLS ? "-y" :
+		       h[i].v == VIEW_TSA ? "-A" : "-m", h[i].lwps ? "L" : "");
+	}
+	for (i = 0; i < sizeof(sol_keys) / sizeof(sol_keys[0]); i++) {
+		k = sort_key_lookup(sol_keys[i], VIEW_SOLARIS, why,
+				    sizeof(why));
+		ok(k >= 0 && !strcmp(sort_key_name(k), sol_keys[i]) &&
+		   col_lookup(sol_keys[i], VIEW_SOLARIS, COL_SHOW) == k,
+		   "cols: -s %s is the -m column of that name (key %d)",
+		   sol_keys[i], k);
+	}
+	k = col_lookup("slp", VIEW_TSA, COL_SORT);
+	ok(k >= 0 && k != col_lookup("slp", VIEW_SOLARIS, COL_SORT) &&
+	   tsa_cols_table[k].arg == TSA_SLP,
+	   "cols: slp is its own row in -A (TSA_SLP), not -m's (key %d)", k);
+	{
+		struct group_report r;
+		char *buf = NULL, want[256];
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		memset(&r, 0, sizeof(r));
+		opts_init(&o, VIEW_TSA, 0);
+		group_lines_print(f, &o, GROUP_USER, &r, NULL, 0, 0);
+		opts_init(&o, VIEW_SOLARIS, 0);
+		group_lines_print(f, &o, GROUP_CGROUP, &r, NULL, 0, 1);
+		fclose(f);
+		/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP". */
+		snprintf(want, sizeof(want), "%sUSERNAME\n%.12s   TIME%s"
+			 "CGROUP\n", HDR_TSA_GROUP, HDR_SOL_GROUP,
+			 HDR_SOL_GROUP + 12);
+		is_str(buf, want, "cols: group headers, with and without "
+		       "TIME, are the table's as they were");
+		free(buf);
+	}
+	is_long(col_parse("pid,nosuch", VIEW_SOLARIS, 0, &set, why,
+			  sizeof(why)), -1, "cols: an unknown name is refused");
+	is_str(why, "invalid column -- nosuch ('-o help' lists them)",
+	       "cols: and the reason names it");
+	is_long(col_parse("exec", VIEW_SOLARIS, 0, &set, why, sizeof(why)),
+		-1, "cols: -A's exec is not a -m column");
+	is_long(col_parse("pid comm,lat", VIEW_SOLARIS, 0, &set, why,
+			  sizeof(why)), 0, "cols: names by comma or space");
+	ok(set.n == 3 && !strcmp(tsa_cols_table[set.c[0]].name, "pid") &&
+	   !strcmp(tsa_cols_table[set.c[1]].name, "comm") &&
+	   !strcmp(tsa_cols_table[set.c[2]].name, "lat"),
+	   "cols: in the order given (%d columns)", set.n);
+
+	opts_init(&o, VIEW_SOLARIS, 1);
+	o.json = 1;
+	out = report(a, b, &o);
+	ok(!strncmp(out, "{\"schema\":1,\"ts\":", 16),
+	   "JSON: each object begins with its schema (%.24s)", out);
+	ok(strstr(out, "\"APG\":{\"ns\":100000000,\"pct\":10.000,"
+		  "\"total_ns\":100000000,\"count\":") &&
+	   !strstr(out, "\"n\":") && !strstr(out, "\"max\":"),
+	   "JSON: a state's entries are \"count\" and \"max_ns\" as in -H "
+	   "and -w, no \"n\" or \"max\"");
 	free(out);
 	free(a);
 	free(b);
@@ -1371,6 +1490,7 @@ int main(void)
 	test_report_tsa();
 	test_select_sort();
 	test_json_lib();
+	test_cols();
 	test_calls_report();
 	test_calls_gap();
 	test_calls_model();

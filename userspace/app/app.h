@@ -34,6 +34,7 @@ struct reporter {
 	struct tsa_select sel;
 	int redraw;
 	int tty;	/* stdout is a terminal: a person reads it */
+	int csv_head;	/* --csv: its header line is out */
 };
 
 /* The last report's inputs: a key draws it again from them. */

@@ -17,6 +17,7 @@
 #include "group.h"
 #include "hist.h"
 #include "metrics.h"
+#include "cols.h"
 #include "sort.h"
 #include "record.h"
 #include "args.h"
@@ -29,7 +30,7 @@ static void usage(FILE *f, int code)
 {
 	fprintf(f,
 "Usage:\ttsa-prstat [-cLmvAWyHw] [--tsa] [--syscalls] [--hist] [--wakers]\n"
-"\t[--chain tid] [--json] [-p pidlist] [--draw]\n"
+"\t[--chain tid] [--json | --csv] [-o col,...] [-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
 "\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
@@ -78,7 +79,12 @@ static void usage(FILE *f, int code)
 "              pct calls avg max sys lat flt apg lck klk iow idl slp\n"
 "  -W          truncate long user names, and call names with -y\n"
 "              (always, on a terminal)\n"
-"  --json      one JSON object per line and interval\n"
+"  -o col,...  the -m, -A or -y table's columns, in order, like ps -o\n"
+"              (pid,comm,usr,sys,lat); -o help lists them\n"
+"  --json      one JSON object per line and interval (docs/json.md)\n"
+"  --csv       the -m, -A or -y lines (or --group's) as CSV: a header of\n"
+"              column names, one line per row, numbers in ns or counts,\n"
+"              never scaled\n"
 "  --prometheus, --openmetrics\n"
 "              one snapshot's lifetime state seconds and counters as\n"
 "              Prometheus text (node_exporter's textfile collector) or\n"
@@ -204,10 +210,49 @@ static void check_metrics_args(const struct options *o, int argc,
 			  "snapshot: no interval or count");
 }
 
+/*
+ * -o and --csv are the -m, -A and -y reports' (view/cols.c): of
+ * processes, threads or (--csv) groups, live or replayed; not other
+ * views or modes.
+ */
+static void check_cols(struct options *o)
+{
+	struct show *sh = &o->show;
+	struct colset set;
+	char why[160];
+
+	if (!sh->cols[0] && !sh->csv)
+		return;
+	if (sh->csv && sh->json)
+		bad_usage("%s", "--csv and --json: choose one");
+	if (sh->cols[0] && sh->json)
+		bad_usage("%s", "-o chooses the table's columns: --json has "
+			  "them all (docs/json.md)");
+	if (sh->view == VIEW_HIST || sh->view == VIEW_WAKERS)
+		bad_usage("%s", "-o and --csv are the -m, -A and -y views': "
+			  "not with -H, -w or --chain");
+	if (o->compare[0] || o->save || o->metrics || o->record ||
+	    o->calibrate)
+		bad_usage("%s", "-o and --csv show processes, threads or "
+			  "groups, live or replayed: not with --compare or "
+			  "another mode");
+	if (sh->group_by > GROUP_PID && sh->view == VIEW_CALLS)
+		bad_usage("%s", "-o and --csv with --group: the -m and -A "
+			  "views' groups, not -y's");
+	if (sh->group_by > GROUP_PID && !sh->csv)
+		bad_usage("%s", "-o with --group: only with --csv (a group "
+			  "report's table has the view's columns)");
+	if (sh->cols[0] &&
+	    col_parse(sh->cols, sh->view, (sh->csv ? COLP_CSV : 0) |
+		      (sh->group_by > GROUP_PID ? COLP_GROUP : 0), &set, why,
+		      sizeof(why)) < 0)
+		bad_usage("%s", why);
+}
+
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN, OPT_STATE };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV };
 
 static double parse_interval(const char *arg)
 {
@@ -280,6 +325,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "hist", no_argument, NULL, 'H' },
 		{ "wakers", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "prometheus", no_argument, NULL, OPT_PROM },
@@ -320,7 +366,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	sh->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:o:s:S:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256 &&
@@ -385,6 +431,18 @@ void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case OPT_JSON:
 			sh->json = 1;
+			break;
+		case OPT_CSV:
+			sh->csv = 1;
+			break;
+		case 'o':
+			if (!strcmp(optarg, "help")) {
+				col_help(stdout);
+				exit(0);
+			}
+			if (strlen(optarg) >= sizeof(sh->cols))
+				bad_usage("%s", "-o: the list is too long");
+			strcpy(sh->cols, optarg);
 			break;
 		case OPT_PROM:
 		case OPT_OPENMETRICS:
@@ -525,6 +583,8 @@ void parse_args(struct options *o, int argc, char **argv)
 	if (sh->draw && (!hist || sh->json))
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");
+
+	check_cols(o);
 
 	if (hist || wakers) {
 		sh->sort_key = 0;	/* its own order (the view's compute) */

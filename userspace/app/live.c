@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "util.h"
 #include "dist.h"
+#include "cols.h"
 #include "json.h"
 #include "sort.h"
 #include "table.h"
@@ -94,7 +95,8 @@ void fail_read_kept(int rc, const char *path, const char *msg,
 /* A view's redraw mode: on a terminal, without -c and --json. */
 int redraws(const struct options *o)
 {
-	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json;
+	return isatty(STDOUT_FILENO) && !o->no_clear && !o->show.json &&
+	       !o->show.csv;
 }
 
 /*
@@ -135,7 +137,7 @@ void each_interval(const struct options *o,
 				clock_gettime(CLOCK_MONOTONIC, &deadline);
 		}
 		report(ctx);
-		if (!keys && !o->show.json &&
+		if (!keys && !o->show.json && !o->show.csv &&
 		    (o->count < 0 || done + 1 < o->count))
 			putchar('\n');
 		if (fflush(stdout) == EOF || ferror(stdout))
@@ -253,6 +255,38 @@ static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
 	return k;
 }
 
+/* --csv: the header once, then the lines of every report (view/cols.c). */
+static void csv_print(struct reporter *rp, const struct show *sh,
+		      const struct tsa_snap *cur,
+		      const struct tsa_calls_snap *ccur, size_t n)
+{
+	struct colset set;
+	size_t i;
+
+	col_set_of(sh, &set);
+	if (!rp->csv_head) {
+		col_csv_header(stdout, &set, sh->lwps);
+		rp->csv_head = 1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct tsa_delta *d;
+
+		if (sh->group_by <= GROUP_PID && sh->view == VIEW_CALLS) {
+			col_csv_call(stdout, &set, &ccur->wall,
+				     &rp->clines[i]);
+			continue;
+		}
+		if (sh->group_by <= GROUP_PID) {
+			col_csv_line(stdout, &set, &cur->wall, &rp->lines[i]);
+			continue;
+		}
+		d = &rp->groups.d[i];
+		col_csv_group(stdout, &set, &cur->wall,
+			      (enum group_by)sh->group_by,
+			      &rp->groups.t.g[d->id], d);
+	}
+}
+
 /*
  * One report of @cur against @prev (NULL: lifetime numbers), with its
  * system calls from @ccur and @cprev for -y.
@@ -299,7 +333,9 @@ void report(struct reporter *rp, const struct options *o,
 	if (!rp->tty)
 		tot.calib = NULL;
 
-	if (sh->json) {
+	if (sh->csv) {
+		csv_print(rp, sh, cur, ccur, show);
+	} else if (sh->json) {
 		if (grouped)
 			json_print_groups(stdout, (enum group_by)sh->group_by,
 					  cur, &rp->groups, rp->groups.d, show);

@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	tty = isatty(STDOUT_FILENO);
-	reporter_init(&rp, &o, tty && !o.no_clear && !o.show.json);
+	reporter_init(&rp, &o, tty && !o.no_clear && !o.show.json &&
+		      !o.show.csv);
 	/* Keys in the redraw mode, as top takes them; -c and pipes: none. */
 	keys = rp.redraw && keys_start();
 	memset(&sh, 0, sizeof(sh));

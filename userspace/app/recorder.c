@@ -224,10 +224,10 @@ int replay_recording(struct options *o)
 						rec.interval : o->interval;
 				if (o->show.group_by == GROUP_CGROUP)
 					replay_cgroups(&rec, c, &rp.groups.cc);
-				if (!o->show.json && p)
+				if (!o->show.json && !o->show.csv && p)
 					printf("Replay: %s, %.1f s\n", fmt_now(
 					       &c->wall), rp.sel.interval);
-				else if (!o->show.json)
+				else if (!o->show.json && !o->show.csv)
 					printf("Replay: %s, since each thread "
 					       "began\n", fmt_now(&c->wall));
 				replay_report(&rp, o, p, c, calls && p ?
@@ -248,7 +248,7 @@ int replay_recording(struct options *o)
 					   snaps[first].now) / 1e9;
 		if (o->show.group_by == GROUP_CGROUP)
 			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
-		if (!o->show.json) {
+		if (!o->show.json && !o->show.csv) {
 			char a[64], b[64];
 
 			fmt_local(a, sizeof(a), &snaps[first].wall);

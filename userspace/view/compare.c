@@ -33,7 +33,7 @@ void compare_print(FILE *f, const struct show *o, enum group_by by,
 		struct jsonw w;
 
 		json_print_groups(f, by, b, r, r->d, n);
-		jw_line(&w, f);
+		json_begin(&w, f);
 		jw_object(&w, "compare");
 		jw_time(&w, "a_ts", &a->wall);
 		jw_time(&w, "b_ts", &b->wall);

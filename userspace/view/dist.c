@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "dist.h"
+#include "json.h"
 #include "jsonw.h"
 #include "table.h"
 #include "util.h"
@@ -471,7 +472,7 @@ void hist_print_json(FILE *f, const struct show *o,
 		j = who_end(v, n, i);
 		if (o->ntop && shown++ >= (size_t)o->ntop)
 			continue;
-		jw_line(&w, f);
+		json_begin(&w, f);
 		jw_time(&w, "ts", &ts);
 		jw_u64(&w, "now", cur->now);
 		if (v[i].group) {
@@ -489,13 +490,13 @@ void hist_print_json(FILE *f, const struct show *o,
 				jw_u64(&w, "tid", v[i].tid);
 			who_comm(r, v[i].pid, o->lwps ? v[i].tid : 0, comm,
 				 sizeof(comm));
-			jw_str(&w, "comm", comm);
+			json_name(&w, "comm", comm);
 		}
 		jw_bool(&w, "first", v[i].first);
 		/* Where the buckets end: bucket b at 2^(b + exp) units. */
 		jw_i64(&w, "buckets_exp", cur->bounds.exp);
 		jw_str(&w, "buckets_unit", cur->bounds.ns ? "ns" : "s");
-		jw_array(&w, "states");
+		jw_array(&w, "hists");
 		for (size_t k = i; k < j; k++) {
 			const struct tsa_hview *x = &v[k];
 

@@ -50,26 +50,64 @@
  */
 #include <string.h>
 
+#include <inttypes.h>
+
+#include "cols.h"
 #include "json.h"
 #include "jsonw.h"
 #include "table.h"
 #include "util.h"
 
-/* The "solaris" and "tsa" objects of a line, and its end. */
+void json_begin(struct jsonw *w, FILE *f)
+{
+	jw_line(w, f);
+	jw_u64(w, "schema", TSA_JSON_SCHEMA);
+}
+
+void json_name(struct jsonw *w, const char *key, const char *name)
+{
+	if (!name || !name[0] || !strcmp(name, "-"))
+		jw_null(w, key);
+	else
+		jw_str(w, key, name);
+}
+
+void json_user(struct jsonw *w, uint64_t uid)
+{
+	const char *name = user_name((uid_t)uid);
+	char num[24];
+
+	/* user_name() gives the number when there is no name. */
+	snprintf(num, sizeof(num), "%" PRIu64, uid);
+	if (!strcmp(name, num))
+		jw_null(w, "user");
+	else
+		jw_str(w, "user", name);
+}
+
+/*
+ * The "solaris" and "tsa" objects of a line, and its end: the state
+ * columns of view/cols.c's table, keyed as it says.
+ */
 static void views(struct jsonw *w, const struct tsa_delta *d)
 {
-	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
-	int i;
+	static const struct { const char *key; unsigned view; } v[] = {
+		{ "solaris", COL_SOL }, { "tsa", COL_TSA },
+	};
+	int i, k;
 
-	sol_cols(d, sol);
-	jw_object(w, "solaris");
-	for (i = 0; i < SOL_NCOLS; i++)
-		jw_fixed(w, sol_col_name[i], pct_of(sol[i], d->elapsed));
-	jw_close(w);
-	tsa_cols(d, tsa);
-	jw_object(w, "tsa");
-	for (i = 0; i < TSA_NCOLS; i++)
-		jw_fixed(w, tsa_col_name[i], pct_of(tsa[i], d->elapsed));
+	for (k = 0; k < 2; k++) {
+		jw_object(w, v[k].key);
+		for (i = 0; i < tsa_ncols; i++) {
+			const struct col *c = &tsa_cols_table[i];
+
+			if (c->views != v[k].view || !(c->flags & COL_STATE))
+				continue;
+			jw_fixed(w, c->json, pct_of(col_value(c, d),
+						    d->elapsed));
+		}
+		jw_close(w);
+	}
 	jw_end_line(w);
 }
 
@@ -95,8 +133,8 @@ static void who(struct jsonw *w, const struct show *o,
 {
 	jw_u64(w, o->lwps ? "tid" : "nlwp", d->id);
 	jw_u64(w, "uid", d->uid);
-	jw_str(w, "user", user_name((uid_t)d->uid));
-	jw_str(w, "comm", d->comm);
+	json_user(w, d->uid);
+	json_name(w, "comm", d->comm);
 }
 
 static void one(struct jsonw *w, FILE *f, const struct show *o,
@@ -105,7 +143,7 @@ static void one(struct jsonw *w, FILE *f, const struct show *o,
 	const struct tsa_row *r = d->now;
 	int i;
 
-	jw_line(w, f);
+	json_begin(w, f);
 	jw_time(w, "ts", &cur->wall);
 	jw_u64(w, "now", o->lwps ? r->v[F_AT] : cur->now);
 	jw_u64(w, "at", r->v[F_AT]);
@@ -130,8 +168,8 @@ static void one(struct jsonw *w, FILE *f, const struct show *o,
 		jw_u64(w, "ns", d->ns[i]);
 		jw_fixed(w, "pct", pct_of(d->ns[i], d->elapsed));
 		jw_u64(w, "total_ns", r->v[F_NS + i]);
-		jw_u64(w, "n", r->v[F_N + i]);
-		jw_u64(w, "max", r->v[F_MAX + i]);
+		jw_u64(w, "count", r->v[F_N + i]);
+		jw_u64(w, "max_ns", r->v[F_MAX + i]);
 		jw_close(w);
 	}
 	jw_close(w);
@@ -155,7 +193,7 @@ static void one_group(struct jsonw *w, FILE *f, enum group_by by,
 {
 	int i;
 
-	jw_line(w, f);
+	json_begin(w, f);
 	jw_time(w, "ts", &cur->wall);
 	jw_u64(w, "now", cur->now);
 	if (cur->calib[0])
@@ -201,7 +239,7 @@ static void one_call(struct jsonw *w, FILE *f, const struct show *o,
 	uint64_t split[CALL_NCOLS];
 	int i;
 
-	jw_line(w, f);
+	json_begin(w, f);
 	jw_time(w, "ts", &cur->wall);
 	jw_u64(w, "now", cur->now);
 	jw_u64(w, "at", l->at);
@@ -234,9 +272,13 @@ static void one_call(struct jsonw *w, FILE *f, const struct show *o,
 	}
 	jw_close(w);
 	call_cols(&l->d, split);
-	jw_object(w, "split");
-	for (i = 0; i < CALL_NCOLS; i++)
-		jw_fixed(w, call_col_name[i], pct_of(split[i], l->d.ns));
+	jw_object(w, "split");	/* keyed as view/cols.c's split columns */
+	for (i = 0; i < tsa_ncols; i++) {
+		const struct col *c = &tsa_cols_table[i];
+
+		if (c->kind == CK_CSPLIT)
+			jw_fixed(w, c->json, pct_of(split[c->arg], l->d.ns));
+	}
 	jw_end_line(w);
 }
 

@@ -23,6 +23,8 @@ struct show {
 	enum view view;
 	int lwps;		/* -L: one line per thread */
 	int json;		/* --json: JSON lines instead of a table */
+	int csv;		/* --csv: CSV in base units (view/cols.c) */
+	char cols[256];		/* -o: the columns, by name; "" defaults */
 	int trunc;		/* -W: truncate long user names */
 	int draw;		/* --draw: -H's buckets as bars */
 	long ntop;		/* -n: lines per report; 0 = not given */

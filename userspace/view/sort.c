@@ -6,9 +6,10 @@
  * elapsed time over the interval) and "time" (lifetime USR+SYS+TRP).
  * prstat's "pri", "size" and "rss" are not available: tsa-prstat
  * reads nothing but /proc/tsa/all.  Any column of the current view is
- * a key too (lower case), and in the TSA view "wait" = RUN + LCK + APG,
- * the states in which a thread wants to run and is held back; it is
- * that view's default.
+ * a key too (lower case; the rows of view/cols.c's table marked
+ * COL_SORT, where each is defined), and in the TSA view "wait" = RUN +
+ * LCK + APG, the states in which a thread wants to run and is held
+ * back; it is that view's default.
  *
  * The system-call view sorts its lines (a call of a thread or process)
  * by "pct" (the call's time, percent of the line's elapsed time; the
@@ -23,73 +24,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cols.h"
 #include "sort.h"
 #include "table.h"
 
-enum kind {
-	K_CPU, K_TIME, K_SOL, K_TSA, K_CNT, K_WAIT,
-	K_CPCT, K_CCALLS, K_CAVG, K_CMAX, K_CSPLIT,
-};
-
-#define V_SOL	1
-#define V_TSA	2
-#define V_CALLS	4
-#define V_ALL	(V_SOL | V_TSA)
-
-static const struct key {
-	const char *name;
-	int views;
-	enum kind kind;
-	int col;
-} keys[] = {
-	{ "cpu",  V_ALL, K_CPU,  0 },
-	{ "time", V_ALL, K_TIME, 0 },
-	{ "usr",  V_SOL, K_SOL,  SOL_USR },
-	{ "sys",  V_SOL, K_SOL,  SOL_SYS },
-	{ "trp",  V_SOL, K_SOL,  SOL_TRP },
-	{ "tfl",  V_SOL, K_SOL,  SOL_TFL },
-	{ "dfl",  V_SOL, K_SOL,  SOL_DFL },
-	{ "lck",  V_SOL, K_SOL,  SOL_LCK },
-	{ "slp",  V_SOL, K_SOL,  SOL_SLP },
-	{ "lat",  V_SOL, K_SOL,  SOL_LAT },
-	{ "vcx",  V_ALL, K_CNT,  C_VCX },
-	{ "icx",  V_ALL, K_CNT,  C_ICX },
-	{ "scl",  V_ALL, K_CNT,  C_SCL },
-	{ "sig",  V_ALL, K_CNT,  C_SIG },
-	{ "exec", V_TSA, K_TSA,  TSA_EXEC },
-	{ "run",  V_TSA, K_TSA,  TSA_RUN },
-	{ "apg",  V_TSA, K_TSA,  TSA_APG },
-	{ "slp",  V_TSA, K_TSA,  TSA_SLP },
-	{ "lck",  V_TSA, K_TSA,  TSA_LCK },
-	{ "idl",  V_TSA, K_TSA,  TSA_IDL },
-	{ "stp",  V_TSA, K_TSA,  TSA_STP },
-	{ "wait", V_TSA, K_WAIT, 0 },
-	{ "pct",   V_CALLS, K_CPCT,   0 },
-	{ "calls", V_CALLS, K_CCALLS, 0 },
-	{ "avg",   V_CALLS, K_CAVG,   0 },
-	{ "max",   V_CALLS, K_CMAX,   0 },
-	{ "sys",   V_CALLS, K_CSPLIT, CALL_SYS },
-	{ "lat",   V_CALLS, K_CSPLIT, CALL_LAT },
-	{ "flt",   V_CALLS, K_CSPLIT, CALL_FLT },
-	{ "apg",   V_CALLS, K_CSPLIT, CALL_APG },
-	{ "lck",   V_CALLS, K_CSPLIT, CALL_LCK },
-	{ "klk",   V_CALLS, K_CSPLIT, CALL_KLK },
-	{ "iow",   V_CALLS, K_CSPLIT, CALL_IOW },
-	{ "idl",   V_CALLS, K_CSPLIT, CALL_IDL },
-	{ "slp",   V_CALLS, K_CSPLIT, CALL_SLP },
-};
-
-static int view_bit(enum view v)
-{
-	return v == VIEW_CALLS ? V_CALLS : v == VIEW_TSA ? V_TSA : V_SOL;
-}
+/* Keys are the rows of view/cols.c's table with COL_SORT. */
+#define keys	tsa_cols_table
 
 static const char *view_name(enum view v)
 {
 	return v == VIEW_CALLS ? "syscalls" : v == VIEW_TSA ? "TSA" : "-m";
 }
-
-#define NKEYS	((int)(sizeof(keys) / sizeof(keys[0])))
 
 int sort_default_key(enum view v)
 {
@@ -99,22 +44,17 @@ int sort_default_key(enum view v)
 
 int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
 {
-	int want = view_bit(v), i, other = 0;
+	int i = col_lookup(name, v, COL_SORT);
 
-	for (i = 0; i < NKEYS; i++) {
-		if (strcasecmp(keys[i].name, name))
-			continue;
-		if (keys[i].views & want)
-			return i;
-		other = 1;
-	}
-	if (!why)
-		return -1;
+	if (i >= 0 || !why)
+		return i;
 	if (!strcasecmp(name, "pri") || !strcasecmp(name, "size") ||
 	    !strcasecmp(name, "rss"))
 		snprintf(why, whylen, "sort key %s is not available "
 			 "(tsa-prstat shows microstates only)", name);
-	else if (other)
+	else if (col_lookup(name, VIEW_SOLARIS, COL_SORT) >= 0 ||
+		 col_lookup(name, VIEW_TSA, COL_SORT) >= 0 ||
+		 col_lookup(name, VIEW_CALLS, COL_SORT) >= 0)
 		snprintf(why, whylen, "sort key %s is not a column of the %s "
 			 "view", name, view_name(v));
 	else
@@ -124,11 +64,13 @@ int sort_key_lookup(const char *name, enum view v, char *why, size_t whylen)
 
 int sort_key_next(int key, enum view v, int dir)
 {
-	int want = view_bit(v), i = key, n;
+	unsigned want = v == VIEW_CALLS ? COL_CALLS :
+			v == VIEW_TSA ? COL_TSA : COL_SOL;
+	int i = key, n;
 
-	for (n = 0; n < NKEYS; n++) {
-		i = (i + dir + NKEYS) % NKEYS;
-		if (keys[i].views & want)
+	for (n = 0; n < tsa_ncols; n++) {
+		i = (i + dir + tsa_ncols) % tsa_ncols;
+		if ((keys[i].views & want) && (keys[i].flags & COL_SORT))
 			return i;
 	}
 	return key;
@@ -139,31 +81,21 @@ const char *sort_key_name(int key)
 	return keys[key].name;
 }
 
+/* Interval times as a share of the line's time; the others as they are. */
 double sort_key_value(int key, const struct tsa_delta *d)
 {
-	const struct key *k = &keys[key];
-	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+	const struct col *k = &keys[key];
 
 	switch (k->kind) {
-	case K_CPU:
-		return pct_of(d->ns[S_USR] + d->ns[S_SYS] + d->ns[S_TRP],
-			      d->elapsed);
-	case K_TIME:
-		return (double)(d->now->v[F_NS + S_USR] +
-				d->now->v[F_NS + S_SYS] +
-				d->now->v[F_NS + S_TRP]);
-	case K_SOL:
-		sol_cols(d, sol);
-		return pct_of(sol[k->col], d->elapsed);
-	case K_TSA:
-		tsa_cols(d, tsa);
-		return pct_of(tsa[k->col], d->elapsed);
-	case K_CNT:
-		return (double)d->shown[k->col];
-	case K_WAIT:
-		tsa_cols(d, tsa);
-		return pct_of(tsa[TSA_RUN] + tsa[TSA_LCK] + tsa[TSA_APG],
-			      d->elapsed);
+	case CK_CPU:
+	case CK_SOL:
+	case CK_TSA:
+	case CK_WAIT:
+		return pct_of(col_value(k, d), d->elapsed);
+	case CK_CNT:
+		return (double)d->shown[k->arg];
+	case CK_TIME:
+		return (double)col_value(k, d);
 	default:	/* the system-call view's: call_key_value() */
 		break;
 	}
@@ -178,21 +110,14 @@ double sort_key_value(int key, const struct tsa_delta *d)
  */
 double sort_key_time(int key, const struct tsa_delta *d)
 {
-	const struct key *k = &keys[key];
-	uint64_t sol[SOL_NCOLS], tsa[TSA_NCOLS];
+	const struct col *k = &keys[key];
 
 	switch (k->kind) {
-	case K_CPU:
-		return (double)(d->ns[S_USR] + d->ns[S_SYS] + d->ns[S_TRP]);
-	case K_SOL:
-		sol_cols(d, sol);
-		return (double)sol[k->col];
-	case K_TSA:
-		tsa_cols(d, tsa);
-		return (double)tsa[k->col];
-	case K_WAIT:
-		tsa_cols(d, tsa);
-		return (double)(tsa[TSA_RUN] + tsa[TSA_LCK] + tsa[TSA_APG]);
+	case CK_CPU:
+	case CK_SOL:
+	case CK_TSA:
+	case CK_WAIT:
+		return (double)col_value(k, d);
 	default:
 		return sort_key_value(key, d);
 	}
@@ -200,21 +125,21 @@ double sort_key_time(int key, const struct tsa_delta *d)
 
 double call_key_value(int key, const struct tsa_call_line *l)
 {
-	const struct key *k = &keys[key];
+	const struct col *k = &keys[key];
 	uint64_t ns[CALL_NCOLS];
 
 	switch (k->kind) {
-	case K_CPCT:
+	case CK_CPCT:
 		return pct_of(l->d.ns, l->elapsed);
-	case K_CCALLS:
+	case CK_CCALLS:
 		return (double)l->d.calls;
-	case K_CAVG:
+	case CK_CAVG:
 		return (double)l->d.ns / (double)(l->d.calls ? l->d.calls : 1);
-	case K_CMAX:
+	case CK_CMAX:
 		return (double)l->d.max;
-	case K_CSPLIT:
+	case CK_CSPLIT:
 		call_cols(&l->d, ns);
-		return pct_of(ns[k->col], l->elapsed);
+		return pct_of(ns[k->arg], l->elapsed);
 	default:
 		break;
 	}

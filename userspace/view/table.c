@@ -35,20 +35,9 @@
  */
 #include <string.h>
 
+#include "cols.h"
 #include "table.h"
 #include "util.h"
-
-const char *const sol_col_name[SOL_NCOLS] = {
-	"USR", "SYS", "TRP", "TFL", "DFL", "LCK", "SLP", "LAT",
-};
-
-const char *const tsa_col_name[TSA_NCOLS] = {
-	"EXEC", "RUN", "APG", "SLP", "LCK", "IDL", "STP",
-};
-
-const char *const call_col_name[CALL_NCOLS] = {
-	"SYS", "LAT", "FLT", "APG", "LCK", "KLK", "IOW", "IDL", "SLP",
-};
 
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS])
 {
@@ -99,58 +88,41 @@ double pct_of(uint64_t part, uint64_t whole)
 
 const char *table_header(const struct show *o)
 {
-	if (o->view == VIEW_CALLS)
-		return o->lwps ? HDR_CALLS_LWP : HDR_CALLS_PROC;
-	if (o->view == VIEW_TSA)
-		return o->lwps ? HDR_TSA_LWP : HDR_TSA_PROC;
-	return o->lwps ? HDR_SOL_LWP : HDR_SOL_PROC;
+	static char hdr[1024];
+	struct colset set;
+
+	col_set_of(o, &set);
+	col_header(hdr, sizeof(hdr), &set, o->lwps);
+	return hdr;
 }
 
 /*
- * The view's columns, each followed by a space: process, thread and
- * group lines differ only in what comes before and after them.
+ * The view's state columns (view/cols.c), each followed by a space:
+ * group lines differ from a process's in what comes before and after.
  */
+static void state_cols(const struct show *o, struct colset *st)
+{
+	struct colset all;
+	struct show def = *o;
+	int i;
+
+	def.cols[0] = '\0';
+	def.csv = 0;
+	def.group_by = -1;	/* the view's columns, of which the states */
+	col_set_of(&def, &all);
+	st->n = 0;
+	for (i = 0; i < all.n; i++)
+		if (tsa_cols_table[all.c[i]].flags & COL_STATE)
+			st->c[st->n++] = all.c[i];
+}
+
 static void print_cols(FILE *f, const struct show *o,
 		       const struct tsa_delta *d)
 {
-	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
-	uint64_t ns[SOL_NCOLS];	/* the wider of the two views */
-	int i;
+	struct colset st;
 
-	if (o->view == VIEW_TSA) {
-		tsa_cols(d, ns);
-		for (i = 0; i < TSA_NCOLS; i++)
-			format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-		fprintf(f, "%4.4s %4.4s %4.4s %4.4s %4.4s %4.4s %4.4s ",
-			c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
-		return;
-	}
-	sol_cols(d, ns);
-	for (i = 0; i < SOL_NCOLS; i++)
-		format_pct(c[i], (float)pct_of(ns[i], d->elapsed));
-	format_num(n[0], d->shown[C_VCX]);
-	format_num(n[1], d->shown[C_ICX]);
-	format_num(n[2], d->shown[C_SCL]);
-	format_num(n[3], d->shown[C_SIG]);
-	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s ",
-		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
-		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
-		n[0], n[1], n[2], n[3]);
-}
-
-static void print_line(FILE *f, const struct show *o,
-		       const struct tsa_delta *d, int trunc_names)
-{
-	char user[64], comm[64];
-
-	format_user(user, sizeof(user), user_name((uid_t)d->uid),
-		    trunc_names);
-	strip_comm(comm, sizeof(comm), d->comm);
-
-	fprintf(f, "%6d %-8s ", (int)d->pid, user);
-	print_cols(f, o, d);
-	fprintf(f, "%-.12s/%d\n", comm, (int)d->id);
+	state_cols(o, &st);
+	col_line_cols(f, &st, d);
 }
 
 static void print_total(FILE *f, const struct tsa_totals *tot,
@@ -171,12 +143,14 @@ void table_print(FILE *f, const struct show *o,
 		 const struct tsa_totals *tot, const double loadavg[3],
 		 int trunc_names)
 {
+	struct colset set;
 	size_t i;
 
+	col_set_of(o, &set);
 	fputs(table_header(o), f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
-		print_line(f, o, &d[i], trunc_names);
+		col_line(f, &set, o, &d[i], trunc_names);
 	print_total(f, tot, loadavg);
 }
 
@@ -220,12 +194,14 @@ void group_lines_print(FILE *f, const struct show *o, enum group_by by,
 		       const struct group_report *r, const struct tsa_delta *d,
 		       size_t n, int with_time)
 {
-	const char *hdr = o->view == VIEW_TSA ? HDR_TSA_GROUP : HDR_SOL_GROUP;
+	struct colset st;
+	char hdr[512];
 	size_t i;
 
-	/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP ". */
-	fprintf(f, "%.12s%s%s%s\n", hdr, with_time ? "   TIME" : "",
-		hdr + 12, group_title(by));
+	state_cols(o, &st);
+	col_header(hdr, sizeof(hdr), &st, 0);
+	fprintf(f, " NPROC  NLWP%s %s %s\n", with_time ? "   TIME" : "",
+		hdr, group_title(by));
 	for (i = 0; i < n; i++)
 		print_group_line(f, o, by, &r->t.g[d[i].id], &d[i],
 				 with_time);
@@ -240,43 +216,18 @@ void group_table_print(FILE *f, const struct show *o, enum group_by by,
 	print_total(f, tot, loadavg);
 }
 
-static void print_call_line(FILE *f, const struct tsa_call_line *l,
-			    int trunc_names)
-{
-	char name[64], comm[64], pct[4], c[CALL_NCOLS][4];
-	char calls[24], avg[24], max[24];
-	uint64_t ns[CALL_NCOLS];
-	int i;
-
-	format_cut(name, sizeof(name), l->name, 16, trunc_names);
-	strip_comm(comm, sizeof(comm), l->who->comm);
-	format_pct(pct, (float)pct_of(l->d.ns, l->elapsed));
-	format_count(calls, l->d.calls);
-	if (l->d.calls)
-		format_dur(avg, l->d.ns / l->d.calls);
-	else
-		snprintf(avg, sizeof(avg), "-");
-	format_dur(max, l->d.max);
-	call_cols(&l->d, ns);
-	for (i = 0; i < CALL_NCOLS; i++)
-		format_pct(c[i], (float)pct_of(ns[i], l->d.ns));
-	fprintf(f, "%6d %-16s %3.3s %5s %6s %6s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s %3.3s %-.12s/%d\n", (int)l->who->pid,
-		name, pct, calls, avg, max, c[CALL_SYS], c[CALL_LAT],
-		c[CALL_FLT], c[CALL_APG], c[CALL_LCK], c[CALL_KLK], c[CALL_IOW],
-		c[CALL_IDL], c[CALL_SLP], comm, (int)l->who->id);
-}
-
 void calls_table_print(FILE *f, const struct show *o,
 		       const struct tsa_call_line *l, size_t n,
 		       const struct tsa_totals *tot, const double loadavg[3],
 		       int trunc_names)
 {
+	struct colset set;
 	size_t i;
 
+	col_set_of(o, &set);
 	fputs(table_header(o), f);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
-		print_call_line(f, &l[i], trunc_names);
+		col_call_line(f, &set, &l[i], trunc_names);
 	print_total(f, tot, loadavg);
 }

@@ -32,32 +32,10 @@ enum call_col {
 	CALL_NCOLS
 };
 
-extern const char *const sol_col_name[SOL_NCOLS];
-extern const char *const tsa_col_name[TSA_NCOLS];
-extern const char *const call_col_name[CALL_NCOLS];
-
-#define HDR_SOL_LWP \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
-#define HDR_SOL_PROC \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  "
-#define HDR_TSA_LWP \
-"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID "
-#define HDR_TSA_PROC \
-"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/NLWP  "
-
-#define HDR_CALLS_LWP \
-"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
-"IDL SLP PROCESS/LWPID "
-#define HDR_CALLS_PROC \
-"   PID SYSCALL          PCT CALLS    AVG    MAX SYS LAT FLT APG LCK KLK IOW " \
-"IDL SLP PROCESS/NLWP  "
-
-/* Group reports (--group): the name column's title follows. */
-#define HDR_SOL_GROUP \
-" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
-#define HDR_TSA_GROUP \
-" NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
-
+/*
+ * Headers, widths and names of the columns are view/cols.c's; a line's
+ * interval ns fold into each view's columns here.
+ */
 /* Fold a line's interval ns into the columns of each view. */
 void sol_cols(const struct tsa_delta *d, uint64_t ns[SOL_NCOLS]);
 void tsa_cols(const struct tsa_delta *d, uint64_t ns[TSA_NCOLS]);
@@ -66,6 +44,7 @@ void call_cols(const struct tsa_cvec *v, uint64_t ns[CALL_NCOLS]);
 /* @part of @whole as a percentage; 0 when @whole is 0. */
 double pct_of(uint64_t part, uint64_t whole);
 
+/* The header of @o's table (-m, -A, -y; -o's columns), no line end. */
 const char *table_header(const struct show *o);
 
 /* One report: header, @n lines, the Total line. */

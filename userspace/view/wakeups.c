@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "all.h"
+#include "json.h"
 #include "jsonw.h"
 #include "group.h"
 #include "table.h"
@@ -128,7 +129,7 @@ void wakers_print_json(FILE *f, const struct show *o,
 		j = who_end(v, r->n, i);
 		if (o->ntop && shown++ >= (size_t)o->ntop)
 			continue;
-		jw_line(&w, f);
+		json_begin(&w, f);
 		jw_time(&w, "ts", &ts);
 		jw_u64(&w, "now", now);
 		if (v[i].group) {
@@ -140,7 +141,7 @@ void wakers_print_json(FILE *f, const struct show *o,
 				jw_u64(&w, "tid", v[i].tid);
 			tsa_wakers_comm(nm, v[i].pid, v[i].tid, comm,
 				   sizeof(comm));
-			jw_str(&w, "comm", comm);
+			json_name(&w, "comm", comm);
 		}
 		jw_u64(&w, "off_ns", v[i].off);
 		jw_array(&w, "wakers");
@@ -161,7 +162,7 @@ void wakers_print_json(FILE *f, const struct show *o,
 				snprintf(buf, sizeof(buf), "%.*s",
 					 x->name_len, x->name);
 				tsa_comm_unescape(buf);
-				jw_str(&w, "waker_comm", buf);
+				json_name(&w, "waker_comm", buf);
 			}
 			jw_u64(&w, "wakeups", x->n);
 			jw_u64(&w, "ns", x->ns);
@@ -185,7 +186,7 @@ void wakers_print_chain(FILE *f, const struct show *o,
 
 	if (o->json) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		jw_line(&w, f);
+		json_begin(&w, f);
 		jw_time(&w, "ts", &ts);
 		jw_u64(&w, "tid", tid);
 		jw_array(&w, "chain");
@@ -205,16 +206,24 @@ void wakers_print_chain(FILE *f, const struct show *o,
 			jw_object(&w, NULL);
 			jw_u64(&w, "tid", x->tid);
 			jw_u64(&w, "pid", x->pid);
-			jw_str(&w, "comm", comm);
+			json_name(&w, "comm", comm);
 			jw_str(&w, "state", tsa_state_name[x->state]);
 			snprintf(kind, sizeof(kind), "%.*s", x->kind_len,
 				 x->kind);
 			jw_str(&w, "kind", kind);
-			if (x->wtid)
+			/* As -w's: the waker's tid and name apart. */
+			if (x->wtid) {
+				char name[64];
+
 				jw_u64(&w, "waker_tid", x->wtid);
-			jw_str(&w, "waker", waker);
+				snprintf(name, sizeof(name), "%.*s",
+					 x->name_len, x->name);
+				tsa_comm_unescape(name);
+				json_name(&w, "waker_comm", name);
+			}
 			jw_u64(&w, "wakeups", x->n);
 			jw_u64(&w, "ns", x->ns);
+			jw_u64(&w, "max_ns", x->max);
 			jw_u64(&w, "off_ns", x->off);
 			jw_u64(&w, "lat_ns", x->lat);
 			jw_close(&w);
