@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "util.h"
+#include "parse.h"
 #include "group.h"
 #include "hist.h"
 #include "metrics.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "parse.h"
 #include "compare.h"
 #include "dist.h"
 #include "ledger.h"
