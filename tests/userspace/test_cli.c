@@ -1418,6 +1418,16 @@ static void test_record_replay(void)
 	   "(%d: %s)", rc, err);
 	free(out);
 	free(err);
+	/* A date alone is that day's midnight (after the recording). */
+	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "2099-01-01",
+		 NULL }, &out, &err, 0);
+	ok(rc == EXIT_BADDATA && strstr(err, "no recorded interval in that "
+				      "window"),
+	   "--from 2099-01-01 (a date alone): taken, after the recording: "
+	   "exit 5, 'no recorded interval' (expected 5, seen %d: %s)", rc,
+	   err);
+	free(out);
+	free(err);
 	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "-1h",
 		 "--to", "@4000000000", "--json", NULL }, &out, &err, 0);
 	is_long(count_lines(out), 3, "--from -1h --to the future: every block's "

@@ -253,6 +253,17 @@ static void test_parse(void)
 	t = mktime(&tm);
 	is_long(parse_when("2026-11-26 03:00", now), t,
 		"parse_when 2026-11-26 03:00");
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = 130;
+	tm.tm_mday = 1;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	is_long(parse_when("2030-01-01", now), t,
+		"parse_when 2030-01-01: a date alone is its midnight, local");
+	is_long(parse_when("2030-01-01 ", now), -1,
+		"parse_when '2030-01-01 ': refused");
+	is_long(parse_when("2030-13-01", now), -1,
+		"parse_when 2030-13-01: refused");
 	is_long(parse_when("24:00", now), -1, "parse_when 24:00: refused");
 	is_long(parse_when("3pm", now), -1, "parse_when 3pm: refused");
 	is_long(parse_when("03:00 x", now), -1, "parse_when '03:00 x': refused");

@@ -102,9 +102,9 @@ static void usage(FILE *f, int code)
 "              oldest files\n"
 "  --replay dir\n"
 "              the reports of a recording, as they would have been live,\n"
-"              from --from to --to (2026-11-26 03:00, 03:00, -2h,\n"
-"              @epoch; local time), or with --summary one report over\n"
-"              that window\n"
+"              from --from to --to (2026-11-26 03:00, 2026-11-26:\n"
+"              its midnight, 03:00, -2h, @epoch; local time), or with\n"
+"              --summary one report over that window\n"
 "  --calibrate measure on each CPU what a system call and a page fault\n"
 "              cost beyond tsa's hooks (the kernel's entry and exit\n"
 "              paths) and have tsa.ko charge it to SYS (root); with\n"
@@ -262,11 +262,12 @@ static void check_record_args(struct options *o, int argc, char **argv,
 				  "recording's intervals (no interval or count)");
 		if (from && (o->from = parse_when(from, now)) < 0)
 			bad_usage("invalid time for --from: '%s' (YYYY-MM-DD "
-				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)",
+				  "[HH:MM[:SS]], HH:MM[:SS], -2h or @SECONDS)",
 				  from);
 		if (to && (o->to = parse_when(to, now)) < 0)
 			bad_usage("invalid time for --to: '%s' (YYYY-MM-DD "
-				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)", to);
+				  "[HH:MM[:SS]], HH:MM[:SS], -2h or @SECONDS)",
+				  to);
 		if (o->from >= 0 && o->to >= 0 && o->to < o->from)
 			bad_usage("%s", "--to is before --from");
 	}

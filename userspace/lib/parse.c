@@ -29,7 +29,14 @@ time_t parse_when(const char *s, time_t now)
 	}
 	localtime_r(&now, &tm);
 	tm.tm_sec = 0;
-	if (sscanf(s, "%d-%d-%d %d:%d%n", &y, &mo, &d, &h, &mi, &n) == 5) {
+	if (sscanf(s, "%d-%d-%d%n", &y, &mo, &d, &n) == 3 && !s[n]) {
+		/* A date alone: its midnight, as date -d 2030-01-01. */
+		h = mi = 0;
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+	} else if (sscanf(s, "%d-%d-%d %d:%d%n", &y, &mo, &d, &h, &mi,
+			  &n) == 5) {
 		tm.tm_year = y - 1900;
 		tm.tm_mon = mo - 1;
 		tm.tm_mday = d;

@@ -10,8 +10,8 @@
 #include <time.h>
 
 /*
- * A time of the command line: "YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]"
- * (today), "-2h" (before now: s, m, h, d), or "@SECONDS" (the epoch).
+ * A time of the command line: "YYYY-MM-DD HH:MM[:SS]", "YYYY-MM-DD"
+ * (its midnight), "HH:MM[:SS]" (today), "-2h" (before now: s, m, h, d), or "@SECONDS" (the epoch).
  * Local time.  -1 if it is none of these.
  */
 time_t parse_when(const char *s, time_t now);
