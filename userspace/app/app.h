@@ -65,6 +65,8 @@ void each_interval(const struct options *o,
 		   int (*key)(void *ctx, int k), void *ctx);
 int redraws(const struct options *o);
 long screen_lines(void);
+/* The redraw mode's stdout: its lines cut at the terminal's width. */
+void cut_at_width(void);
 void fail_read_calls(int rc, const char *path, const char *msg);
 int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 void sleep_until(struct timespec *deadline, double interval);

@@ -41,6 +41,103 @@ long screen_lines(void)
 	return n - 3 > 1 ? n - 3 : 1;
 }
 
+/*
+ * The redrawn screen's lines cut at the terminal's width, as top cuts
+ * them: stdout becomes a stream that drops what runs past the last
+ * column (escape sequences take none, a UTF-8 character one), so that
+ * a narrow terminal never wraps a row and scrolls the header off.  The
+ * width is read at each write: a resize applies to the next report.
+ * Reports printed one below another (-c, a pipe, a file) keep every
+ * byte: a terminal's scrollback loses nothing to a wrapped line.
+ */
+struct cut {
+	int fd;
+	long col;	/* the cursor's column, from 0 */
+	int esc;	/* in an escape sequence: 1 after ESC, 2 in CSI */
+	int dropped;	/* the last character was past the width */
+	long arg[2];	/* a CSI's first two numbers: ESC [ row ; col H */
+	int narg;
+};
+
+static ssize_t cut_write(void *cookie, const char *buf, size_t n)
+{
+	struct cut *c = cookie;
+	struct winsize ws;
+	long width = 0;
+	char *out = xmalloc(n);
+	size_t i, k = 0, done = 0;
+
+	if (ioctl(c->fd, TIOCGWINSZ, &ws) == 0)
+		width = ws.ws_col;
+	for (i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)buf[i];
+		int keep = 1;
+
+		if (c->esc == 1) {
+			c->esc = b == '[' ? 2 : 0;
+			c->arg[0] = c->arg[1] = 0;
+			c->narg = 0;
+		} else if (c->esc == 2) {
+			if (b >= '0' && b <= '9' && c->narg < 2)
+				c->arg[c->narg] = c->arg[c->narg] * 10 +
+						  (b - '0');
+			else if (b == ';')
+				c->narg++;
+			if (b >= 0x40 && b <= 0x7e)
+				c->esc = 0;
+			if (b == 'H' || b == 'f') {	/* the cursor moved */
+				c->col = c->arg[1] > 0 ? c->arg[1] - 1 : 0;
+				c->dropped = 0;
+			}
+		} else if (b == 033) {
+			c->esc = 1;
+		} else if (b == '\n' || b == '\r') {
+			c->col = 0;
+			c->dropped = 0;
+		} else if (b == '\b') {
+			if (c->col > 0)
+				c->col--;
+		} else if ((b & 0xc0) == 0x80) {
+			keep = !c->dropped;	/* the rest of a character */
+		} else {
+			c->col++;
+			c->dropped = width > 0 && c->col > width;
+			keep = !c->dropped;
+		}
+		if (keep)
+			out[k++] = (char)b;
+	}
+	while (done < k) {
+		ssize_t w = write(c->fd, out + done, k - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			free(out);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	free(out);
+	return (ssize_t)n;
+}
+
+void cut_at_width(void)
+{
+	static struct cut c = { .fd = STDOUT_FILENO };
+	static const cookie_io_functions_t io = { .write = cut_write };
+	FILE *f;
+
+	if (!isatty(STDOUT_FILENO))
+		return;		/* a pipe or a file: every byte */
+	fflush(stdout);
+	f = fopencookie(&c, "w", io);
+	if (!f)
+		return;
+	setvbuf(f, NULL, _IOLBF, 1 << 16);	/* as a terminal's stdout */
+	stdout = f;
+}
+
 void fail_read(int rc, const char *path, const char *msg)
 {
 	switch (rc) {
