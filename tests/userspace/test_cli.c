@@ -3344,6 +3344,197 @@ static void test_record_wakers(void)
 }
 
 /*
+ * prstat's -t, -a, -u, -U and -d over snapshot A (lifetime numbers):
+ * processes 100 and 300 of root, 200 of uid 4000000.
+ */
+static char *run_cut(const char *dir, const char *const *args, int *rc)
+{
+	char *out, *err;
+
+	*rc = run(dir, args, &out, &err, 0);
+	if (*rc)
+		printf("# stderr: %s", err);
+	free(err);
+	cut_loadavg(out);
+	return out;
+}
+
+/* @s without its last line (the Total line), in place; that line. */
+static char *drop_last_line(char *s)
+{
+	size_t n = strlen(s);
+	char *p;
+
+	while (n && s[n - 1] == '\n')
+		n--;
+	p = s + n;
+	while (p > s && p[-1] != '\n')
+		p--;
+	return p;
+}
+
+static void test_prstat_opts(void)
+{
+	char *dir, path[400], *s, *want, *seen, *grp, *total, *p;
+	char ts0[64], ts1[64], line[64] = "";
+	int rc;
+	time_t t0, t1;
+	struct tm tm;
+	size_t i;
+
+	dir = mkdir_in_tmp("prstat-opts");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	s = snap_a();
+	put(path, s);
+	free(s);
+
+	/* -t: a line per user, as --group user prints them. */
+	want = run_cut(dir, (const char *[]){ "--group", "user", "-c", "1", "1",
+		       NULL }, &rc);
+	seen = run_cut(dir, (const char *[]){ "-t", "-c", "1", "1", NULL },
+		       &rc);
+	if (!ok(rc == 0 && !strcmp(seen, want),
+		"-t: one line per user, as --group user (exit %d)", rc)) {
+		tap_diag("expected", want);
+		tap_diag("seen", seen);
+	}
+	free(seen);
+
+	/* -a: the processes, the users' lines, then the one Total line. */
+	grp = want;
+	s = run_cut(dir, (const char *[]){ "-c", "1", "1", NULL }, &rc);
+	total = drop_last_line(s);
+	drop_last_line(grp)[0] = '\0';
+	want = xmalloc(strlen(s) + strlen(grp) + 1);
+	snprintf(want, strlen(s) + strlen(grp) + 1, "%.*s%s%s",
+		 (int)(total - s), s, grp, total);
+	seen = run_cut(dir, (const char *[]){ "-a", "-c", "1", "1", NULL },
+		       &rc);
+	if (!ok(rc == 0 && !strcmp(seen, want) &&
+		count_str(seen, "Total:") == 1,
+		"-a: the processes, then a line per user, then Total "
+		"(exit %d)", rc)) {
+		tap_diag("expected", want);
+		tap_diag("seen", seen);
+	}
+	free(seen);
+	free(want);
+	free(s);
+	free(grp);
+	seen = run_cut(dir, (const char *[]){ "-a", "-n", "2,1", "-c", "1", "1",
+		       NULL }, &rc);
+	is_long(count_lines(seen), 6, "-a -n 2,1: header, 2 processes, the "
+		"users' header, 1 user, Total (exit %d)", rc);
+	free(seen);
+
+	/* -u, -U: one uid per thread in tsa's files, both match it. */
+	{
+		static const struct {
+			const char *args[4];
+			const char *has, *hasnt, *total;
+		} c[] = {
+			{ { "-u", "root", NULL }, "db server/2", "spin/1",
+			  "Total: 2 processes, 4 lwps," },
+			{ { "-U", "4000000", NULL }, "spin/1", "sleeper",
+			  "Total: 1 processes, 1 lwps," },
+			{ { "-u", "0,4000000", "-U", "root" }, "sleeper/2",
+			  "spin", "Total: 2 processes, 4 lwps," },
+			{ { "-u", "4000000", "-U", "0" }, "PROCESS/NLWP",
+			  "root", "Total: 0 processes, 0 lwps," },
+		};
+
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			const char *args[10];
+			size_t k, n = 0;
+
+			for (k = 0; k < 4 && c[i].args[k]; k++)
+				args[n++] = c[i].args[k];
+			args[n++] = "-c";
+			args[n++] = "1";
+			args[n++] = "1";
+			args[n] = NULL;
+			seen = run_cut(dir, args, &rc);
+			if (!ok(rc == 0 && strstr(seen, c[i].has) &&
+				!strstr(seen, c[i].hasnt) &&
+				strstr(seen, c[i].total),
+				"%s %s%s%s: has '%s', not '%s', '%s' (exit %d)",
+				c[i].args[0], c[i].args[1],
+				c[i].args[2] ? " -U " : "",
+				c[i].args[2] ? c[i].args[3] : "", c[i].has,
+				c[i].hasnt, c[i].total, rc))
+				tap_diag("seen", seen);
+			free(seen);
+		}
+	}
+
+	/* -d u: seconds since the epoch above each report; -d d: date(1). */
+	t0 = time(NULL);
+	seen = run_cut(dir, (const char *[]){ "-d", "u", "-c", "0.1", "2",
+		       NULL }, &rc);
+	t1 = time(NULL);
+	{
+		long long v = -1;
+		int n = 0, stamps = 0;
+
+		for (p = seen; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') +
+		     1 : NULL)
+			if (sscanf(p, "%lld%n", &v, &n) == 1 && p[n] == '\n' &&
+			    v >= t0 && v <= t1 + 1)
+				stamps++;
+		ok(rc == 0 && stamps == 2 &&
+		   sscanf(seen, "%lld\n", &v) == 1 && strstr(seen, "\n   PID"),
+		   "-d u -c 0.1 2: each report under its time in seconds "
+		   "(expected 2 between %lld and %lld, seen %d; exit %d)",
+		   (long long)t0, (long long)t1 + 1, stamps, rc);
+	}
+	free(seen);
+	t0 = time(NULL);
+	seen = run_cut(dir, (const char *[]){ "-d", "d", "-c", "1", "1", NULL },
+		       &rc);
+	t1 = time(NULL);
+	sscanf(seen, "%63[^\n]", line);
+	localtime_r(&t0, &tm);
+	strftime(ts0, sizeof(ts0), "%a %b %e %H:%M:%S %Z %Y", &tm);
+	localtime_r(&t1, &tm);
+	strftime(ts1, sizeof(ts1), "%a %b %e %H:%M:%S %Z %Y", &tm);
+	ok(rc == 0 && (!strcmp(line, ts0) || !strcmp(line, ts1)),
+	   "-d d: the report under its date as date(1) prints it (expected "
+	   "'%s', seen '%s')", ts0, line);
+	free(seen);
+
+	/* Refused, one line each. */
+	{
+		static const struct {
+			const char *args[6];
+			const char *msg;
+		} bad[] = {
+			{ { "-a", "-t", NULL }, "-a and -t: choose one" },
+			{ { "-t", "-L", NULL }, "-t shows a line per user" },
+			{ { "-a", "-H", NULL }, "-a shows processes, then users" },
+			{ { "-t", "--group", "comm", NULL },
+			  "-t shows a line per user" },
+			{ { "-u", "no-such-user-xyz", NULL },
+			  "invalid user for -u: 'no-such-user-xyz'" },
+			{ { "-U", "-5", NULL }, "invalid user for -U: '-5'" },
+			{ { "-u", "root", "-w", NULL }, "-u and -U choose" },
+			{ { "-d", "x", NULL }, "invalid argument for -d: 'x'" },
+			{ { "-d", "u", "--json", NULL }, "-d puts the time" },
+		};
+		char *out, *err;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			rc = run(dir, bad[i].args, &out, &err, 0);
+			ok(rc == 1 && strstr(err, bad[i].msg),
+			   "%s %s: refused, exit 1 (expected '%s', seen %d: %s)",
+			   bad[i].args[0], bad[i].args[1] ? bad[i].args[1] : "",
+			   bad[i].msg, rc, err);
+			free(out);
+			free(err);
+		}
+	}
+}
+
+/*
  * A narrow terminal (tmux new -x 50 -y 12 'tsa-prstat -mL 0.2'): each
  * row cut at the 50 columns, as top cuts them; a wrapped row would
  * scroll the header off the top.  A pipe keeps every byte (the golden
@@ -3433,6 +3624,7 @@ int main(void)
 	test_tty();
 	test_metrics_binary();
 	test_group_binary();
+	test_prstat_opts();
 	test_compare_binary();
 	test_record_replay();
 	test_record_errors();

@@ -32,7 +32,8 @@ static void usage(FILE *f, int code)
 "Usage:\ttsa-prstat [-cLmvAWyHw] [--tsa] [--syscalls] [--hist] [--wakers]\n"
 "\t[--chain tid] [--json] [-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
-"\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
+"\t[-s key | -S key] [-n ntop[,nbottom]] [-a | -t] [-d u|d]\n"
+"\t[-u euidlist] [-U uidlist] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
 "\t[-p pidlist] [--state file]\n"
 "\ttsa-prstat --save file\n"
@@ -71,8 +72,15 @@ static void usage(FILE *f, int code)
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
-"  -n ntop     at most ntop lines per report (nbottom is accepted,\n"
-"              ignored)\n"
+"  -n ntop     at most ntop lines per report (with -a, nbottom user\n"
+"              lines)\n"
+"  -a          the users' lines after the processes' (prstat -a)\n"
+"  -t          one line per user (prstat -t; --group user)\n"
+"  -u euidlist, -U uidlist\n"
+"              only the processes of these users (names or numbers);\n"
+"              tsa keeps one uid, the real one: both match it\n"
+"  -d u|d      before each report its time: u, seconds since the\n"
+"              epoch; d, as date(1) prints it\n"
 "  -s key      sort descending by key; -S key: ascending.  Keys: cpu\n"
 "              time vcx icx scl sig, -m: usr sys trp tfl dfl lck slp lat,\n"
 "              TSA: exec run apg slp lck idl stp wait; -y has its own:\n"
@@ -178,7 +186,8 @@ static void parse_n(struct options *o, const char *arg)
 	comma = strchr(copy, ',');
 	if (comma) {
 		*comma = '\0';
-		parse_long(comma + 1, 1, "invalid argument for -n: '%s'");
+		o->nbottom = parse_long(comma + 1, 1,
+					"invalid argument for -n: '%s'");
 	}
 	o->show.ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
 	free(copy);
@@ -203,6 +212,40 @@ static void check_metrics_args(const struct options *o, int argc,
 	if (optind < argc)
 		bad_usage("%s", "--prometheus and --openmetrics take one "
 			  "snapshot: no interval or count");
+}
+
+/*
+ * prstat's -a (users after the processes), -t (users only), -u and -U
+ * (only these users': tsa keeps one uid per thread, the real one, so
+ * both match it) and -d (a time before each report): the main views'
+ * reports, live (and -u, -U, -a, -t in a replay); -d also -H and -w.
+ */
+static void check_prstat_args(struct options *o, int other_mode)
+{
+	struct show *sh = &o->show;
+	int hw = sh->view == VIEW_HIST || sh->view == VIEW_WAKERS;
+
+	if (o->users && o->totals)
+		bad_usage("%s", "-a and -t: choose one (-a: processes and "
+			  "users, -t: users)");
+	if ((o->users || o->totals) &&
+	    (other_mode || hw || sh->view == VIEW_CALLS || sh->group_by >= 0))
+		bad_usage("%s", o->users ? "-a shows processes, then users: "
+			  "not with -y, -H, -w, --group or another mode" :
+			  "-t shows a line per user: not with -y, -H, -w, "
+			  "--group or another mode");
+	if (o->totals && sh->lwps)
+		bad_usage("%s", "-t shows a line per user: not with -L");
+	if ((o->neuids || o->nruids) && (other_mode || hw))
+		bad_usage("%s", "-u and -U choose the processes of the main "
+			  "views (-m, -A, -y, --group, -a, -t), live or "
+			  "replayed: not with -H, -w or another mode");
+	if (o->stamp && (other_mode || o->replay || sh->json))
+		bad_usage("%s", "-d puts the time above each live report "
+			  "(a replay's have theirs; --json has \"ts\"): not "
+			  "with --json or another mode");
+	if (o->totals)
+		sh->group_by = GROUP_USER;
 }
 
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
@@ -322,7 +365,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	sh->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:s:S:ad:tu:U:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256 &&
@@ -448,6 +491,29 @@ void parse_args(struct options *o, int argc, char **argv)
 		case OPT_SUMMARY:
 			o->summary = 1;
 			break;
+		/* prstat's -a -t -u -U -d, checked in check_prstat_args(). */
+		case 'a':
+			o->users = 1;
+			break;
+		case 't':
+			o->totals = 1;
+			break;
+		case 'u':
+		case 'U':
+			if (parse_userlist(optarg, c == 'u' ? &o->euids :
+					   &o->ruids, c == 'u' ? &o->neuids :
+					   &o->nruids, why, sizeof(why)))
+				bad_usage(c == 'u' ? "invalid user for -u: "
+					  "'%s'" : "invalid user for -U: '%s'",
+					  why);
+			break;
+		case 'd':
+			if (strcmp(optarg, "u") && strcmp(optarg, "d"))
+				bad_usage("invalid argument for -d: '%s' (u: "
+					  "seconds since the epoch, d: date)",
+					  optarg);
+			o->stamp = optarg[0];
+			break;
 		case OPT_VERSION:
 			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
 			exit(0);
@@ -484,6 +550,8 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
+	check_prstat_args(o, o->save || o->compare[0] || o->metrics ||
+			  o->record || o->calibrate);
 	if (o->state && !o->metrics)
 		bad_usage("%s", "--state keeps an export's counters from "
 			  "going down: only with --prometheus or --openmetrics");

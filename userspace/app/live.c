@@ -263,6 +263,8 @@ static void hist_report(void *ctx)
 	if (rc != TSA_OK)
 		fail_read_kept(rc, h->path, msg, "hist=0", "-H");
 	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
+	if (!o->show.json)
+		print_stamp(o, time(NULL));
 	if (o->show.json)
 		hist_print_json(stdout, &o->show, h->cur, &h->r);
 	else
@@ -350,6 +352,82 @@ static size_t filter_lines(struct tsa_delta *d, size_t n, const char *f)
 	return k;
 }
 
+void print_stamp(const struct options *o, time_t t)
+{
+	char b[64];
+	struct tm tm;
+
+	if (o->stamp == 'u') {
+		printf("%lld\n", (long long)t);
+	} else if (o->stamp == 'd') {
+		/* date(1)'s default, as prstat -d d prints it. */
+		localtime_r(&t, &tm);
+		strftime(b, sizeof(b), "%a %b %e %H:%M:%S %Z %Y", &tm);
+		printf("%s\n", b);
+	}
+}
+
+static int uid_in(const uint64_t *uids, size_t n, uint64_t uid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (uids[i] == uid)
+			return 1;
+	return !n;
+}
+
+/*
+ * -u, -U: the processes of @cur whose uid is in both lists (and -p's),
+ * as the pids this report selects; none: a pid no process has.
+ */
+static void select_users(struct reporter *rp, const struct options *o,
+			 const struct tsa_snap *cur)
+{
+	size_t i, n = 0;
+
+	if (!o->neuids && !o->nruids)
+		return;
+	if (rp->ucap < cur->nprocs + 1) {
+		rp->ucap = cur->nprocs + 1;
+		rp->upids = xrealloc(rp->upids, rp->ucap * sizeof(uint64_t));
+	}
+	for (i = 0; i < cur->nprocs; i++) {
+		const struct tsa_proc *p = &cur->procs[i];
+		uint64_t pid = p->agg.v[F_PID], uid = p->agg.v[F_UID];
+
+		if (p->nlwp &&
+		    tsa_pid_selected(o->show.pids, o->show.npids, pid) &&
+		    uid_in(o->euids, o->neuids, uid) &&
+		    uid_in(o->ruids, o->nruids, uid))
+			rp->upids[n++] = pid;
+	}
+	if (!n)
+		rp->upids[n++] = UINT64_MAX;
+	rp->sel.pids = rp->upids;
+	rp->sel.npids = n;
+}
+
+/*
+ * -a: @text, a report's table, then the users' lines, then its last
+ * line (Total), as prstat -a prints them.
+ */
+static void print_with_users(const char *text, size_t len,
+			     const struct options *o, struct reporter *rp,
+			     size_t nusers)
+{
+	const char *total = text + len;
+
+	while (total > text && total[-1] == '\n')
+		total--;
+	while (total > text && total[-1] != '\n')
+		total--;
+	fwrite(text, 1, (size_t)(total - text), stdout);
+	group_lines_print(stdout, &o->show, GROUP_USER, &rp->users,
+			  rp->users.d, nusers, 0);
+	fputs(total, stdout);
+}
+
 /*
  * One report of @cur against @prev (NULL: lifetime numbers), with its
  * system calls from @ccur and @cprev for -y.
@@ -362,9 +440,22 @@ void report(struct reporter *rp, const struct options *o,
 	const struct show *sh = &o->show;
 	int calls = sh->view == VIEW_CALLS;
 	int grouped = sh->group_by > GROUP_PID;	/* pid: the usual report */
-	struct tsa_totals tot;
-	size_t n, show;
+	int users = o->users && !grouped && !calls;	/* -a */
+	struct tsa_totals tot, utot;
+	size_t n, show, nusers = 0;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *out = stdout;
 
+	select_users(rp, o, cur);
+	if (users) {
+		nusers = group_report_compute(&rp->users, prev, cur,
+					      GROUP_USER, &rp->sel,
+					      "/nonexistent", &utot);
+		sort_lines(rp->users.d, nusers, sh->sort_key, sh->sort_order);
+		if (o->nbottom && (size_t)o->nbottom < nusers)
+			nusers = (size_t)o->nbottom;
+	}
 	if (grouped) {
 		n = group_report_compute(&rp->groups, prev, cur,
 					 (enum group_by)sh->group_by, &rp->sel,
@@ -388,6 +479,15 @@ void report(struct reporter *rp, const struct options *o,
 		}
 	}
 	show = lines_shown(o, n, rp->redraw);
+	if (users && rp->redraw && !sh->ntop && screen_lines() > 0) {
+		/* The users' lines and their header take the screen first. */
+		long room = screen_lines() - (long)nusers - 1;
+
+		if (room < 1)
+			room = 1;
+		if ((size_t)room < show)
+			show = (size_t)room;
+	}
 	/*
 	 * An uncalibrated module is said in the Total line to a person;
 	 * a pipe keeps the line scripts parse as Solaris prints it (and
@@ -404,9 +504,17 @@ void report(struct reporter *rp, const struct options *o,
 			json_print_calls(stdout, sh, ccur, rp->clines, show);
 		else
 			json_print(stdout, sh, cur, rp->lines, show);
+		if (users)
+			json_print_groups(stdout, GROUP_USER, cur, &rp->users,
+					  rp->users.d, nusers);
 	} else {
 		if (rp->redraw)
 			fputs("\033[H\033[J", stdout);
+		print_stamp(o, cur->wall.tv_sec);
+		if (users)
+			out = open_memstream(&text, &tlen);
+		if (!out)
+			die(EXIT_BADDATA, "out of memory");
 		if (grouped)
 			group_table_print(stdout, sh,
 					  (enum group_by)sh->group_by,
@@ -416,8 +524,14 @@ void report(struct reporter *rp, const struct options *o,
 			calls_table_print(stdout, sh, rp->clines, show, &tot,
 					  la, sh->trunc || rp->redraw);
 		else
-			table_print(stdout, sh, rp->lines, show, &tot, la,
+			table_print(out, sh, rp->lines, show, &tot, la,
 				    sh->trunc || rp->redraw);
+		if (users) {
+			if (fclose(out))
+				die(EXIT_BADDATA, "out of memory");
+			print_with_users(text, tlen, o, rp, nusers);
+			free(text);
+		}
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die(EXIT_BADDATA, "write error: %s", strerror(errno));
@@ -428,6 +542,10 @@ void reporter_free(struct reporter *rp, struct options *o)
 	free(rp->lines);
 	free(rp->clines);
 	group_report_free(&rp->groups);
+	group_report_free(&rp->users);
+	free(rp->upids);
+	free(o->euids);
+	free(o->ruids);
 	tsa_wakers_report_free(&rp->wakers);
 	free(o->show.pids);
 }

@@ -94,6 +94,7 @@ static void wakers_draw(struct wakers_live *w)
 	one = o.show;
 	if (w->redraw)
 		fputs("\033[H\033[J", stdout);
+	print_stamp(w->o, time(NULL));
 	if (!w->nfollow) {
 		wakers_show(&o, &w->r, p, c, &w->nm);
 	} else {
