@@ -199,6 +199,55 @@ void cgroup_cache_free(struct cgroup_cache *cc)
 	memset(cc, 0, sizeof(*cc));
 }
 
+/* A block of keys; a full one is kept, a new one goes in front. */
+struct group_strs {
+	struct group_strs *next;
+	size_t len, cap;
+	char s[];
+};
+
+/* @key kept in @t's blocks: it stays there until the table is reset. */
+static const char *keep_key(struct group_table *t, const char *key)
+{
+	struct group_strs *b = t->strs;
+	size_t klen = strlen(key) + 1;
+	char *k;
+
+	if (!b || b->len + klen > b->cap) {
+		size_t cap = b ? 2 * b->cap : 4096;
+
+		while (cap < klen)
+			cap *= 2;
+		b = xmalloc(sizeof(*b) + cap);
+		b->next = t->strs;
+		b->len = 0;
+		b->cap = cap;
+		t->strs = b;
+	}
+	k = memcpy(b->s + b->len, key, klen);
+	b->len += klen;
+	return k;
+}
+
+/* Forget the keys, keeping the newest (largest) block; @all: it too. */
+static void drop_keys(struct group_table *t, int all)
+{
+	struct group_strs *b = t->strs ? t->strs->next : NULL, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	if (t->strs && all) {
+		free(t->strs);
+		t->strs = NULL;
+	}
+	if (t->strs) {
+		t->strs->next = NULL;
+		t->strs->len = 0;
+	}
+}
+
 /* Index the groups again, with room for as many more when @grow. */
 static void rehash(struct group_table *t, int grow)
 {
@@ -206,38 +255,29 @@ static void rehash(struct group_table *t, int grow)
 
 	tsa_index_clear(&t->idx, grow ? 2 * (t->n + 1) : t->n, 256);
 	for (i = 0; i < t->n; i++)
-		tsa_index_put(&t->idx, tsa_hash_str(t->strs + t->g[i].key_off),
-			      i);
+		tsa_index_put(&t->idx, tsa_hash_str(t->g[i].key), i);
 }
 
 /* The group named @key, added (zeroed) when it is new. */
 static struct tsa_group *group_get(struct group_table *t, const char *key)
 {
 	struct tsa_group *g;
-	size_t j, klen = strlen(key) + 1;
+	size_t j;
 
 	if (!t->idx.cap || tsa_index_full(&t->idx))
 		rehash(t, 1);
 	tsa_index_each(&t->idx, tsa_hash_str(key), j)
-		if (!strcmp(t->strs + t->g[tsa_index_at(&t->idx, j)].key_off,
-			    key))
+		if (!strcmp(t->g[tsa_index_at(&t->idx, j)].key, key))
 			return &t->g[tsa_index_at(&t->idx, j)];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->g = xrealloc(t->g, t->cap * sizeof(*t->g));
 	}
-	if (t->strs_len + klen > t->strs_cap) {
-		while (t->strs_len + klen > t->strs_cap)
-			t->strs_cap = t->strs_cap ? t->strs_cap * 2 : 4096;
-		t->strs = xrealloc(t->strs, t->strs_cap);
-	}
-	memcpy(t->strs + t->strs_len, key, klen);
 	g = &t->g[t->n];
 	memset(g, 0, sizeof(*g));
-	g->key_off = t->strs_len;
+	g->key = keep_key(t, key);
 	g->last_pid = UINT64_MAX;
 	g->orig = t->n;
-	t->strs_len += klen;
 	tsa_index_put(&t->idx, tsa_hash_str(key), t->n++);
 	return g;
 }
@@ -250,7 +290,7 @@ size_t group_add(struct group_table *t, const char *key)
 void group_table_reset(struct group_table *t)
 {
 	t->n = 0;
-	t->strs_len = 0;
+	drop_keys(t, 0);
 	if (t->idx.cap)
 		tsa_index_clear(&t->idx, 0, 256);
 }
@@ -358,8 +398,6 @@ size_t group_compute(const struct tsa_snap *s, enum group_by by,
 			proc_group[p - s->procs] = (long)(g - t->g);
 		add_row(g, r);
 	}
-	for (i = 0; i < t->n; i++)
-		t->g[i].key = t->strs + t->g[i].key_off;
 	qsort_r(t->g, t->n, sizeof(*t->g), cmp_group, &by);
 	rehash(t, 0);	/* the hash pointed at the order before the sort */
 	if (cc)
@@ -548,6 +586,6 @@ void group_table_free(struct group_table *t)
 {
 	free(t->g);
 	tsa_index_free(&t->idx);
-	free(t->strs);
+	drop_keys(t, 1);
 	memset(t, 0, sizeof(*t));
 }

@@ -38,16 +38,20 @@ struct tsa_group {
 	uint64_t ns[TSA_NSTATES];
 	uint64_t cnt[TSA_NCOUNTERS];
 	uint64_t last_pid;	/* the process last added (nprocs) */
-	size_t key_off;		/* key's offset in the table's strs */
 	size_t orig;		/* its index before the sort */
 };
+
+struct group_strs;
 
 struct group_table {
 	struct tsa_group *g;
 	size_t n, cap;
 	struct tsa_index idx;	/* groups by key */
-	char *strs;		/* the keys, one after another */
-	size_t strs_len, strs_cap;
+	/*
+	 * The keys, in blocks that never move: a key stays where it is
+	 * until the table is reset, whatever is added after it.
+	 */
+	struct group_strs *strs;
 };
 
 /*
@@ -151,15 +155,15 @@ long group_find(const struct group_table *t, const char *key);
 /* Empty @t, keeping its memory. */
 void group_table_reset(struct group_table *t);
 /*
- * The index of the group named @key, added (zeroed, key unset: see
- * group_key()) when it is new: for views that make their own groups.
+ * The index of the group named @key, added (zeroed but for its key)
+ * when it is new: for views that make their own groups.
  */
 size_t group_add(struct group_table *t, const char *key);
 
-/* The name of group @i: valid until the next group_add(). */
+/* The name of group @i: valid until the table is reset or freed. */
 static inline const char *group_key(const struct group_table *t, size_t i)
 {
-	return t->strs + t->g[i].key_off;
+	return t->g[i].key;
 }
 
 void group_table_free(struct group_table *t);
