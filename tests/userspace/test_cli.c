@@ -2331,6 +2331,23 @@ static void test_keys(void)
 }
 
 /*
+ * @dir/all: /proc/tsa/all with @rows ("tid pid uid flags elapsed comm"
+ * lines), where -H and -w find the names of the threads they show.
+ */
+static void put_all(const char *dir, const char *rows)
+{
+	char path[400], *text;
+	size_t n = strlen(rows) + 200;
+
+	text = xmalloc(n);
+	snprintf(text, n, "tsa-all 1\nnow 5000000000\nfields tid pid uid "
+		 "flags elapsed comm\n%s", rows);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, text);
+	free(text);
+}
+
+/*
  * -w: the wakers view from a /proc/tsa/wakers fixture, lifetime (one
  * report): process 100's waiter 101, its LCK ended by two holders 3:1
  * of the time, then other and none; the timer's SLP of thread 100.
@@ -2357,8 +2374,8 @@ static void test_wakers_binary(void)
 	   "wakers=0 (saw %d, '%.200s')", rc, err);
 	free(out);
 	free(err);
-	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, "tsa-all 1\n");
+	/* Process 100's name, its threads' none: its exited threads' line. */
+	put_all(dir, "0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-w", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-w without /proc/tsa/wakers: exit 2");
 	ok(strstr(err, "must be loaded without wakers=0 for -w") != NULL,
@@ -2416,6 +2433,7 @@ static void test_wakers_binary(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/100/task/101/comm", dir);
 	put(path, "worker-3\n");
+	put_all(dir, "101 100 0 0 4000000000 worker-3\n0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-w", "--group", "comm", "1", "1",
 		 NULL }, &out, &err, 0);
 	is_str(out,
@@ -2451,6 +2469,7 @@ static void test_chain_binary(void)
 	    "101 100 0 0 4000000000 5000000000 SLP 40 210000000 6000000 100000 timer 0 -\n"
 	    "201 200 0 0 4000000000 5000000000 LCK 2 20000000 6000000 0 thread 202 y\n"
 	    "202 200 0 0 4000000000 5000000000 LCK 2 30000000 6000000 0 thread 201 x\n");
+	put_all(dir, "");	/* the module's; no thread named */
 	setenv("TSA_PROCFS", dir, 1);
 	rc = run(dir, (const char *[]){ "--chain", "103", "1", "1", NULL },
 		 &out, &err, 0);
@@ -2515,8 +2534,7 @@ static void test_hist_binary(void)
 	   "(saw %d, '%.200s')", rc, err);
 	free(out);
 	free(err);
-	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, "tsa-all 1\n");
+	put_all(dir, "0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-H without /proc/tsa/hist: exit 2");
 	ok(strstr(err, "must be loaded without hist=0 for -H") != NULL,
@@ -2890,6 +2908,7 @@ static void test_hist_calls(void)
 	dir = mkdir_in_tmp("histcalls");
 	snprintf(path, sizeof(path), "%s/hist", dir);
 	put(path, b);
+	put_all(dir, "");
 	setenv("TSA_PROCFS", "/nonexistent", 1);
 	rc = run(dir, (const char *[]){ "-H", "-L", "1", "1", NULL }, &out,
 		 &err, 0);
@@ -2984,6 +3003,12 @@ static void test_hist_groups(void)
 			strcat(path, "/comm");
 			put(path, comm[k][1]);
 		}
+		/* The same names in /proc/tsa/all, where -H takes them. */
+		put_all(dir, "100 100 0 0 5000000000 server\n"
+			"101 100 0 0 5000000000 worker-1\n"
+			"0 100 0 4 6000000000 server\n"
+			"200 200 4000000 0 4000000000 worker-2\n"
+			"201 200 4000000 0 4000000000 worker-3\n");
 	}
 	setenv("TSA_PROCFS", dir, 1);
 	rc = run(dir, (const char *[]){ "-H", "--group", "user", "1", "1", NULL },
@@ -3313,10 +3338,15 @@ static void test_record_wakers(void)
 	   aging, spaced);
 	/* Live, the same files one read each; then the replay. */
 	{
-		const char *wf[1] = { fw };
+		/* -w reads wakers, then all (the names): in that order. */
+		const char *wf[2] = { fw, fa };
+		char *both[6];
 
-		unlink(fa);
-		w = feed_fifos(wf, 1, wk, 3);
+		for (i = 0; i < 3; i++) {
+			both[2 * i] = wk[i];
+			both[2 * i + 1] = gen[2 * i];
+		}
+		w = feed_fifos(wf, 2, both, 6);
 		run(dir, (const char *[]){ "-wL", "--json", "-c", "0.01", "3",
 		    NULL }, &live, &err, 0);
 		waitpid(w, &status, 0);

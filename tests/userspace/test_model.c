@@ -650,6 +650,37 @@ static void test_group_keys(void)
 	free(text);
 }
 
+/*
+ * The one naming rule (every view's): this read's name, else the read
+ * before's (a thread gone since), else "-".  Snapshot B has lost thread
+ * 101 of process 100 ("db worker" in A).
+ */
+static void test_thread_name(void)
+{
+	struct tsa_snap a = { 0 }, b = { 0 };
+	char *ta = snap_a(), *tb = snap_b(), name[64];
+
+	load(&a, ta);
+	load(&b, tb);
+	tsa_thread_name(&b, &a, 100, 101, name, sizeof(name));
+	ok(!tsa_snap_thread(&b, 101) && !strcmp(name, "db worker"),
+	   "a thread gone since the read before keeps that read's name "
+	   "(expected 'db worker', seen '%s')", name);
+	tsa_thread_name(&b, NULL, 100, 101, name, sizeof(name));
+	ok(!strcmp(name, "-"), "without the read before: '-' (seen '%s')",
+	   name);
+	tsa_thread_name(&b, &a, 300, 300, name, sizeof(name));
+	ok(!strcmp(name, "sleeper"), "a live thread: this read's name "
+	   "(expected 'sleeper', seen '%s')", name);
+	tsa_thread_name(&b, &a, 100, 0, name, sizeof(name));
+	ok(!strcmp(name, "db server"), "tid 0: the process's name "
+	   "(expected 'db server', seen '%s')", name);
+	tsa_snap_free(&a);
+	tsa_snap_free(&b);
+	free(ta);
+	free(tb);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -662,6 +693,7 @@ int main(void)
 	test_hist_lib();
 	test_wakers();
 	test_group_keys();
+	test_thread_name();
 
 	fx_done(tap_failed);
 	return tap_done();

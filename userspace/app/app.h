@@ -74,6 +74,8 @@ void print_stamp(const struct options *o, time_t t);
 /* The redraw mode's stdout: its lines cut at the terminal's width. */
 void cut_at_width(void);
 void fail_read_calls(int rc, const char *path, const char *msg);
+const struct tsa_snap *read_names(const struct options *o,
+				  struct tsa_snap snaps[2], int *k);
 int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 void sleep_until(struct timespec *deadline, double interval);
 

@@ -244,11 +244,32 @@ void each_interval(const struct options *o,
 	}
 }
 
+/*
+ * The names of a live -H or -w report: /proc/tsa/all read now into
+ * @snaps[*@k] (the other one keeps the read before, for the threads
+ * gone since), as the main views name them; never /proc/PID.
+ */
+const struct tsa_snap *read_names(const struct options *o,
+				  struct tsa_snap snaps[2], int *k)
+{
+	char path[4096], msg[256];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/all", o->proc_dir);
+	*k = !*k;
+	rc = tsa_snap_read(&snaps[*k], path, msg, sizeof(msg));
+	if (rc != TSA_OK)
+		fail_read(rc, path, msg);
+	return &snaps[*k];
+}
+
 /* -H: two snapshots of /proc/tsa/hist, the older one prev. */
 struct hist_live {
 	const struct options *o;
 	char path[4096];
 	struct tsa_hist_snap snaps[2], *prev, *cur;
+	struct tsa_snap names[2];	/* /proc/tsa/all: now, and before */
+	int names_k;
 	struct hist_report r;
 };
 
@@ -262,6 +283,8 @@ static void hist_report(void *ctx)
 	rc = tsa_hist_read(h->cur, h->path, msg, sizeof(msg));
 	if (rc != TSA_OK)
 		fail_read_kept(rc, h->path, msg, "hist=0", "-H");
+	h->r.names = read_names(o, h->names, &h->names_k);
+	h->r.names_prev = h->prev ? &h->names[!h->names_k] : NULL;
 	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
 	if (!o->show.json)
 		print_stamp(o, time(NULL));
@@ -289,6 +312,8 @@ int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 	hist_report_free(&h->r);
 	tsa_hist_free(&h->snaps[0]);
 	tsa_hist_free(&h->snaps[1]);
+	tsa_snap_free(&h->names[0]);
+	tsa_snap_free(&h->names[1]);
 	free(h);
 	return 0;
 }

@@ -131,7 +131,7 @@ static void replay_report(struct reporter *rp, const struct options *o,
 			  const struct tsa_wakers_snap *wp,
 			  const struct tsa_wakers_snap *wc, const double la[3])
 {
-	struct tsa_wnames nm = { "/nonexistent", c, &rp->groups.cc };
+	struct tsa_wnames nm = { "/nonexistent", c, &rp->groups.cc, NULL };
 
 	if (o->show.view == VIEW_WAKERS) {
 		wakers_show(o, &rp->wakers, wp, wc, &nm);

@@ -62,6 +62,8 @@ struct wakers_live {
 	struct tsa_wakers_report r;
 	struct cgroup_cache cc;	/* the processes' cgroups, for --group */
 	struct tsa_wnames nm;	/* the live system's */
+	struct tsa_snap names[2];	/* /proc/tsa/all: now, and before */
+	int names_k;
 	int redraw;
 	uint64_t follow[WAKERS_FOLLOW];
 	int nfollow;
@@ -141,6 +143,8 @@ static void wakers_report(void *ctx)
 	if (w->o->chain && !has_thread(w->cur, w->o->chain))
 		die(EXIT_NOPID, "no such thread: %llu",
 		    (unsigned long long)w->o->chain);
+	w->nm.snap = read_names(w->o, w->names, &w->names_k);
+	w->nm.prev = w->prev ? &w->names[!w->names_k] : NULL;
 	w->shown_prev = w->prev;
 	w->shown_cur = w->cur;
 	wakers_draw(w);
@@ -253,6 +257,8 @@ int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 	tsa_wakers_report_free(&w->r);
 	tsa_wakers_free(&w->snaps[0]);
 	tsa_wakers_free(&w->snaps[1]);
+	tsa_snap_free(&w->names[0]);
+	tsa_snap_free(&w->names[1]);
 	free(w);
 	return 0;
 }

@@ -372,8 +372,9 @@ const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid)
 	return NULL;
 }
 
-void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
-		   char *out, size_t len)
+/* @s's name of @tid (0: process @pid's) into @out; 0 if it has none. */
+static int snap_name(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
+		     char *out, size_t len)
 {
 	const struct tsa_row *t = tid ? tsa_snap_thread(s, tid) : NULL;
 	const struct tsa_proc *p = tsa_snap_proc(s, pid);
@@ -383,6 +384,21 @@ void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
 	else if (!tid && p && p->agg.comm)
 		strip_comm(out, len, p->agg.comm);
 	else
+		return 0;
+	return 1;
+}
+
+void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
+		   char *out, size_t len)
+{
+	tsa_thread_name(s, NULL, pid, tid, out, len);
+}
+
+void tsa_thread_name(const struct tsa_snap *cur, const struct tsa_snap *prev,
+		     uint64_t pid, uint64_t tid, char *out, size_t len)
+{
+	if ((!cur || !snap_name(cur, pid, tid, out, len)) &&
+	    (!prev || !snap_name(prev, pid, tid, out, len)))
 		snprintf(out, len, "-");
 }
 

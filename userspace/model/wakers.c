@@ -475,22 +475,7 @@ void tsa_wakers_report_free(struct tsa_wakers_report *r)
 void tsa_wakers_comm(const struct tsa_wnames *nm, uint64_t pid,
 		     uint64_t tid, char *out, size_t len)
 {
-	char path[256], raw[64];
-
-	if (nm->snap) {
-		tsa_snap_comm(nm->snap, pid, tid, out, len);
-		return;
-	}
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
-			 nm->procfs, (unsigned long long)pid,
-			 (unsigned long long)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", nm->procfs,
-			 (unsigned long long)pid);
-	if (read_line(path, raw, sizeof(raw)))
-		snprintf(raw, sizeof(raw), "-");
-	strip_comm(out, len, raw);
+	tsa_thread_name(nm->snap, nm->prev, pid, tid, out, len);
 }
 
 /* Add @s to @r's names; its offset. */
@@ -508,62 +493,33 @@ static size_t str_add(struct tsa_wakers_report *r, const char *s)
 }
 
 /*
- * Thread @tid's process and uid, from @procfs/TID/status; 0 if it is
- * gone.
- */
-static int status_of(const char *procfs, uint64_t tid, uint64_t *pid,
-		     uint64_t *uid)
-{
-	char path[256], line[256];
-	unsigned long long v;
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
-		 (unsigned long long)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (found != 3 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %llu", &v) == 1) {
-			*pid = v;
-			found |= 1;
-		} else if (sscanf(line, "Uid: %llu", &v) == 1) {
-			*uid = v;
-			found |= 2;
-		}
-	}
-	fclose(f);
-	return found == 3;
-}
-
-/*
  * The group_who of thread @tid (0: process @pid's exited threads), from
- * @nm's snapshot or @nm->procfs: 0 if it is not there. Only the start
- * of a snapshot's process is known (a live one's cgroup is read anew).
+ * @nm's snapshot, else the one before (a thread gone since): 0 if
+ * neither has it.
  */
 static int who_of(const struct tsa_wnames *nm, uint64_t pid, uint64_t tid,
 		  struct group_who *w)
 {
+	const struct tsa_snap *s[2] = { nm->snap, nm->prev };
 	const struct tsa_proc *p;
 	const struct tsa_row *t = NULL;
+	int k;
 
 	memset(w, 0, sizeof(*w));
-	if (!nm->snap) {
-		w->pid = pid;
-		return !tid || status_of(nm->procfs, tid, &w->pid, &w->uid);
+	w->pid = pid;
+	for (k = 0; k < 2; k++) {
+		if (!s[k])
+			continue;
+		t = tid ? tsa_snap_thread(s[k], tid) : NULL;
+		if (tid && !t)
+			continue;
+		p = tsa_snap_proc(s[k], t ? t->v[F_PID] : pid);
+		if (!p)
+			continue;
+		group_who_of(w, s[k], p, t, NULL);
+		return 1;
 	}
-	if (tid) {
-		t = tsa_snap_thread(nm->snap, tid);
-		if (!t)
-			return 0;
-		pid = t->v[F_PID];
-	}
-	p = tsa_snap_proc(nm->snap, pid);
-	if (!p)
-		return 0;
-	group_who_of(w, nm->snap, p, t, NULL);
-	return 1;
+	return 0;
 }
 
 /*
