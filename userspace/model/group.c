@@ -97,58 +97,41 @@ void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid)
 static void cg_insert(struct cg_gen *g, uint64_t pid, uint64_t since,
 		      const char *path)
 {
-	size_t len = strlen(path) + 1, j;
+	size_t len = strlen(path) + 1, i;
 
-	if (2 * (g->n + 1) > g->cap) {
-		struct cg_gen big = { 0 };
-		size_t i;
-
-		big.cap = g->cap ? g->cap * 2 : 1024;
-		big.e = calloc(big.cap, sizeof(*big.e));
-		if (!big.e)
-			die(EXIT_BADDATA, "out of memory");
-		big.strs = g->strs;
-		big.len = g->len;
-		big.scap = g->scap;
-		for (i = 0; i < g->cap; i++) {
-			if (!g->e[i].used)
-				continue;
-			for (j = g->e[i].pid & (big.cap - 1); big.e[j].used;
-			     j = (j + 1) & (big.cap - 1))
-				;
-			big.e[j] = g->e[i];
-			big.n++;
-		}
-		free(g->e);
-		*g = big;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->e = xrealloc(g->e, g->cap * sizeof(*g->e));
+	}
+	if (!g->idx.cap || tsa_index_full(&g->idx)) {
+		tsa_index_clear(&g->idx, 2 * (g->n + 1), 1024);
+		for (i = 0; i < g->n; i++)
+			tsa_index_put(&g->idx, tsa_hash_u64(g->e[i].pid), i);
 	}
 	if (g->len + len > g->scap) {
 		while (g->len + len > g->scap)
 			g->scap = g->scap ? g->scap * 2 : 16384;
 		g->strs = xrealloc(g->strs, g->scap);
 	}
-	for (j = pid & (g->cap - 1); g->e[j].used; j = (j + 1) & (g->cap - 1))
-		;
-	g->e[j].used = 1;
-	g->e[j].pid = pid;
-	g->e[j].since = since;
-	g->e[j].off = g->len;
+	g->e[g->n].pid = pid;
+	g->e[g->n].since = since;
+	g->e[g->n].off = g->len;
 	memcpy(g->strs + g->len, path, len);
 	g->len += len;
-	g->n++;
+	tsa_index_put(&g->idx, tsa_hash_u64(pid), g->n++);
 }
 
 static const char *cg_find(const struct cg_gen *g, uint64_t pid,
 			   uint64_t since)
 {
+	const struct cg_ent *e;
 	size_t j;
 
-	if (!g->cap)
-		return NULL;
-	for (j = pid & (g->cap - 1); g->e[j].used; j = (j + 1) & (g->cap - 1))
-		if (g->e[j].pid == pid)
-			return g->e[j].since == since ? g->strs + g->e[j].off :
-			       NULL;
+	tsa_index_each(&g->idx, tsa_hash_u64(pid), j) {
+		e = &g->e[tsa_index_at(&g->idx, j)];
+		if (e->pid == pid)
+			return e->since == since ? g->strs + e->off : NULL;
+	}
 	return NULL;
 }
 
@@ -181,8 +164,8 @@ void cgroup_cache_swap(struct cgroup_cache *cc)
 	struct cg_gen *old = &cc->gen[cc->cur];
 
 	/* The old generation becomes the next one, emptied. */
-	if (old->e)
-		memset(old->e, 0, old->cap * sizeof(*old->e));
+	if (old->idx.cap)
+		tsa_index_clear(&old->idx, 0, 1024);
 	old->n = 0;
 	old->len = 0;
 	cc->cur = !cc->cur;
@@ -195,6 +178,7 @@ void cgroup_cache_free(struct cgroup_cache *cc)
 	for (i = 0; i < 2; i++) {
 		free(cc->gen[i].e);
 		free(cc->gen[i].strs);
+		tsa_index_free(&cc->gen[i].idx);
 	}
 	memset(cc, 0, sizeof(*cc));
 }

@@ -75,8 +75,9 @@ void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid);
  * once per process.
  */
 struct cg_gen {
-	struct cg_ent { uint64_t pid, since; size_t off; int used; } *e;
+	struct cg_ent { uint64_t pid, since; size_t off; } *e;
 	size_t n, cap;
+	struct tsa_index idx;	/* the entries by pid (lib/index.h) */
 	char *strs;
 	size_t len, scap;
 };
