@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "all.h"
+#include "procfs.h"
 
 enum group_by {
 	GROUP_PID,	/* one group per process */
@@ -60,12 +61,7 @@ struct group_table {
  */
 void fold_comm(char *out, size_t len, const char *comm);
 
-/*
- * Read the cgroup v2 path of process @pid from @procfs/PID/cgroup (its
- * "0::" line) into @out; "?" when the file cannot be read or has no
- * v2 line (a process that exited meanwhile, a v1-only system).
- */
-void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid);
+/* cgroup_of(), the read of @procfs/PID/cgroup: lib/procfs.h. */
 
 /*
  * Each process's cgroup, remembered from one snapshot to the next by
