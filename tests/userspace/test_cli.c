@@ -3565,37 +3565,23 @@ static void test_prstat_opts(void)
 }
 
 /*
- * A narrow terminal (tmux new -x 50 -y 12 'tsa-prstat -mL 0.2'): each
- * row cut at the 50 columns, as top cuts them; a wrapped row would
- * scroll the header off the top.  A pipe keeps every byte (the golden
- * files, all of them wider than 50 columns).
+ * tsa-prstat @args over @dir, alone in a @x by @y tmux window: the screen
+ * once a report and its status line are on it (malloc'ed; NULL if tmux
+ * could not start).
  */
-static void test_narrow(void)
+static char *tmux_screen(const char *dir, const char *args, int x, int y)
 {
-	char *dir, path[400], cmd[1200], bin[300], first[128] = "", *s = NULL;
-	int k, rows = 0, longest = 0;
-	char *p;
+	char cmd[1200], bin[300], *s = NULL;
+	int k;
 
-	if (system("command -v tmux >/dev/null 2>&1")) {
-		skip("narrow: tmux not found");
-		return;
-	}
-	dir = mkdir_in_tmp("narrow");
-	snprintf(path, sizeof(path), "%s/all", dir);
-	s = snap_a();
-	put(path, s);
-	free(s);
-	s = NULL;
 	if (!realpath(prstat_bin, bin))
 		snprintf(bin, sizeof(bin), "%s", prstat_bin);
 	system("tmux -L tsa-prstat-narrow kill-server 2>/dev/null");
 	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-narrow -f /dev/null "
-		 "new-session -d -s narrow -x 50 -y 12 'TSA_PROC_DIR=%s "
-		 "TSA_PROCFS=/nonexistent %s -mL 0.2'", dir, bin);
-	if (system(cmd)) {
-		skip("narrow: tmux new-session failed");
-		return;
-	}
+		 "new-session -d -s narrow -x %d -y %d 'TSA_PROC_DIR=%s "
+		 "TSA_PROCFS=/nonexistent %s %s'", x, y, dir, bin, args);
+	if (system(cmd))
+		return NULL;
 	for (k = 0; k < 100; k++) {
 		struct timespec ms = { 0, 50000000 };
 		FILE *f = popen("tmux -L tsa-prstat-narrow capture-pane -p -t "
@@ -3618,21 +3604,77 @@ static void test_narrow(void)
 		nanosleep(&ms, NULL);
 	}
 	system("tmux -L tsa-prstat-narrow kill-server 2>/dev/null");
-	sscanf(s ? s : "", "%127[^\n]", first);
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		int len = (int)strcspn(p, "\n");
+	return s ? s : xstrdup("");
+}
 
-		rows += len > 0;
-		if (len > longest)
-			longest = len;
+/* The rows of @s with something on them, its longest, its row @r. */
+static int screen_rows(const char *s, int *longest, int r, char *row,
+		       size_t len)
+{
+	const char *p;
+	int rows = 0, i = 0;
+
+	*longest = 0;
+	row[0] = '\0';
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL,
+	     i++) {
+		int n = (int)strcspn(p, "\n");
+
+		rows += n > 0;
+		if (n > *longest)
+			*longest = n;
+		if (i == r)
+			snprintf(row, len, "%.*s", n, p);
 	}
+	return rows;
+}
+
+/*
+ * A narrow terminal (tmux new -x 50 -y 12 'tsa-prstat -mL 0.2'): each
+ * row cut at the 50 columns, as top cuts them; a wrapped row would
+ * scroll the header off the top.  A pipe keeps every byte (the golden
+ * files, all of them wider than 50 columns).  With -d, the time's line
+ * counts in the screen's height.
+ */
+static void test_narrow(void)
+{
+	char *dir, path[400], *s, first[128], second[128];
+	int rows, longest;
+
+	if (system("command -v tmux >/dev/null 2>&1")) {
+		skip("narrow: tmux not found");
+		return;
+	}
+	dir = mkdir_in_tmp("narrow");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	s = snap_a();
+	put(path, s);
+	free(s);
+	s = tmux_screen(dir, "-mL 0.2", 50, 12);
+	if (!s) {
+		skip("narrow: tmux new-session failed");
+		return;
+	}
+	rows = screen_rows(s, &longest, 0, first, sizeof(first));
 	if (!ok(!strncmp(first, "   PID USERNAME USR SYS", 23) &&
 		strlen(first) == 50 && rows == 8 && longest == 50,
 		"50 columns: the header on the first row, each row cut at "
 		"the width: header, 5 threads, Total, status (expected "
 		"'   PID USERNAME USR SYS...' of 50 columns and 8 rows, seen "
 		"'%s' and %d rows)", first, rows))
-		tap_diag("seen", s ? s : "");
+		tap_diag("seen", s);
+	free(s);
+	/* 8 rows, -d u: the time, header, 4 threads, Total, status. */
+	s = tmux_screen(dir, "-d u -mL 0.2", 50, 8);
+	rows = screen_rows(s, &longest, 0, first, sizeof(first));
+	screen_rows(s, &longest, 1, second, sizeof(second));
+	if (!ok(strspn(first, "0123456789") == strlen(first) && first[0] &&
+		!strncmp(second, "   PID USERNAME", 15) && rows == 8,
+		"-d u on 8 rows: the time on the first row, the header on "
+		"the second, 4 threads (expected digits, then '   PID "
+		"USERNAME...', 8 rows; seen '%s', '%s', %d rows)", first,
+		second, rows))
+		tap_diag("seen", s);
 	free(s);
 }
 

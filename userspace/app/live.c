@@ -349,13 +349,23 @@ void sleep_until(struct timespec *deadline, double interval)
 		;
 }
 
+/* The lines a report may have: screen_lines(), less -d's line. */
+static long report_rows(const struct options *o)
+{
+	long rows = screen_lines();
+
+	if (rows > 0 && o->stamp)
+		rows = rows > 1 ? rows - 1 : 1;
+	return rows;
+}
+
 /* At most the -n lines, or on a redrawn terminal its height. */
 size_t lines_shown(const struct options *o, size_t n, int redraw)
 {
 	if (o->show.ntop && (size_t)o->show.ntop < n)
 		n = (size_t)o->show.ntop;
 	if (redraw && !o->show.ntop) {
-		long rows = screen_lines();
+		long rows = report_rows(o);
 
 		if (rows > 0 && (size_t)rows < n)
 			n = (size_t)rows;
@@ -504,9 +514,9 @@ void report(struct reporter *rp, const struct options *o,
 		}
 	}
 	show = lines_shown(o, n, rp->redraw);
-	if (users && rp->redraw && !sh->ntop && screen_lines() > 0) {
+	if (users && rp->redraw && !sh->ntop && report_rows(o) > 0) {
 		/* The users' lines and their header take the screen first. */
-		long room = screen_lines() - (long)nusers - 1;
+		long room = report_rows(o) - (long)nusers - 1;
 
 		if (room < 1)
 			room = 1;

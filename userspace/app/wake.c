@@ -87,7 +87,7 @@ static void wakers_draw(struct wakers_live *w)
 	const struct tsa_wakers_snap *p = w->shown_prev, *c = w->shown_cur;
 	struct options o = *w->o;
 	struct show one;
-	long rows = w->redraw ? screen_lines() : 0;
+	long rows = w->redraw ? screen_lines() - (w->o->stamp != 0) : 0;
 	int i;
 
 	/* On a redrawn screen, as many threads as fit (a few lines each). */
