@@ -3497,6 +3497,38 @@ static void test_prstat_opts(void)
 		}
 	}
 
+	/* -u, -U in -w and -H, over golden/in/a (root: 100, 300). */
+	{
+		static const struct {
+			const char *args[4];
+			const char *has, *hasnt;
+		} c[] = {
+			{ { "-wL", "-u", "root" }, "sleeper/301", "spin" },
+			{ { "-wL", "-U", "4000000" }, "Total: 0 threads",
+			  "sleeper" },
+			{ { "-HL", "-u", "root" }, "db worker/101", "spin" },
+			{ { "-HL", "-U", "4000000" }, "Total: 0 threads",
+			  "db " },
+		};
+		char gin[400];
+
+		snprintf(gin, sizeof(gin), "%s/golden/in/a", testdir);
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			const char *args[8] = { c[i].args[0], c[i].args[1],
+						c[i].args[2], "-c", "1", "1",
+						NULL };
+
+			seen = run_cut(gin, args, &rc);
+			if (!ok(rc == 0 && strstr(seen, c[i].has) &&
+				!strstr(seen, c[i].hasnt),
+				"%s %s %s: has '%s', not '%s' (exit %d)",
+				c[i].args[0], c[i].args[1], c[i].args[2],
+				c[i].has, c[i].hasnt, rc))
+				tap_diag("seen", seen);
+			free(seen);
+		}
+	}
+
 	/* -d u: seconds since the epoch above each report; -d d: date(1). */
 	t0 = time(NULL);
 	seen = run_cut(dir, (const char *[]){ "-d", "u", "-c", "0.1", "2",
@@ -3546,7 +3578,8 @@ static void test_prstat_opts(void)
 			{ { "-u", "no-such-user-xyz", NULL },
 			  "invalid user for -u: 'no-such-user-xyz'" },
 			{ { "-U", "-5", NULL }, "invalid user for -U: '-5'" },
-			{ { "-u", "root", "-w", NULL }, "-u and -U choose" },
+			{ { "-u", "root", "--chain", "1", NULL },
+			  "-u and -U choose" },
 			{ { "-d", "x", NULL }, "invalid argument for -d: 'x'" },
 			{ { "-d", "u", "--json", NULL }, "-d puts the time" },
 		};

@@ -76,6 +76,12 @@ void cut_at_width(void);
 void fail_read_calls(int rc, const char *path, const char *msg);
 const struct tsa_snap *read_names(const struct options *o,
 				  struct tsa_snap snaps[2], int *k);
+/*
+ * -u, -U: the pids of @cur's processes whose uid both lists (and -p)
+ * take, into *@buf (grown, *@cap); none: one pid no process has.
+ */
+size_t user_pids(const struct options *o, const struct tsa_snap *cur,
+		 uint64_t **buf, size_t *cap);
 int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 void sleep_until(struct timespec *deadline, double interval);
 

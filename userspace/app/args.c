@@ -217,8 +217,8 @@ static void check_metrics_args(const struct options *o, int argc,
 /*
  * prstat's -a (users after the processes), -t (users only), -u and -U
  * (only these users': tsa keeps one uid per thread, the real one, so
- * both match it) and -d (a time before each report): the main views'
- * reports, live (and -u, -U, -a, -t in a replay); -d also -H and -w.
+ * both match it; every view, live or replayed, not --chain) and -d (a
+ * time before each report, live: the main views, -H and -w).
  */
 static void check_prstat_args(struct options *o, int other_mode)
 {
@@ -236,10 +236,10 @@ static void check_prstat_args(struct options *o, int other_mode)
 			  "--group or another mode");
 	if (o->totals && sh->lwps)
 		bad_usage("%s", "-t shows a line per user: not with -L");
-	if ((o->neuids || o->nruids) && (other_mode || hw))
-		bad_usage("%s", "-u and -U choose the processes of the main "
-			  "views (-m, -A, -y, --group, -a, -t), live or "
-			  "replayed: not with -H, -w or another mode");
+	if ((o->neuids || o->nruids) && (other_mode || o->chain))
+		bad_usage("%s", "-u and -U choose the processes of a view, "
+			  "live or replayed: not with --chain (it follows "
+			  "threads) or another mode");
 	if (o->stamp && (other_mode || o->replay || sh->json))
 		bad_usage("%s", "-d puts the time above each live report "
 			  "(a replay's have theirs; --json has \"ts\"): not "

@@ -270,6 +270,8 @@ struct hist_live {
 	struct tsa_hist_snap snaps[2], *prev, *cur;
 	struct tsa_snap names[2];	/* /proc/tsa/all: now, and before */
 	int names_k;
+	uint64_t *upids;		/* -u, -U: their processes now */
+	size_t ucap;
 	struct hist_report r;
 };
 
@@ -277,6 +279,7 @@ static void hist_report(void *ctx)
 {
 	struct hist_live *h = ctx;
 	const struct options *o = h->o;
+	struct show sh;
 	char msg[256];
 	int rc;
 
@@ -285,13 +288,18 @@ static void hist_report(void *ctx)
 		fail_read_kept(rc, h->path, msg, "hist=0", "-H");
 	h->r.names = read_names(o, h->names, &h->names_k);
 	h->r.names_prev = h->prev ? &h->names[!h->names_k] : NULL;
-	hist_report_compute(&h->r, &o->show, h->prev, h->cur);
+	sh = o->show;
+	if (o->neuids || o->nruids) {
+		sh.npids = user_pids(o, h->r.names, &h->upids, &h->ucap);
+		sh.pids = h->upids;
+	}
+	hist_report_compute(&h->r, &sh, h->prev, h->cur);
 	if (!o->show.json)
 		print_stamp(o, time(NULL));
 	if (o->show.json)
-		hist_print_json(stdout, &o->show, h->cur, &h->r);
+		hist_print_json(stdout, &sh, h->cur, &h->r);
 	else
-		hist_print(stdout, &o->show, h->cur, h->prev ?
+		hist_print(stdout, &sh, h->cur, h->prev ?
 			   (double)(h->cur->now - h->prev->now) / 1e9 : 0,
 			   &h->r);
 	h->prev = h->cur;
@@ -314,6 +322,7 @@ int hist_run(const struct options *o, volatile sig_atomic_t *stop)
 	tsa_hist_free(&h->snaps[1]);
 	tsa_snap_free(&h->names[0]);
 	tsa_snap_free(&h->names[1]);
+	free(h->upids);
 	free(h);
 	return 0;
 }
@@ -416,16 +425,14 @@ static int uid_in(const uint64_t *uids, size_t n, uint64_t uid)
  * -u, -U: the processes of @cur whose uid is in both lists (and -p's),
  * as the pids this report selects; none: a pid no process has.
  */
-static void select_users(struct reporter *rp, const struct options *o,
-			 const struct tsa_snap *cur)
+size_t user_pids(const struct options *o, const struct tsa_snap *cur,
+		 uint64_t **buf, size_t *cap)
 {
 	size_t i, n = 0;
 
-	if (!o->neuids && !o->nruids)
-		return;
-	if (rp->ucap < cur->nprocs + 1) {
-		rp->ucap = cur->nprocs + 1;
-		rp->upids = xrealloc(rp->upids, rp->ucap * sizeof(uint64_t));
+	if (*cap < cur->nprocs + 1) {
+		*cap = cur->nprocs + 1;
+		*buf = xrealloc(*buf, *cap * sizeof(uint64_t));
 	}
 	for (i = 0; i < cur->nprocs; i++) {
 		const struct tsa_proc *p = &cur->procs[i];
@@ -435,12 +442,20 @@ static void select_users(struct reporter *rp, const struct options *o,
 		    tsa_pid_selected(o->show.pids, o->show.npids, pid) &&
 		    uid_in(o->euids, o->neuids, uid) &&
 		    uid_in(o->ruids, o->nruids, uid))
-			rp->upids[n++] = pid;
+			(*buf)[n++] = pid;
 	}
 	if (!n)
-		rp->upids[n++] = UINT64_MAX;
+		(*buf)[n++] = UINT64_MAX;
+	return n;
+}
+
+static void select_users(struct reporter *rp, const struct options *o,
+			 const struct tsa_snap *cur)
+{
+	if (!o->neuids && !o->nruids)
+		return;
+	rp->sel.npids = user_pids(o, cur, &rp->upids, &rp->ucap);
 	rp->sel.pids = rp->upids;
-	rp->sel.npids = n;
 }
 
 /*
