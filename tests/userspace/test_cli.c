@@ -1428,6 +1428,16 @@ static void test_record_replay(void)
 	   "(%d: %s)", rc, err);
 	free(out);
 	free(err);
+	/* A date alone is that day's midnight (after the recording). */
+	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "2099-01-01",
+		 NULL }, &out, &err, 0);
+	ok(rc == EXIT_BADDATA && strstr(err, "no recorded interval in that "
+				      "window"),
+	   "--from 2099-01-01 (a date alone): taken, after the recording: "
+	   "exit 5, 'no recorded interval' (expected 5, seen %d: %s)", rc,
+	   err);
+	free(out);
+	free(err);
 	rc = run(NULL, (const char *[]){ "--replay", rec, "--from", "-1h",
 		 "--to", "@4000000000", "--json", NULL }, &out, &err, 0);
 	is_long(count_lines(out), 3, "--from -1h --to the future: every block's "
@@ -2222,7 +2232,10 @@ static void test_keys(void)
 			pclose(p);
 		}
 		tty[strcspn(tty, "\n")] = '\0';
-		p = popen("pgrep -f '^/[^ ]*/tsa-prstat -m 0.2' | head -n 1", "r");
+		/* This run's binary (another worktree's suite has its own). */
+		snprintf(cmd, sizeof(cmd), "pgrep -f '^%s -m 0.2' | head -n 1",
+			 bin);
+		p = popen(cmd, "r");
 		if (p) {
 			if (!fgets(pid, sizeof(pid), p))
 				pid[0] = '\0';
@@ -2309,10 +2322,11 @@ static void test_keys(void)
 		for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 :
 		     NULL)
 			rows += *p != '\n';
-		ok(strstr(s, "Total:") && rows == 5 &&
-		   count_str(s, "PROCESS/NLWP") == 1,
-		   "keys: a resize to 5 rows draws the report again: header, "
-		   "2 lines, Total, status (saw %d rows)", rows);
+		if (!ok(strstr(s, "Total:") && rows == 5 &&
+			count_str(s, "PROCESS/NLWP") == 1,
+			"keys: a resize to 5 rows draws the report again: "
+			"header, 2 lines, Total, status (saw %d rows)", rows))
+			tap_diag("seen", s ? s : "");
 	}
 	free(s);
 	system("tmux -L tsa-prstat-test resize-window -t keys -y 24 "
@@ -2324,6 +2338,23 @@ static void test_keys(void)
 	   "echo)");
 	free(s);
 	system("tmux -L tsa-prstat-test kill-server 2>/dev/null");
+}
+
+/*
+ * @dir/all: /proc/tsa/all with @rows ("tid pid uid flags elapsed comm"
+ * lines), where -H and -w find the names of the threads they show.
+ */
+static void put_all(const char *dir, const char *rows)
+{
+	char path[400], *text;
+	size_t n = strlen(rows) + 200;
+
+	text = xmalloc(n);
+	snprintf(text, n, "tsa-all 1\nnow 5000000000\nfields tid pid uid "
+		 "flags elapsed comm\n%s", rows);
+	snprintf(path, sizeof(path), "%s/all", dir);
+	put(path, text);
+	free(text);
 }
 
 /*
@@ -2353,8 +2384,8 @@ static void test_wakers_binary(void)
 	   "wakers=0 (saw %d, '%.200s')", rc, err);
 	free(out);
 	free(err);
-	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, "tsa-all 1\n");
+	/* Process 100's name, its threads' none: its exited threads' line. */
+	put_all(dir, "0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-w", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-w without /proc/tsa/wakers: exit 2");
 	ok(strstr(err, "must be loaded without wakers=0 for -w") != NULL,
@@ -2412,6 +2443,7 @@ static void test_wakers_binary(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/100/task/101/comm", dir);
 	put(path, "worker-3\n");
+	put_all(dir, "101 100 0 0 4000000000 worker-3\n0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-w", "--group", "comm", "1", "1",
 		 NULL }, &out, &err, 0);
 	is_str(out,
@@ -2447,6 +2479,7 @@ static void test_chain_binary(void)
 	    "101 100 0 0 4000000000 5000000000 SLP 40 210000000 6000000 100000 timer 0 -\n"
 	    "201 200 0 0 4000000000 5000000000 LCK 2 20000000 6000000 0 thread 202 y\n"
 	    "202 200 0 0 4000000000 5000000000 LCK 2 30000000 6000000 0 thread 201 x\n");
+	put_all(dir, "");	/* the module's; no thread named */
 	setenv("TSA_PROCFS", dir, 1);
 	rc = run(dir, (const char *[]){ "--chain", "103", "1", "1", NULL },
 		 &out, &err, 0);
@@ -2511,8 +2544,7 @@ static void test_hist_binary(void)
 	   "(saw %d, '%.200s')", rc, err);
 	free(out);
 	free(err);
-	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, "tsa-all 1\n");
+	put_all(dir, "0 100 0 4 0 server\n");
 	rc = run(dir, (const char *[]){ "-H", "1", "1", NULL }, &out, &err, 0);
 	is_long(rc, 2, "-H without /proc/tsa/hist: exit 2");
 	ok(strstr(err, "must be loaded without hist=0 for -H") != NULL,
@@ -2886,6 +2918,7 @@ static void test_hist_calls(void)
 	dir = mkdir_in_tmp("histcalls");
 	snprintf(path, sizeof(path), "%s/hist", dir);
 	put(path, b);
+	put_all(dir, "");
 	setenv("TSA_PROCFS", "/nonexistent", 1);
 	rc = run(dir, (const char *[]){ "-H", "-L", "1", "1", NULL }, &out,
 		 &err, 0);
@@ -2980,6 +3013,12 @@ static void test_hist_groups(void)
 			strcat(path, "/comm");
 			put(path, comm[k][1]);
 		}
+		/* The same names in /proc/tsa/all, where -H takes them. */
+		put_all(dir, "100 100 0 0 5000000000 server\n"
+			"101 100 0 0 5000000000 worker-1\n"
+			"0 100 0 4 6000000000 server\n"
+			"200 200 4000000 0 4000000000 worker-2\n"
+			"201 200 4000000 0 4000000000 worker-3\n");
 	}
 	setenv("TSA_PROCFS", dir, 1);
 	rc = run(dir, (const char *[]){ "-H", "--group", "user", "1", "1", NULL },
@@ -3315,10 +3354,15 @@ static void test_record_wakers(void)
 	   aging, spaced);
 	/* Live, the same files one read each; then the replay. */
 	{
-		const char *wf[1] = { fw };
+		/* -w reads wakers, then all (the names): in that order. */
+		const char *wf[2] = { fw, fa };
+		char *both[6];
 
-		unlink(fa);
-		w = feed_fifos(wf, 1, wk, 3);
+		for (i = 0; i < 3; i++) {
+			both[2 * i] = wk[i];
+			both[2 * i + 1] = gen[2 * i];
+		}
+		w = feed_fifos(wf, 2, both, 6);
 		run(dir, (const char *[]){ "-wL", "--json", "-c", "0.01", "3",
 		    NULL }, &live, &err, 0);
 		waitpid(w, &status, 0);
@@ -3345,6 +3389,344 @@ static void test_record_wakers(void)
 		free(gen[i]);
 }
 
+/*
+ * prstat's -t, -a, -u, -U and -d over snapshot A (lifetime numbers):
+ * processes 100 and 300 of root, 200 of uid 4000000.
+ */
+static char *run_cut(const char *dir, const char *const *args, int *rc)
+{
+	char *out, *err;
+
+	*rc = run(dir, args, &out, &err, 0);
+	if (*rc)
+		printf("# stderr: %s", err);
+	free(err);
+	cut_loadavg(out);
+	return out;
+}
+
+/* @s without its last line (the Total line), in place; that line. */
+static char *drop_last_line(char *s)
+{
+	size_t n = strlen(s);
+	char *p;
+
+	while (n && s[n - 1] == '\n')
+		n--;
+	p = s + n;
+	while (p > s && p[-1] != '\n')
+		p--;
+	return p;
+}
+
+static void test_prstat_opts(void)
+{
+	char *dir, path[400], *s, *want, *seen, *grp, *total, *p;
+	char ts0[64], ts1[64], line[64] = "";
+	int rc;
+	time_t t0, t1;
+	struct tm tm;
+	size_t i;
+
+	dir = mkdir_in_tmp("prstat-opts");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	s = snap_a();
+	put(path, s);
+	free(s);
+
+	/* -t: a line per user, as --group user prints them. */
+	want = run_cut(dir, (const char *[]){ "--group", "user", "-c", "1", "1",
+		       NULL }, &rc);
+	seen = run_cut(dir, (const char *[]){ "-t", "-c", "1", "1", NULL },
+		       &rc);
+	if (!ok(rc == 0 && !strcmp(seen, want),
+		"-t: one line per user, as --group user (exit %d)", rc)) {
+		tap_diag("expected", want);
+		tap_diag("seen", seen);
+	}
+	free(seen);
+
+	/* -a: the processes, the users' lines, then the one Total line. */
+	grp = want;
+	s = run_cut(dir, (const char *[]){ "-c", "1", "1", NULL }, &rc);
+	total = drop_last_line(s);
+	drop_last_line(grp)[0] = '\0';
+	want = xmalloc(strlen(s) + strlen(grp) + 1);
+	snprintf(want, strlen(s) + strlen(grp) + 1, "%.*s%s%s",
+		 (int)(total - s), s, grp, total);
+	seen = run_cut(dir, (const char *[]){ "-a", "-c", "1", "1", NULL },
+		       &rc);
+	if (!ok(rc == 0 && !strcmp(seen, want) &&
+		count_str(seen, "Total:") == 1,
+		"-a: the processes, then a line per user, then Total "
+		"(exit %d)", rc)) {
+		tap_diag("expected", want);
+		tap_diag("seen", seen);
+	}
+	free(seen);
+	free(want);
+	free(s);
+	free(grp);
+	seen = run_cut(dir, (const char *[]){ "-a", "-n", "2,1", "-c", "1", "1",
+		       NULL }, &rc);
+	is_long(count_lines(seen), 6, "-a -n 2,1: header, 2 processes, the "
+		"users' header, 1 user, Total (exit %d)", rc);
+	free(seen);
+
+	/* -u, -U: one uid per thread in tsa's files, both match it. */
+	{
+		static const struct {
+			const char *args[4];
+			const char *has, *hasnt, *total;
+		} c[] = {
+			{ { "-u", "root", NULL }, "db server/2", "spin/1",
+			  "Total: 2 processes, 4 lwps," },
+			{ { "-U", "4000000", NULL }, "spin/1", "sleeper",
+			  "Total: 1 processes, 1 lwps," },
+			{ { "-u", "0,4000000", "-U", "root" }, "sleeper/2",
+			  "spin", "Total: 2 processes, 4 lwps," },
+			{ { "-u", "4000000", "-U", "0" }, "PROCESS/NLWP",
+			  "root", "Total: 0 processes, 0 lwps," },
+		};
+
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			const char *args[10];
+			size_t k, n = 0;
+
+			for (k = 0; k < 4 && c[i].args[k]; k++)
+				args[n++] = c[i].args[k];
+			args[n++] = "-c";
+			args[n++] = "1";
+			args[n++] = "1";
+			args[n] = NULL;
+			seen = run_cut(dir, args, &rc);
+			if (!ok(rc == 0 && strstr(seen, c[i].has) &&
+				!strstr(seen, c[i].hasnt) &&
+				strstr(seen, c[i].total),
+				"%s %s%s%s: has '%s', not '%s', '%s' (exit %d)",
+				c[i].args[0], c[i].args[1],
+				c[i].args[2] ? " -U " : "",
+				c[i].args[2] ? c[i].args[3] : "", c[i].has,
+				c[i].hasnt, c[i].total, rc))
+				tap_diag("seen", seen);
+			free(seen);
+		}
+	}
+
+	/* -u, -U in -w and -H, over golden/in/a (root: 100, 300). */
+	{
+		static const struct {
+			const char *args[4];
+			const char *has, *hasnt;
+		} c[] = {
+			{ { "-wL", "-u", "root" }, "sleeper/301", "spin" },
+			{ { "-wL", "-U", "4000000" }, "Total: 0 threads",
+			  "sleeper" },
+			{ { "-HL", "-u", "root" }, "db worker/101", "spin" },
+			{ { "-HL", "-U", "4000000" }, "Total: 0 threads",
+			  "db " },
+		};
+		char gin[400];
+
+		snprintf(gin, sizeof(gin), "%s/golden/in/a", testdir);
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			const char *args[8] = { c[i].args[0], c[i].args[1],
+						c[i].args[2], "-c", "1", "1",
+						NULL };
+
+			seen = run_cut(gin, args, &rc);
+			if (!ok(rc == 0 && strstr(seen, c[i].has) &&
+				!strstr(seen, c[i].hasnt),
+				"%s %s %s: has '%s', not '%s' (exit %d)",
+				c[i].args[0], c[i].args[1], c[i].args[2],
+				c[i].has, c[i].hasnt, rc))
+				tap_diag("seen", seen);
+			free(seen);
+		}
+	}
+
+	/* -d u: seconds since the epoch above each report; -d d: date(1). */
+	t0 = time(NULL);
+	seen = run_cut(dir, (const char *[]){ "-d", "u", "-c", "0.1", "2",
+		       NULL }, &rc);
+	t1 = time(NULL);
+	{
+		long long v = -1;
+		int n = 0, stamps = 0;
+
+		for (p = seen; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') +
+		     1 : NULL)
+			if (sscanf(p, "%lld%n", &v, &n) == 1 && p[n] == '\n' &&
+			    v >= t0 && v <= t1 + 1)
+				stamps++;
+		ok(rc == 0 && stamps == 2 &&
+		   sscanf(seen, "%lld\n", &v) == 1 && strstr(seen, "\n   PID"),
+		   "-d u -c 0.1 2: each report under its time in seconds "
+		   "(expected 2 between %lld and %lld, seen %d; exit %d)",
+		   (long long)t0, (long long)t1 + 1, stamps, rc);
+	}
+	free(seen);
+	t0 = time(NULL);
+	seen = run_cut(dir, (const char *[]){ "-d", "d", "-c", "1", "1", NULL },
+		       &rc);
+	t1 = time(NULL);
+	sscanf(seen, "%63[^\n]", line);
+	localtime_r(&t0, &tm);
+	strftime(ts0, sizeof(ts0), "%a %b %e %H:%M:%S %Z %Y", &tm);
+	localtime_r(&t1, &tm);
+	strftime(ts1, sizeof(ts1), "%a %b %e %H:%M:%S %Z %Y", &tm);
+	ok(rc == 0 && (!strcmp(line, ts0) || !strcmp(line, ts1)),
+	   "-d d: the report under its date as date(1) prints it (expected "
+	   "'%s', seen '%s')", ts0, line);
+	free(seen);
+
+	/* Refused, one line each. */
+	{
+		static const struct {
+			const char *args[6];
+			const char *msg;
+		} bad[] = {
+			{ { "-a", "-t", NULL }, "-a and -t: choose one" },
+			{ { "-t", "-L", NULL }, "-t shows a line per user" },
+			{ { "-a", "-H", NULL }, "-a shows processes, then users" },
+			{ { "-t", "--group", "comm", NULL },
+			  "-t shows a line per user" },
+			{ { "-u", "no-such-user-xyz", NULL },
+			  "invalid user for -u: 'no-such-user-xyz'" },
+			{ { "-U", "-5", NULL }, "invalid user for -U: '-5'" },
+			{ { "-u", "root", "--chain", "1", NULL },
+			  "-u and -U choose" },
+			{ { "-d", "x", NULL }, "invalid argument for -d: 'x'" },
+			{ { "-d", "u", "--json", NULL }, "-d puts the time" },
+		};
+		char *out, *err;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			rc = run(dir, bad[i].args, &out, &err, 0);
+			ok(rc == 1 && strstr(err, bad[i].msg),
+			   "%s %s: refused, exit 1 (expected '%s', seen %d: %s)",
+			   bad[i].args[0], bad[i].args[1] ? bad[i].args[1] : "",
+			   bad[i].msg, rc, err);
+			free(out);
+			free(err);
+		}
+	}
+}
+
+/*
+ * tsa-prstat @args over @dir, alone in a @x by @y tmux window: the screen
+ * once a report and its status line are on it (malloc'ed; NULL if tmux
+ * could not start).
+ */
+static char *tmux_screen(const char *dir, const char *args, int x, int y)
+{
+	char cmd[1200], bin[300], *s = NULL;
+	int k;
+
+	if (!realpath(prstat_bin, bin))
+		snprintf(bin, sizeof(bin), "%s", prstat_bin);
+	system("tmux -L tsa-prstat-narrow kill-server 2>/dev/null");
+	snprintf(cmd, sizeof(cmd), "tmux -L tsa-prstat-narrow -f /dev/null "
+		 "new-session -d -s narrow -x %d -y %d 'TSA_PROC_DIR=%s "
+		 "TSA_PROCFS=/nonexistent %s %s'", x, y, dir, bin, args);
+	if (system(cmd))
+		return NULL;
+	for (k = 0; k < 100; k++) {
+		struct timespec ms = { 0, 50000000 };
+		FILE *f = popen("tmux -L tsa-prstat-narrow capture-pane -p -t "
+				"narrow 2>/dev/null", "r");
+		size_t len = 0;
+
+		free(s);
+		s = NULL;
+		if (f) {
+			FILE *m = open_memstream(&s, &len);
+			int c;
+
+			while ((c = fgetc(f)) != EOF)
+				fputc(c, m);
+			fclose(m);
+			pclose(f);
+		}
+		if (s && strstr(s, "h: keys") && strstr(s, "Total:"))
+			break;
+		nanosleep(&ms, NULL);
+	}
+	system("tmux -L tsa-prstat-narrow kill-server 2>/dev/null");
+	return s ? s : xstrdup("");
+}
+
+/* The rows of @s with something on them, its longest, its row @r. */
+static int screen_rows(const char *s, int *longest, int r, char *row,
+		       size_t len)
+{
+	const char *p;
+	int rows = 0, i = 0;
+
+	*longest = 0;
+	row[0] = '\0';
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL,
+	     i++) {
+		int n = (int)strcspn(p, "\n");
+
+		rows += n > 0;
+		if (n > *longest)
+			*longest = n;
+		if (i == r)
+			snprintf(row, len, "%.*s", n, p);
+	}
+	return rows;
+}
+
+/*
+ * A narrow terminal (tmux new -x 50 -y 12 'tsa-prstat -mL 0.2'): each
+ * row cut at the 50 columns, as top cuts them; a wrapped row would
+ * scroll the header off the top.  A pipe keeps every byte (the golden
+ * files, all of them wider than 50 columns).  With -d, the time's line
+ * counts in the screen's height.
+ */
+static void test_narrow(void)
+{
+	char *dir, path[400], *s, first[128], second[128];
+	int rows, longest;
+
+	if (system("command -v tmux >/dev/null 2>&1")) {
+		skip("narrow: tmux not found");
+		return;
+	}
+	dir = mkdir_in_tmp("narrow");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	s = snap_a();
+	put(path, s);
+	free(s);
+	s = tmux_screen(dir, "-mL 0.2", 50, 12);
+	if (!s) {
+		skip("narrow: tmux new-session failed");
+		return;
+	}
+	rows = screen_rows(s, &longest, 0, first, sizeof(first));
+	if (!ok(!strncmp(first, "   PID USERNAME USR SYS", 23) &&
+		strlen(first) == 50 && rows == 8 && longest == 50,
+		"50 columns: the header on the first row, each row cut at "
+		"the width: header, 5 threads, Total, status (expected "
+		"'   PID USERNAME USR SYS...' of 50 columns and 8 rows, seen "
+		"'%s' and %d rows)", first, rows))
+		tap_diag("seen", s);
+	free(s);
+	/* 8 rows, -d u: the time, header, 4 threads, Total, status. */
+	s = tmux_screen(dir, "-d u -mL 0.2", 50, 8);
+	rows = screen_rows(s, &longest, 0, first, sizeof(first));
+	screen_rows(s, &longest, 1, second, sizeof(second));
+	if (!ok(strspn(first, "0123456789") == strlen(first) && first[0] &&
+		!strncmp(second, "   PID USERNAME", 15) && rows == 8,
+		"-d u on 8 rows: the time on the first row, the header on "
+		"the second, 4 threads (expected digits, then '   PID "
+		"USERNAME...', 8 rows; seen '%s', '%s', %d rows)", first,
+		second, rows))
+		tap_diag("seen", s);
+	free(s);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -3363,12 +3745,14 @@ int main(void)
 	test_tty();
 	test_metrics_binary();
 	test_group_binary();
+	test_prstat_opts();
 	test_compare_binary();
 	test_record_replay();
 	test_record_errors();
 	test_record_calls_aging();
 	test_record_wakers();
 	test_keys();
+	test_narrow();
 	test_wakers_keys();
 	test_hist_binary();
 	test_wakers_binary();

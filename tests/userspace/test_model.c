@@ -24,6 +24,7 @@
 #include "calls.h"
 #include "hist.h"
 #include "wakers.h"
+#include "group.h"
 #include "tap.h"
 #include "fx/load.h"
 #include "fx/snap.h"
@@ -612,6 +613,74 @@ static void test_wakers(void)
 	tsa_wakers_free(&sb);
 }
 
+/*
+ * A group table's names stay theirs: after group_compute() sorted it,
+ * group_add() of more groups (the strings' memory grows and moves) must
+ * leave every group's key its name, and a group added so has one too.
+ */
+static void test_group_keys(void)
+{
+	struct tsa_snap s = { 0 };
+	struct group_table t = { 0 };
+	char *text = snap_a(), key[32], first[64];
+	size_t n, i, k, bad = 0;
+	long found;
+
+	load(&s, text);
+	n = group_compute(&s, GROUP_USER, NULL, 0, "/nonexistent", NULL, &t,
+			  NULL);
+	snprintf(first, sizeof(first), "%s", n ? group_key(&t, 0) : "");
+	for (i = 0; i < 2000; i++) {
+		snprintf(key, sizeof(key), "added-%zu", i);
+		k = group_add(&t, key);
+		if (!t.g[k].key || t.g[k].key != group_key(&t, k))
+			bad++;
+	}
+	is_long((long)bad, 0, "group_add: each added group's key is its "
+		"name (groups without one)");
+	ok(n == 2 && t.g[0].key == group_key(&t, 0) &&
+	   !strcmp(group_key(&t, 0), first),
+	   "group_compute, then 2000 group_add: the first group's key still "
+	   "points at its name (expected %p '%s', seen %p)",
+	   (const void *)group_key(&t, 0), first, (const void *)t.g[0].key);
+	found = bad ? -2 : group_find(&t, "added-1999");
+	is_long(found, (long)n + 1999, "group_find of an added group");
+	group_table_free(&t);
+	tsa_snap_free(&s);
+	free(text);
+}
+
+/*
+ * The one naming rule (every view's): this read's name, else the read
+ * before's (a thread gone since), else "-".  Snapshot B has lost thread
+ * 101 of process 100 ("db worker" in A).
+ */
+static void test_thread_name(void)
+{
+	struct tsa_snap a = { 0 }, b = { 0 };
+	char *ta = snap_a(), *tb = snap_b(), name[64];
+
+	load(&a, ta);
+	load(&b, tb);
+	tsa_thread_name(&b, &a, 100, 101, name, sizeof(name));
+	ok(!tsa_snap_thread(&b, 101) && !strcmp(name, "db worker"),
+	   "a thread gone since the read before keeps that read's name "
+	   "(expected 'db worker', seen '%s')", name);
+	tsa_thread_name(&b, NULL, 100, 101, name, sizeof(name));
+	ok(!strcmp(name, "-"), "without the read before: '-' (seen '%s')",
+	   name);
+	tsa_thread_name(&b, &a, 300, 300, name, sizeof(name));
+	ok(!strcmp(name, "sleeper"), "a live thread: this read's name "
+	   "(expected 'sleeper', seen '%s')", name);
+	tsa_thread_name(&b, &a, 100, 0, name, sizeof(name));
+	ok(!strcmp(name, "db server"), "tid 0: the process's name "
+	   "(expected 'db server', seen '%s')", name);
+	tsa_snap_free(&a);
+	tsa_snap_free(&b);
+	free(ta);
+	free(tb);
+}
+
 int main(void)
 {
 	if (fx_init())
@@ -623,6 +692,8 @@ int main(void)
 	test_calls_sums();
 	test_hist_lib();
 	test_wakers();
+	test_group_keys();
+	test_thread_name();
 
 	fx_done(tap_failed);
 	return tap_done();

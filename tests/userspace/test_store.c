@@ -162,44 +162,6 @@ static void test_capture_parts(void)
 	free(rows);
 }
 
-static void test_record_parsers(void)
-{
-	time_t now = 1790000000, t;
-	struct tm tm;
-
-	is_long(parse_age("7d"), 7 * 86400, "parse_age 7d");
-	is_long(parse_age("90m"), 5400, "parse_age 90m");
-	is_long(parse_age("3600"), 3600, "parse_age 3600 (seconds)");
-	is_long(parse_age("2w"), 14 * 86400, "parse_age 2w");
-	is_long(parse_age("7y"), -1, "parse_age 7y: refused");
-	is_long(parse_age("-1h"), -1, "parse_age -1h: refused");
-	is_long(parse_size("2G"), 2LL << 30, "parse_size 2G");
-	is_long(parse_size("150K"), 150 * 1024, "parse_size 150K");
-	is_long(parse_size("12345"), 12345, "parse_size 12345");
-	is_long(parse_size("1.5G"), -1, "parse_size 1.5G: refused");
-	is_long(parse_when("@100", now), 100, "parse_when @100");
-	is_long(parse_when("-2h", now), now - 7200, "parse_when -2h");
-	localtime_r(&now, &tm);
-	tm.tm_hour = 3;
-	tm.tm_min = 0;
-	tm.tm_sec = 30;
-	tm.tm_isdst = -1;
-	t = mktime(&tm);
-	is_long(parse_when("03:00:30", now), t, "parse_when 03:00:30: today");
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = 126;
-	tm.tm_mon = 10;
-	tm.tm_mday = 26;
-	tm.tm_hour = 3;
-	tm.tm_isdst = -1;
-	t = mktime(&tm);
-	is_long(parse_when("2026-11-26 03:00", now), t,
-		"parse_when 2026-11-26 03:00");
-	is_long(parse_when("24:00", now), -1, "parse_when 24:00: refused");
-	is_long(parse_when("3pm", now), -1, "parse_when 3pm: refused");
-	is_long(parse_when("03:00 x", now), -1, "parse_when '03:00 x': refused");
-}
-
 static void test_capture_fuzz(void)
 {
 	char path[400], src[400], msg[256], *text, *rows;
@@ -276,7 +238,6 @@ int main(void)
 	test_capture_roundtrip();
 	test_capture_parts();
 	test_capture_fuzz();
-	test_record_parsers();
 
 	fx_done(tap_failed);
 	return tap_done();

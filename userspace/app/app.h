@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "all.h"
@@ -30,11 +31,14 @@ struct reporter {
 	struct tsa_call_line *clines;
 	size_t cap, ccap;
 	struct group_report groups;
+	struct group_report users;	/* -a: the users' lines */
 	struct tsa_wakers_report wakers;	/* -w in a replay */
 	struct tsa_select sel;
 	int redraw;
 	int tty;	/* stdout is a terminal: a person reads it */
 	int csv_head;	/* --csv: its header line is out */
+	uint64_t *upids;	/* -u, -U: their processes in this report */
+	size_t ucap;
 };
 
 /* The last report's inputs: a key draws it again from them. */
@@ -66,7 +70,19 @@ void each_interval(const struct options *o,
 		   int (*key)(void *ctx, int k), void *ctx);
 int redraws(const struct options *o);
 long screen_lines(void);
+/* -d: the time @t before a report (nothing without -d). */
+void print_stamp(const struct options *o, time_t t);
+/* The redraw mode's stdout: its lines cut at the terminal's width. */
+void cut_at_width(void);
 void fail_read_calls(int rc, const char *path, const char *msg);
+const struct tsa_snap *read_names(const struct options *o,
+				  struct tsa_snap snaps[2], int *k);
+/*
+ * -u, -U: the pids of @cur's processes whose uid both lists (and -p)
+ * take, into *@buf (grown, *@cap); none: one pid no process has.
+ */
+size_t user_pids(const struct options *o, const struct tsa_snap *cur,
+		 uint64_t **buf, size_t *cap);
 int hist_run(const struct options *o, volatile sig_atomic_t *stop);
 void sleep_until(struct timespec *deadline, double interval);
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "util.h"
+#include "parse.h"
 #include "group.h"
 #include "hist.h"
 #include "metrics.h"
@@ -32,7 +33,8 @@ static void usage(FILE *f, int code)
 "Usage:\ttsa-prstat [-cLmvAWyHw] [--tsa] [--syscalls] [--hist] [--wakers]\n"
 "\t[--chain tid] [--json | --csv] [-o col,...] [-p pidlist] [--draw]\n"
 "\t[--group pid|cgroup|user|comm]\n"
-"\t[-s key | -S key] [-n ntop[,nbottom]] [interval [count]]\n"
+"\t[-s key | -S key] [-n ntop[,nbottom]] [-a | -t] [-d u|d]\n"
+"\t[-u euidlist] [-U uidlist] [interval [count]]\n"
 "\ttsa-prstat --prometheus | --openmetrics [--group pid|cgroup|user|comm]\n"
 "\t[-p pidlist] [--state file]\n"
 "\ttsa-prstat --save file\n"
@@ -71,8 +73,15 @@ static void usage(FILE *f, int code)
 "  -L          one line per thread instead of per process\n"
 "  -c          print each report below the previous one; never redraw\n"
 "  -p pidlist  only these processes (comma or space separated)\n"
-"  -n ntop     at most ntop lines per report (nbottom is accepted,\n"
-"              ignored)\n"
+"  -n ntop     at most ntop lines per report (with -a, nbottom user\n"
+"              lines)\n"
+"  -a          the users' lines after the processes' (prstat -a)\n"
+"  -t          one line per user (prstat -t; --group user)\n"
+"  -u euidlist, -U uidlist\n"
+"              only the processes of these users (names or numbers);\n"
+"              tsa keeps one uid, the real one: both match it\n"
+"  -d u|d      before each report its time: u, seconds since the\n"
+"              epoch; d, as date(1) prints it\n"
 "  -s key      sort descending by key; -S key: ascending.  Keys: cpu\n"
 "              time vcx icx scl sig, -m: usr sys trp tfl dfl lck slp lat,\n"
 "              TSA: exec run apg slp lck idl stp wait; -y has its own:\n"
@@ -107,9 +116,9 @@ static void usage(FILE *f, int code)
 "              oldest files\n"
 "  --replay dir\n"
 "              the reports of a recording, as they would have been live,\n"
-"              from --from to --to (2026-11-26 03:00, 03:00, -2h,\n"
-"              @epoch; local time), or with --summary one report over\n"
-"              that window\n"
+"              from --from to --to (2026-11-26 03:00, 2026-11-26:\n"
+"              its midnight, 03:00, -2h, @epoch; local time), or with\n"
+"              --summary one report over that window\n"
 "  --calibrate measure on each CPU what a system call and a page fault\n"
 "              cost beyond tsa's hooks (the kernel's entry and exit\n"
 "              paths) and have tsa.ko charge it to SYS (root); with\n"
@@ -183,7 +192,8 @@ static void parse_n(struct options *o, const char *arg)
 	comma = strchr(copy, ',');
 	if (comma) {
 		*comma = '\0';
-		parse_long(comma + 1, 1, "invalid argument for -n: '%s'");
+		o->nbottom = parse_long(comma + 1, 1,
+					"invalid argument for -n: '%s'");
 	}
 	o->show.ntop = parse_long(copy, 1, "invalid argument for -n: '%s'");
 	free(copy);
@@ -249,6 +259,40 @@ static void check_cols(struct options *o)
 		bad_usage("%s", why);
 }
 
+/*
+ * prstat's -a (users after the processes), -t (users only), -u and -U
+ * (only these users': tsa keeps one uid per thread, the real one, so
+ * both match it; every view, live or replayed, not --chain) and -d (a
+ * time before each report, live: the main views, -H and -w).
+ */
+static void check_prstat_args(struct options *o, int other_mode)
+{
+	struct show *sh = &o->show;
+	int hw = sh->view == VIEW_HIST || sh->view == VIEW_WAKERS;
+
+	if (o->users && o->totals)
+		bad_usage("%s", "-a and -t: choose one (-a: processes and "
+			  "users, -t: users)");
+	if ((o->users || o->totals) &&
+	    (other_mode || hw || sh->view == VIEW_CALLS || sh->group_by >= 0))
+		bad_usage("%s", o->users ? "-a shows processes, then users: "
+			  "not with -y, -H, -w, --group or another mode" :
+			  "-t shows a line per user: not with -y, -H, -w, "
+			  "--group or another mode");
+	if (o->totals && sh->lwps)
+		bad_usage("%s", "-t shows a line per user: not with -L");
+	if ((o->neuids || o->nruids) && (other_mode || o->chain))
+		bad_usage("%s", "-u and -U choose the processes of a view, "
+			  "live or replayed: not with --chain (it follows "
+			  "threads) or another mode");
+	if (o->stamp && (other_mode || o->replay || sh->json))
+		bad_usage("%s", "-d puts the time above each live report "
+			  "(a replay's have theirs; --json has \"ts\"): not "
+			  "with --json or another mode");
+	if (o->totals)
+		sh->group_by = GROUP_USER;
+}
+
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
@@ -306,11 +350,12 @@ static void check_record_args(struct options *o, int argc, char **argv,
 				  "recording's intervals (no interval or count)");
 		if (from && (o->from = parse_when(from, now)) < 0)
 			bad_usage("invalid time for --from: '%s' (YYYY-MM-DD "
-				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)",
+				  "[HH:MM[:SS]], HH:MM[:SS], -2h or @SECONDS)",
 				  from);
 		if (to && (o->to = parse_when(to, now)) < 0)
 			bad_usage("invalid time for --to: '%s' (YYYY-MM-DD "
-				  "HH:MM[:SS], HH:MM[:SS], -2h or @SECONDS)", to);
+				  "[HH:MM[:SS]], HH:MM[:SS], -2h or @SECONDS)",
+				  to);
 		if (o->from >= 0 && o->to >= 0 && o->to < o->from)
 			bad_usage("%s", "--to is before --from");
 	}
@@ -366,7 +411,7 @@ void parse_args(struct options *o, int argc, char **argv)
 	sh->group_by = -1;
 
 	opterr = 0;	/* our own messages, named like the others */
-	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:o:s:S:", longopts,
+	while ((c = getopt_long(argc, argv, ":AcHLmvWwyhp:n:o:s:S:ad:tu:U:", longopts,
 				NULL)) != -1) {
 		char opt[2] = { (char)optopt, '\0' };
 		int shortopt = optopt > 0 && optopt < 256 &&
@@ -504,6 +549,29 @@ void parse_args(struct options *o, int argc, char **argv)
 		case OPT_SUMMARY:
 			o->summary = 1;
 			break;
+		/* prstat's -a -t -u -U -d, checked in check_prstat_args(). */
+		case 'a':
+			o->users = 1;
+			break;
+		case 't':
+			o->totals = 1;
+			break;
+		case 'u':
+		case 'U':
+			if (parse_userlist(optarg, c == 'u' ? &o->euids :
+					   &o->ruids, c == 'u' ? &o->neuids :
+					   &o->nruids, why, sizeof(why)))
+				bad_usage(c == 'u' ? "invalid user for -u: "
+					  "'%s'" : "invalid user for -U: '%s'",
+					  why);
+			break;
+		case 'd':
+			if (strcmp(optarg, "u") && strcmp(optarg, "d"))
+				bad_usage("invalid argument for -d: '%s' (u: "
+					  "seconds since the epoch, d: date)",
+					  optarg);
+			o->stamp = optarg[0];
+			break;
 		case OPT_VERSION:
 			printf("tsa-prstat %s\n", TSA_PRSTAT_VERSION);
 			exit(0);
@@ -540,6 +608,8 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
+	check_prstat_args(o, o->save || o->compare[0] || o->metrics ||
+			  o->record || o->calibrate);
 	if (o->state && !o->metrics)
 		bad_usage("%s", "--state keeps an export's counters from "
 			  "going down: only with --prometheus or --openmetrics");

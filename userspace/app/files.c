@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "parse.h"
 #include "compare.h"
 #include "dist.h"
 #include "ledger.h"
@@ -204,7 +205,7 @@ static void compare_hist(const struct options *o, struct capture *a,
 static void compare_wakers(const struct options *o, struct capture *a,
 			   struct capture *b)
 {
-	struct tsa_wnames nm = { "/nonexistent", &b->snap, &b->cc };
+	struct tsa_wnames nm = { "/nonexistent", &b->snap, &b->cc, NULL };
 	struct tsa_wakers_report r;
 	char wa[64], wb[64];
 	int k;

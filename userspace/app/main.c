@@ -81,6 +81,9 @@ int main(int argc, char **argv)
 	if (o.replay)
 		return replay_recording(&o);
 	set_signals();
+	/* A redrawn screen: its lines cut at the width, as top's. */
+	if (!o.record && redraws(&o))
+		cut_at_width();
 	if (o.record)
 		return record_loop(&o, path, cpath, &stop);
 	if (o.show.view == VIEW_HIST || o.show.view == VIEW_WAKERS) {

@@ -31,6 +31,13 @@ struct options {
 	long long from, to;	/* --from, --to: its window (epoch s); -1 */
 	int summary;		/* --summary: one report over the window */
 	uint64_t chain;		/* --chain TID: who woke whom from it */
+	/* prstat's -a -t -u -U -d (args.c, live.c). */
+	int users;		/* -a: per-user lines after the processes */
+	int totals;		/* -t: per-user lines only (--group user) */
+	long nbottom;		/* -n's nbottom: -a's user lines; 0: all */
+	uint64_t *euids, *ruids;	/* -u, -U: only these users' */
+	size_t neuids, nruids;
+	char stamp;		/* -d u|d: 'u' or 'd' before each report */
 };
 
 #endif /* APP_OPTIONS_H */

@@ -131,10 +131,16 @@ static void replay_report(struct reporter *rp, const struct options *o,
 			  const struct tsa_wakers_snap *wp,
 			  const struct tsa_wakers_snap *wc, const double la[3])
 {
-	struct tsa_wnames nm = { "/nonexistent", c, &rp->groups.cc };
+	struct tsa_wnames nm = { "/nonexistent", c, &rp->groups.cc, NULL };
 
 	if (o->show.view == VIEW_WAKERS) {
-		wakers_show(o, &rp->wakers, wp, wc, &nm);
+		struct options ou = *o;
+
+		if (o->neuids || o->nruids) {	/* -u, -U: their processes */
+			ou.show.npids = user_pids(o, c, &rp->upids, &rp->ucap);
+			ou.show.pids = rp->upids;
+		}
+		wakers_show(&ou, &rp->wakers, wp, wc, &nm);
 		if (fflush(stdout) == EOF || ferror(stdout))
 			die(EXIT_BADDATA, "write error: %s", strerror(errno));
 		return;

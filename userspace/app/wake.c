@@ -62,6 +62,10 @@ struct wakers_live {
 	struct tsa_wakers_report r;
 	struct cgroup_cache cc;	/* the processes' cgroups, for --group */
 	struct tsa_wnames nm;	/* the live system's */
+	struct tsa_snap names[2];	/* /proc/tsa/all: now, and before */
+	int names_k;
+	uint64_t *upids;		/* -u, -U: their processes now */
+	size_t nupids, ucap;
 	int redraw;
 	uint64_t follow[WAKERS_FOLLOW];
 	int nfollow;
@@ -85,7 +89,12 @@ static void wakers_draw(struct wakers_live *w)
 	const struct tsa_wakers_snap *p = w->shown_prev, *c = w->shown_cur;
 	struct options o = *w->o;
 	struct show one;
-	long rows = w->redraw ? screen_lines() : 0;
+
+	if (w->nupids) {	/* -u, -U: their processes */
+		o.show.pids = w->upids;
+		o.show.npids = w->nupids;
+	}
+	long rows = w->redraw ? screen_lines() - (w->o->stamp != 0) : 0;
 	int i;
 
 	/* On a redrawn screen, as many threads as fit (a few lines each). */
@@ -94,6 +103,7 @@ static void wakers_draw(struct wakers_live *w)
 	one = o.show;
 	if (w->redraw)
 		fputs("\033[H\033[J", stdout);
+	print_stamp(w->o, time(NULL));
 	if (!w->nfollow) {
 		wakers_show(&o, &w->r, p, c, &w->nm);
 	} else {
@@ -140,6 +150,10 @@ static void wakers_report(void *ctx)
 	if (w->o->chain && !has_thread(w->cur, w->o->chain))
 		die(EXIT_NOPID, "no such thread: %llu",
 		    (unsigned long long)w->o->chain);
+	w->nm.snap = read_names(w->o, w->names, &w->names_k);
+	w->nm.prev = w->prev ? &w->names[!w->names_k] : NULL;
+	if (w->o->neuids || w->o->nruids)
+		w->nupids = user_pids(w->o, w->nm.snap, &w->upids, &w->ucap);
 	w->shown_prev = w->prev;
 	w->shown_cur = w->cur;
 	wakers_draw(w);
@@ -161,7 +175,8 @@ static uint64_t wakers_next(struct wakers_live *w)
 	size_t i, step;
 
 	tsa_wakers_compute(&w->r, w->shown_prev, w->shown_cur, 1,
-			   o->show.pids, o->show.npids);
+			   w->nupids ? w->upids : o->show.pids,
+			   w->nupids ? w->nupids : o->show.npids);
 	if (!at) {
 		for (i = 0; i < w->r.n; i++)
 			if (w->r.v[i].state >= 0 && w->r.v[i].tid)
@@ -252,6 +267,9 @@ int wakers_run(const struct options *o, volatile sig_atomic_t *stop)
 	tsa_wakers_report_free(&w->r);
 	tsa_wakers_free(&w->snaps[0]);
 	tsa_wakers_free(&w->snaps[1]);
+	tsa_snap_free(&w->names[0]);
+	tsa_snap_free(&w->names[1]);
+	free(w->upids);
 	free(w);
 	return 0;
 }

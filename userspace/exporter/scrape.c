@@ -375,7 +375,7 @@ void scrape_run(const struct scrape_conf *c, struct scrape_health *h,
 			tsa_wakers_compute(&wr, NULL, &ws, 2, c->pids,
 					   c->npids);
 			/* Wakers by the groups of the same read. */
-			struct tsa_wnames nm = { c->procfs, &s, NULL };
+			struct tsa_wnames nm = { c->procfs, &s, NULL, NULL };
 
 			tsa_wakers_group(&wr, c->by, &nm);
 			have_edges = 1;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/users.c - user names by uid, each looked up once (user_name()). */
+/*
+ * lib/users.c - user names by uid, each looked up once (user_name()), and
+ * lists of users by name or number (-u, -U).
+ */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,4 +47,38 @@ const char *user_name(uid_t uid)
 		die(EXIT_BADDATA, "out of memory");
 	tsa_index_put(&uidx, tsa_hash_u64(uid), n);
 	return ucache[n].name;
+}
+
+int parse_userlist(const char *arg, uint64_t **uids, size_t *n, char *bad,
+		   size_t badlen)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL, *end;
+	int rc = 0;
+
+	tok = strtok_r(copy, ", ", &save);
+	if (!tok) {
+		snprintf(bad, badlen, "%s", arg);
+		rc = -1;
+	}
+	for (; tok && !rc; tok = strtok_r(NULL, ", ", &save)) {
+		struct passwd *pw = getpwnam(tok);
+		unsigned long long v;
+
+		if (pw) {
+			v = pw->pw_uid;
+		} else {
+			errno = 0;
+			v = strtoull(tok, &end, 10);
+			if (errno || end == tok || *end || tok[0] == '-' ||
+			    v > (uid_t)-1) {
+				snprintf(bad, badlen, "%s", tok);
+				rc = -1;
+				break;
+			}
+		}
+		*uids = xrealloc(*uids, (*n + 1) * sizeof(**uids));
+		(*uids)[(*n)++] = v;
+	}
+	free(copy);
+	return rc;
 }

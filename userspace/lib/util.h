@@ -62,6 +62,14 @@ void format_dur(char out[24], uint64_t ns);
 const char *user_name(uid_t uid);
 
 /*
+ * Append the uids of @arg (user names or numbers, comma or space
+ * separated) to *@uids, *@n of them; 0, or -1 with the word that is
+ * neither in @bad (prstat's -u and -U lists).
+ */
+int parse_userlist(const char *arg, uint64_t **uids, size_t *n, char *bad,
+		   size_t badlen);
+
+/*
  * Fit @name into the 8-column USERNAME field: when @trunc and it is
  * longer than 8, its first 7 characters and '*' (as prstat does on a
  * terminal or with -W); otherwise unchanged.

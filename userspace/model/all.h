@@ -167,6 +167,14 @@ const struct tsa_proc *tsa_snap_proc(const struct tsa_snap *s, uint64_t pid);
  */
 void tsa_snap_comm(const struct tsa_snap *s, uint64_t pid, uint64_t tid,
 		   char *out, size_t len);
+/*
+ * The one rule every view names a thread by (tid 0: its process): from
+ * @cur, this report's read of /proc/tsa/all (or a capture's, a
+ * recording's), else from @prev, the read before it (a thread that
+ * exited since keeps its name), else "-".  Either may be NULL.
+ */
+void tsa_thread_name(const struct tsa_snap *cur, const struct tsa_snap *prev,
+		     uint64_t pid, uint64_t tid, char *out, size_t len);
 
 /*
  * One line of a report: a thread (-L) or a process, with what happened

@@ -20,14 +20,13 @@
  * to the process's name.
  */
 #include <ctype.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "group.h"
+#include "procfs.h"
 #include "util.h"
 
 const char *const group_by_name[GROUP_NBY] = {
@@ -62,31 +61,6 @@ void fold_comm(char *out, size_t len, const char *comm)
 		snprintf(out, len, "%.*s{N}", (int)k, comm);
 }
 
-void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid)
-{
-	char path[256], buf[4096], *line, *save = NULL;
-	ssize_t n;
-	int fd;
-
-	snprintf(out, len, "?");
-	snprintf(path, sizeof(path), "%s/%" PRIu64 "/cgroup", procfs, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	/* cgroup v2 is the hierarchy numbered 0 with no controllers. */
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "0::", 3) && line[3]) {
-			snprintf(out, len, "%s", line + 3);
-			return;
-		}
-}
-
 /*
  * The cgroup cache: one generation per snapshot.  A process found in
  * the last one with the same start (its leader's since, or its first
@@ -97,58 +71,41 @@ void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid)
 static void cg_insert(struct cg_gen *g, uint64_t pid, uint64_t since,
 		      const char *path)
 {
-	size_t len = strlen(path) + 1, j;
+	size_t len = strlen(path) + 1, i;
 
-	if (2 * (g->n + 1) > g->cap) {
-		struct cg_gen big = { 0 };
-		size_t i;
-
-		big.cap = g->cap ? g->cap * 2 : 1024;
-		big.e = calloc(big.cap, sizeof(*big.e));
-		if (!big.e)
-			die(EXIT_BADDATA, "out of memory");
-		big.strs = g->strs;
-		big.len = g->len;
-		big.scap = g->scap;
-		for (i = 0; i < g->cap; i++) {
-			if (!g->e[i].used)
-				continue;
-			for (j = g->e[i].pid & (big.cap - 1); big.e[j].used;
-			     j = (j + 1) & (big.cap - 1))
-				;
-			big.e[j] = g->e[i];
-			big.n++;
-		}
-		free(g->e);
-		*g = big;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->e = xrealloc(g->e, g->cap * sizeof(*g->e));
+	}
+	if (!g->idx.cap || tsa_index_full(&g->idx)) {
+		tsa_index_clear(&g->idx, 2 * (g->n + 1), 1024);
+		for (i = 0; i < g->n; i++)
+			tsa_index_put(&g->idx, tsa_hash_u64(g->e[i].pid), i);
 	}
 	if (g->len + len > g->scap) {
 		while (g->len + len > g->scap)
 			g->scap = g->scap ? g->scap * 2 : 16384;
 		g->strs = xrealloc(g->strs, g->scap);
 	}
-	for (j = pid & (g->cap - 1); g->e[j].used; j = (j + 1) & (g->cap - 1))
-		;
-	g->e[j].used = 1;
-	g->e[j].pid = pid;
-	g->e[j].since = since;
-	g->e[j].off = g->len;
+	g->e[g->n].pid = pid;
+	g->e[g->n].since = since;
+	g->e[g->n].off = g->len;
 	memcpy(g->strs + g->len, path, len);
 	g->len += len;
-	g->n++;
+	tsa_index_put(&g->idx, tsa_hash_u64(pid), g->n++);
 }
 
 static const char *cg_find(const struct cg_gen *g, uint64_t pid,
 			   uint64_t since)
 {
+	const struct cg_ent *e;
 	size_t j;
 
-	if (!g->cap)
-		return NULL;
-	for (j = pid & (g->cap - 1); g->e[j].used; j = (j + 1) & (g->cap - 1))
-		if (g->e[j].pid == pid)
-			return g->e[j].since == since ? g->strs + g->e[j].off :
-			       NULL;
+	tsa_index_each(&g->idx, tsa_hash_u64(pid), j) {
+		e = &g->e[tsa_index_at(&g->idx, j)];
+		if (e->pid == pid)
+			return e->since == since ? g->strs + e->off : NULL;
+	}
 	return NULL;
 }
 
@@ -181,8 +138,8 @@ void cgroup_cache_swap(struct cgroup_cache *cc)
 	struct cg_gen *old = &cc->gen[cc->cur];
 
 	/* The old generation becomes the next one, emptied. */
-	if (old->e)
-		memset(old->e, 0, old->cap * sizeof(*old->e));
+	if (old->idx.cap)
+		tsa_index_clear(&old->idx, 0, 1024);
 	old->n = 0;
 	old->len = 0;
 	cc->cur = !cc->cur;
@@ -195,8 +152,58 @@ void cgroup_cache_free(struct cgroup_cache *cc)
 	for (i = 0; i < 2; i++) {
 		free(cc->gen[i].e);
 		free(cc->gen[i].strs);
+		tsa_index_free(&cc->gen[i].idx);
 	}
 	memset(cc, 0, sizeof(*cc));
+}
+
+/* A block of keys; a full one is kept, a new one goes in front. */
+struct group_strs {
+	struct group_strs *next;
+	size_t len, cap;
+	char s[];
+};
+
+/* @key kept in @t's blocks: it stays there until the table is reset. */
+static const char *keep_key(struct group_table *t, const char *key)
+{
+	struct group_strs *b = t->strs;
+	size_t klen = strlen(key) + 1;
+	char *k;
+
+	if (!b || b->len + klen > b->cap) {
+		size_t cap = b ? 2 * b->cap : 4096;
+
+		while (cap < klen)
+			cap *= 2;
+		b = xmalloc(sizeof(*b) + cap);
+		b->next = t->strs;
+		b->len = 0;
+		b->cap = cap;
+		t->strs = b;
+	}
+	k = memcpy(b->s + b->len, key, klen);
+	b->len += klen;
+	return k;
+}
+
+/* Forget the keys, keeping the newest (largest) block; @all: it too. */
+static void drop_keys(struct group_table *t, int all)
+{
+	struct group_strs *b = t->strs ? t->strs->next : NULL, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	if (t->strs && all) {
+		free(t->strs);
+		t->strs = NULL;
+	}
+	if (t->strs) {
+		t->strs->next = NULL;
+		t->strs->len = 0;
+	}
 }
 
 /* Index the groups again, with room for as many more when @grow. */
@@ -206,38 +213,29 @@ static void rehash(struct group_table *t, int grow)
 
 	tsa_index_clear(&t->idx, grow ? 2 * (t->n + 1) : t->n, 256);
 	for (i = 0; i < t->n; i++)
-		tsa_index_put(&t->idx, tsa_hash_str(t->strs + t->g[i].key_off),
-			      i);
+		tsa_index_put(&t->idx, tsa_hash_str(t->g[i].key), i);
 }
 
 /* The group named @key, added (zeroed) when it is new. */
 static struct tsa_group *group_get(struct group_table *t, const char *key)
 {
 	struct tsa_group *g;
-	size_t j, klen = strlen(key) + 1;
+	size_t j;
 
 	if (!t->idx.cap || tsa_index_full(&t->idx))
 		rehash(t, 1);
 	tsa_index_each(&t->idx, tsa_hash_str(key), j)
-		if (!strcmp(t->strs + t->g[tsa_index_at(&t->idx, j)].key_off,
-			    key))
+		if (!strcmp(t->g[tsa_index_at(&t->idx, j)].key, key))
 			return &t->g[tsa_index_at(&t->idx, j)];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->g = xrealloc(t->g, t->cap * sizeof(*t->g));
 	}
-	if (t->strs_len + klen > t->strs_cap) {
-		while (t->strs_len + klen > t->strs_cap)
-			t->strs_cap = t->strs_cap ? t->strs_cap * 2 : 4096;
-		t->strs = xrealloc(t->strs, t->strs_cap);
-	}
-	memcpy(t->strs + t->strs_len, key, klen);
 	g = &t->g[t->n];
 	memset(g, 0, sizeof(*g));
-	g->key_off = t->strs_len;
+	g->key = keep_key(t, key);
 	g->last_pid = UINT64_MAX;
 	g->orig = t->n;
-	t->strs_len += klen;
 	tsa_index_put(&t->idx, tsa_hash_str(key), t->n++);
 	return g;
 }
@@ -250,7 +248,7 @@ size_t group_add(struct group_table *t, const char *key)
 void group_table_reset(struct group_table *t)
 {
 	t->n = 0;
-	t->strs_len = 0;
+	drop_keys(t, 0);
 	if (t->idx.cap)
 		tsa_index_clear(&t->idx, 0, 256);
 }
@@ -358,8 +356,6 @@ size_t group_compute(const struct tsa_snap *s, enum group_by by,
 			proc_group[p - s->procs] = (long)(g - t->g);
 		add_row(g, r);
 	}
-	for (i = 0; i < t->n; i++)
-		t->g[i].key = t->strs + t->g[i].key_off;
 	qsort_r(t->g, t->n, sizeof(*t->g), cmp_group, &by);
 	rehash(t, 0);	/* the hash pointed at the order before the sort */
 	if (cc)
@@ -548,6 +544,6 @@ void group_table_free(struct group_table *t)
 {
 	free(t->g);
 	tsa_index_free(&t->idx);
-	free(t->strs);
+	drop_keys(t, 1);
 	memset(t, 0, sizeof(*t));
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "all.h"
+#include "procfs.h"
 
 enum group_by {
 	GROUP_PID,	/* one group per process */
@@ -38,16 +39,20 @@ struct tsa_group {
 	uint64_t ns[TSA_NSTATES];
 	uint64_t cnt[TSA_NCOUNTERS];
 	uint64_t last_pid;	/* the process last added (nprocs) */
-	size_t key_off;		/* key's offset in the table's strs */
 	size_t orig;		/* its index before the sort */
 };
+
+struct group_strs;
 
 struct group_table {
 	struct tsa_group *g;
 	size_t n, cap;
 	struct tsa_index idx;	/* groups by key */
-	char *strs;		/* the keys, one after another */
-	size_t strs_len, strs_cap;
+	/*
+	 * The keys, in blocks that never move: a key stays where it is
+	 * until the table is reset, whatever is added after it.
+	 */
+	struct group_strs *strs;
 };
 
 /*
@@ -56,12 +61,7 @@ struct group_table {
  */
 void fold_comm(char *out, size_t len, const char *comm);
 
-/*
- * Read the cgroup v2 path of process @pid from @procfs/PID/cgroup (its
- * "0::" line) into @out; "?" when the file cannot be read or has no
- * v2 line (a process that exited meanwhile, a v1-only system).
- */
-void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid);
+/* cgroup_of(), the read of @procfs/PID/cgroup: lib/procfs.h. */
 
 /*
  * Each process's cgroup, remembered from one snapshot to the next by
@@ -71,8 +71,9 @@ void cgroup_of(char *out, size_t len, const char *procfs, uint64_t pid);
  * once per process.
  */
 struct cg_gen {
-	struct cg_ent { uint64_t pid, since; size_t off; int used; } *e;
+	struct cg_ent { uint64_t pid, since; size_t off; } *e;
 	size_t n, cap;
+	struct tsa_index idx;	/* the entries by pid (lib/index.h) */
 	char *strs;
 	size_t len, scap;
 };
@@ -151,15 +152,15 @@ long group_find(const struct group_table *t, const char *key);
 /* Empty @t, keeping its memory. */
 void group_table_reset(struct group_table *t);
 /*
- * The index of the group named @key, added (zeroed, key unset: see
- * group_key()) when it is new: for views that make their own groups.
+ * The index of the group named @key, added (zeroed but for its key)
+ * when it is new: for views that make their own groups.
  */
 size_t group_add(struct group_table *t, const char *key);
 
-/* The name of group @i: valid until the next group_add(). */
+/* The name of group @i: valid until the table is reset or freed. */
 static inline const char *group_key(const struct group_table *t, size_t i)
 {
-	return t->strs + t->g[i].key_off;
+	return t->g[i].key;
 }
 
 void group_table_free(struct group_table *t);

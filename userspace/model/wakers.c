@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "all.h"
 #include "group.h"
 #include "util.h"
@@ -193,8 +194,7 @@ struct witem {
 struct wtab {
 	struct witem *it;
 	size_t n, cap;
-	size_t *slot;			/* item index + 1; 0: empty */
-	size_t nslot;
+	struct tsa_index idx;		/* the items by hash_item() */
 };
 
 static int is_kind(const struct tsa_wline *l, const char *k)
@@ -234,34 +234,29 @@ static int same_item(const struct witem *it, uint64_t pid, uint64_t tid,
 
 static void wtab_grow(struct wtab *t)
 {
-	size_t i, h;
+	size_t i;
 
-	free(t->slot);
-	t->nslot = t->nslot ? 2 * t->nslot : 4096;
-	t->slot = xmalloc(t->nslot * sizeof(*t->slot));
-	memset(t->slot, 0, t->nslot * sizeof(*t->slot));
-	for (i = 0; i < t->n; i++) {
-		h = hash_item(t->it[i].pid, t->it[i].tid, t->it[i].start,
-			      t->it[i].l) & (t->nslot - 1);
-		while (t->slot[h])
-			h = (h + 1) & (t->nslot - 1);
-		t->slot[h] = i + 1;
-	}
+	tsa_index_clear(&t->idx, 2 * (t->n + 1), 4096);
+	for (i = 0; i < t->n; i++)
+		tsa_index_put(&t->idx, hash_item(t->it[i].pid, t->it[i].tid,
+						 t->it[i].start, t->it[i].l),
+			      i);
 }
 
 /* The item of @l in its thread or process, made if new. */
 static struct witem *wtab_get(struct wtab *t, uint64_t pid, uint64_t tid,
 			      uint64_t start, const struct tsa_wline *l)
 {
-	size_t h;
+	uint64_t h = hash_item(pid, tid, start, l);
 	struct witem *it;
+	size_t j;
 
-	if (2 * (t->n + 1) > t->nslot)
+	if (!t->idx.cap || tsa_index_full(&t->idx))
 		wtab_grow(t);
-	h = hash_item(pid, tid, start, l) & (t->nslot - 1);
-	for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
-		if (same_item(&t->it[t->slot[h] - 1], pid, tid, start, l))
-			return &t->it[t->slot[h] - 1];
+	tsa_index_each(&t->idx, h, j)
+		if (same_item(&t->it[tsa_index_at(&t->idx, j)], pid, tid,
+			      start, l))
+			return &t->it[tsa_index_at(&t->idx, j)];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 1024;
 		t->it = xrealloc(t->it, t->cap * sizeof(*t->it));
@@ -272,7 +267,7 @@ static struct witem *wtab_get(struct wtab *t, uint64_t pid, uint64_t tid,
 	it->tid = tid;
 	it->start = start;
 	it->l = l;
-	t->slot[h] = ++t->n;
+	tsa_index_put(&t->idx, h, t->n++);
 	return it;
 }
 
@@ -424,7 +419,7 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 			v->ns = it->ns[1] > it->ns[0] ? it->ns[1] - it->ns[0] : 0;
 	}
 	free(t.it);
-	free(t.slot);
+	tsa_index_free(&t.idx);
 	qsort(r->v, r->n, sizeof(*r->v), cmp_view);
 	/* Each thread's or process's time off CPU, and the order. */
 	sums = xmalloc((r->n + 1) * sizeof(*sums));
@@ -475,22 +470,7 @@ void tsa_wakers_report_free(struct tsa_wakers_report *r)
 void tsa_wakers_comm(const struct tsa_wnames *nm, uint64_t pid,
 		     uint64_t tid, char *out, size_t len)
 {
-	char path[256], raw[64];
-
-	if (nm->snap) {
-		tsa_snap_comm(nm->snap, pid, tid, out, len);
-		return;
-	}
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
-			 nm->procfs, (unsigned long long)pid,
-			 (unsigned long long)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", nm->procfs,
-			 (unsigned long long)pid);
-	if (read_line(path, raw, sizeof(raw)))
-		snprintf(raw, sizeof(raw), "-");
-	strip_comm(out, len, raw);
+	tsa_thread_name(nm->snap, nm->prev, pid, tid, out, len);
 }
 
 /* Add @s to @r's names; its offset. */
@@ -508,62 +488,33 @@ static size_t str_add(struct tsa_wakers_report *r, const char *s)
 }
 
 /*
- * Thread @tid's process and uid, from @procfs/TID/status; 0 if it is
- * gone.
- */
-static int status_of(const char *procfs, uint64_t tid, uint64_t *pid,
-		     uint64_t *uid)
-{
-	char path[256], line[256];
-	unsigned long long v;
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%llu/status", procfs,
-		 (unsigned long long)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (found != 3 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %llu", &v) == 1) {
-			*pid = v;
-			found |= 1;
-		} else if (sscanf(line, "Uid: %llu", &v) == 1) {
-			*uid = v;
-			found |= 2;
-		}
-	}
-	fclose(f);
-	return found == 3;
-}
-
-/*
  * The group_who of thread @tid (0: process @pid's exited threads), from
- * @nm's snapshot or @nm->procfs: 0 if it is not there. Only the start
- * of a snapshot's process is known (a live one's cgroup is read anew).
+ * @nm's snapshot, else the one before (a thread gone since): 0 if
+ * neither has it.
  */
 static int who_of(const struct tsa_wnames *nm, uint64_t pid, uint64_t tid,
 		  struct group_who *w)
 {
+	const struct tsa_snap *s[2] = { nm->snap, nm->prev };
 	const struct tsa_proc *p;
 	const struct tsa_row *t = NULL;
+	int k;
 
 	memset(w, 0, sizeof(*w));
-	if (!nm->snap) {
-		w->pid = pid;
-		return !tid || status_of(nm->procfs, tid, &w->pid, &w->uid);
+	w->pid = pid;
+	for (k = 0; k < 2; k++) {
+		if (!s[k])
+			continue;
+		t = tid ? tsa_snap_thread(s[k], tid) : NULL;
+		if (tid && !t)
+			continue;
+		p = tsa_snap_proc(s[k], t ? t->v[F_PID] : pid);
+		if (!p)
+			continue;
+		group_who_of(w, s[k], p, t, NULL);
+		return 1;
 	}
-	if (tid) {
-		t = tsa_snap_thread(nm->snap, tid);
-		if (!t)
-			return 0;
-		pid = t->v[F_PID];
-	}
-	p = tsa_snap_proc(nm->snap, pid);
-	if (!p)
-		return 0;
-	group_who_of(w, nm->snap, p, t, NULL);
-	return 1;
+	return 0;
 }
 
 /*

@@ -92,19 +92,21 @@ void tsa_wakers_report_free(struct tsa_wakers_report *r);
 
 /*
  * Where the names and groups of the woken and of thread wakers come
- * from: the live system (@procfs; @snap NULL), or the snapshot of
- * /proc/tsa/all taken with the wakers (a capture's, a recording's),
- * its processes' cgroups in @cc. @cc (may be NULL) also caches the
- * cgroups read from @procfs.
+ * from: the snapshot of /proc/tsa/all taken with the wakers (live, read
+ * with each report, the one before in @prev; a capture's, a
+ * recording's), never /proc/PID; its processes' cgroups in @cc (may be
+ * NULL), which also caches the cgroups a live report reads from
+ * @procfs.
  */
 struct tsa_wnames {
 	const char *procfs;
 	const struct tsa_snap *snap;
 	struct cgroup_cache *cc;
+	const struct tsa_snap *prev;	/* live: the read before; or NULL */
 };
 
 /* The woken's name (a thread's with @tid, else the process's), control
- * bytes as '?': "-" when gone. */
+ * bytes as '?': tsa_thread_name() of @nm's snapshots, "-" when gone. */
 void tsa_wakers_comm(const struct tsa_wnames *nm, uint64_t pid,
 		     uint64_t tid, char *out, size_t len);
 

@@ -128,16 +128,4 @@ struct capture;
 int replay_at(struct capture *c, const char *dir, time_t t, char *msg,
 	      size_t msglen);
 
-/*
- * A time of the command line: "YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]"
- * (today), "-2h" (before now: s, m, h, d), or "@SECONDS" (the epoch).
- * Local time.  -1 if it is none of these.
- */
-time_t parse_when(const char *s, time_t now);
-
-/* "7d", "12h", "90m", "3600s" or "3600": seconds; -1 if not one. */
-long long parse_age(const char *s);
-/* "2G", "500M", "64K" (powers of 1024) or bytes; -1 if not one. */
-long long parse_size(const char *s);
-
 #endif /* STORE_RECORD_H */

@@ -32,33 +32,13 @@
 #include "util.h"
 
 /*
- * The thread's (or process's) name from procfs, or from r->names (a
- * capture); "-" when it is gone.
+ * The thread's (or process's) name: the one rule, tsa_thread_name(), over
+ * the reads of /proc/tsa/all (live) or the capture's; "-" when gone.
  */
 static void who_comm(const struct hist_report *r, uint64_t pid,
 		     uint64_t tid, char *out, size_t len)
 {
-	char path[256], raw[64];
-	FILE *f;
-
-	if (r->names) {
-		tsa_snap_comm(r->names, pid, tid, out, len);
-		return;
-	}
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%llu/task/%llu/comm",
-			 r->procfs, (unsigned long long)pid,
-			 (unsigned long long)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%llu/comm", r->procfs,
-			 (unsigned long long)pid);
-	f = fopen(path, "r");
-	if (!f || !fgets(raw, sizeof(raw), f))
-		snprintf(raw, sizeof(raw), "-");
-	if (f)
-		fclose(f);
-	raw[strcspn(raw, "\n")] = '\0';
-	strip_comm(out, len, raw);
+	tsa_thread_name(r->names, r->names_prev, pid, tid, out, len);
 }
 
 /* The lines of one thread, process or group: [i, end). */

@@ -31,8 +31,9 @@ struct hmember {
  * from the parts (the threads and each process's exited threads).
  */
 struct hist_report {
-	const struct tsa_snap *names;	/* names from here, not procfs */
-	const char *procfs;		/* cgroups' misses; names, without names */
+	const struct tsa_snap *names;	/* names: /proc/tsa/all's, a capture's */
+	const struct tsa_snap *names_prev;	/* live: the read before */
+	const char *procfs;		/* cgroups' misses */
 	struct tsa_hview *v;
 	size_t n, cap;
 	struct tsa_hview *parts;
