@@ -61,6 +61,33 @@ static void test_errors(void)
 	free(out);
 	free(err);
 
+	/* Issue 62: a file naming comm twice (majf renamed) is refused. */
+	dir = mkdir_in_tmp("comm2");
+	snprintf(path, sizeof(path), "%s/all", dir);
+	out = snap_a();
+	{
+		char *f = strstr(out, " majf ");
+
+		if (f)
+			memcpy(f, " comm ", 6);
+		ok(f != NULL, "comm twice: the fixture names majf");
+	}
+	put(path, out);
+	free(out);
+	rc = run(dir, (const char *[]){ "-mL", "1", "1", NULL }, &out, &err, 0);
+	is_long(rc, 5, "comm named twice in \"fields\": exit 5");
+	{
+		char want[600];
+
+		snprintf(want, sizeof(want), "tsa-prstat: %s/all: \"fields\" "
+			 "names \"comm\" twice (column 58)\n", dir);
+		is_str(err, want, "comm named twice: one line, file and "
+		       "reason");
+	}
+	is_str(out, "", "comm named twice: no report");
+	free(out);
+	free(err);
+
 	dir = mkdir_in_tmp("a");
 	snprintf(path, sizeof(path), "%s/all", dir);
 	out = snap_a();

@@ -61,6 +61,25 @@ static void test_parser(void)
 		is_long(tsa_snap_parse(&s, msg, sizeof(msg)), want[i],
 			"parser: %s", what[i]);
 	}
+	/*
+	 * A column named twice: refused with the reason (issue 62: a second
+	 * "comm" before the last word was parsed as a number into the slot
+	 * past the row's last, and the file accepted).
+	 */
+	snap_set_text(&s, "tsa-all 1\nnow 1\nfields tid pid flags elapsed "
+		      "comm majf comm\n1 1 0 5 7 8 a\n");
+	msg[0] = '\0';
+	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_EFORMAT,
+		"parser: comm named twice is refused");
+	is_str(msg, "\"fields\" names \"comm\" twice (column 7)",
+	       "parser: comm named twice: the reason");
+	snap_set_text(&s, "tsa-all 1\nnow 1\nfields tid pid flags tid "
+		      "elapsed comm\n1 1 0 2 5 a\n");
+	msg[0] = '\0';
+	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_EFORMAT,
+		"parser: tid named twice is refused");
+	is_str(msg, "\"fields\" names \"tid\" twice (column 4)",
+	       "parser: tid named twice: the reason");
 	snap_set_text(&s, good);
 	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_OK,
 		"parser: minor version, unknown header line and column, "
