@@ -51,6 +51,9 @@ suites=(
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
 	userspace	"make -s -C userspace WERROR=y test"
+	# libFuzzer over every file the readers read: 10 targets, 15 s
+	# each (150 s, ~3 min with the build; make fuzz: 300 s each)
+	fuzz		"bash tests/fuzz/run.sh --seconds 15"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
 	engine		"tests/guest/run-engine-tests.sh"
