@@ -834,8 +834,8 @@ static void test_group_binary(void)
 	waitpid(w, &status, 0);
 	is_long(rc, 0, "--group user, two reports through a FIFO: exit 0");
 	p = strstr(out + 1, " NPROC");
-	ok(p && strstr(p, "\n     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5  "
-			   "2K  1K .2M   1 root\n"),
+	ok(p && strstr(p, "\n     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5 "
+			   "2744 1000 200K    1 root\n"),
 	   "--group user: the second report's root line is the hand-"
 	   "computed one");
 	free(out);
@@ -938,16 +938,16 @@ static void test_compare_binary(void)
 	is_long(rc, 0, "--compare a b --group comm: exit 0");
 	p = strchr(out, '\n');
 	is_str(p ? p + 1 : out,
-	       " NPROC  NLWP   TIME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX "
-	       "SCL SIG THREADNAME\n"
-	       "     1     2  2.00s  10 0.0 0.0 0.0 0.0 0.0  90 0.0   5   0 "
-	       "  0   0 sleeper\n"
-	       "     1     1  500ms  10 0.0 0.0  10 9.9 0.0  60  10  1K   0 "
-	       "99K   0 db worker\n"
-	       "     1     1  1.50s  33 6.7 0.0 0.0 6.7  17  20  17  1K  1K "
-	       ".1M   1 db server\n"
-	       "     1     1  1.00s  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10 "
-	       "  0   0 spin\n"
+	       " NPROC  NLWP   TIME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX "
+	       " SCL  SIG THREADNAME\n"
+	       "     1     2  2.00s  10 0.0 0.0 0.0 0.0 0.0  90 0.0    5    0 "
+	       "   0    0 sleeper\n"
+	       "     1     1  500ms  10 0.0 0.0  10 9.9 0.0  60  10 1234    0 "
+	       "100K    0 db worker\n"
+	       "     1     1  1.50s  33 6.7 0.0 0.0 6.7  17  20  17 1505 1000 "
+	       "100K    1 db server\n"
+	       "     1     1  1.00s  50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M "
+	       "   0    0 spin\n"
 	       "Total: 3 processes, 5 lwps in B; only in A: 2 threads "
 	       "(exited), 0 processes gone (their time after A is not "
 	       "counted); only in B: 2 threads (new, counted from their "

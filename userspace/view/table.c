@@ -18,7 +18,11 @@
  *
  * Line layouts follow illumos prstat's USAGE_LINE: "%6d %-8s" then
  * three-character fields, then the process name cut to 12 characters,
- * a slash and the thread id (-L) or the number of threads.
+ * a slash and the thread id (-L) or the number of threads; but the
+ * counts (VCX ICX SCL SIG) have four characters, not three: no count
+ * fits three without a fraction of a unit from 100,000 on (prstat's
+ * ".1M", and its ".43" for 4,365,500), and "4.4M" needs four.  The
+ * header is 82 characters wide, not 78.
  *
  * The system-call view (-y, --syscalls) has one line per call of a
  * thread or process: its time as a percentage of the line's elapsed
@@ -113,7 +117,7 @@ const char *table_header(const struct show *o)
 static void print_cols(FILE *f, const struct show *o,
 		       const struct tsa_delta *d)
 {
-	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][4];
+	char c[SOL_NCOLS + TSA_NCOLS][4], n[4][5];
 	uint64_t ns[SOL_NCOLS];	/* the wider of the two views */
 	int i;
 
@@ -133,7 +137,7 @@ static void print_cols(FILE *f, const struct show *o,
 	format_num(n[2], d->shown[C_SCL]);
 	format_num(n[3], d->shown[C_SIG]);
 	fprintf(f, "%3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s %3.3s "
-		"%3.3s %3.3s %3.3s %3.3s ",
+		"%4.4s %4.4s %4.4s %4.4s ",
 		c[SOL_USR], c[SOL_SYS], c[SOL_TRP], c[SOL_TFL], c[SOL_DFL],
 		c[SOL_LCK], c[SOL_SLP], c[SOL_LAT],
 		n[0], n[1], n[2], n[3]);
