@@ -51,6 +51,9 @@ suites=(
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
 	userspace	"make -s -C userspace WERROR=y test"
+	# the same suite built by clang with ASan and UBSan, every report
+	# fatal, in a copy (tests/out/san): ~5 min (the build ~1)
+	userspace-san	"bash tests/userspace-san.sh"
 	# libFuzzer over every file the readers read: 10 targets, 15 s
 	# each (150 s, ~3 min with the build; make fuzz: 300 s each)
 	fuzz		"bash tests/fuzz/run.sh --seconds 15"

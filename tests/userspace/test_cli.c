@@ -36,6 +36,13 @@
 #include "fx/snap.h"
 #include "fx/want.h"
 
+/* put() a fixture's text made for it, and free it. */
+static void put_owned(const char *path, char *text)
+{
+	put(path, text);
+	free(text);
+}
+
 static void test_errors(void)
 {
 	char *out, *err, path[400], *dir;
@@ -1875,7 +1882,7 @@ static void test_record_errors(void)
 	int fd, rc;
 
 	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, snap_a());
+	put_owned(path, snap_a());
 	snprintf(rec, sizeof(rec), "%s/held", tmp);
 	mkdir(rec, 0750);
 	fd = open(rec, O_RDONLY | O_DIRECTORY);
@@ -2990,7 +2997,7 @@ static void test_metrics_cgroup_move(void)
 	snprintf(procfs, sizeof(procfs), "%s", mkdir_in_tmp("move-procfs"));
 	hist_snaps(a, b, sizeof(a));
 	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, snap_a());
+	put_owned(path, snap_a());
 	snprintf(path, sizeof(path), "%s/hist", dir);
 	put(path, a);
 	put_cgroup(procfs, 200, "0::/c\n");
@@ -3041,7 +3048,7 @@ static void test_calibration_state(void)
 
 	dir = mkdir_in_tmp("calib");
 	snprintf(path, sizeof(path), "%s/all", dir);
-	put(path, snap_a());
+	put_owned(path, snap_a());
 	rc = run(dir, (const char *[]){ "-c", "0.1", "1", NULL }, &out, &err,
 		 0);
 	ok(rc == 0 && !strstr(out, "calibration"),
