@@ -134,6 +134,30 @@ static void test_parser(void)
 		is_str(out, "aUSR 9 9\\\\8\\47 ",
 		       "table: control bytes of a name are left out");
 	}
+	/*
+	 * The first report shows a lifetime count per interval: 5e18
+	 * switches in 40 ns of life is 1.25e26 a second, past 2^64 (a
+	 * double out of uint64_t's range: UBSan, fuzz_all). The largest
+	 * count, not what the conversion happens to give.
+	 */
+	snap_set_text(&s, "tsa-all 1\nnow 100\nfields tid pid flags elapsed "
+		      "vcx icx comm\n7 7 0 40 5000000000000000000 4 x\n");
+	{
+		struct tsa_select sel = { .lwps = 1, .interval = 1 };
+		struct tsa_delta *d = NULL;
+		struct tsa_totals tot;
+		size_t cap = 0, n = 0;
+
+		if (tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK)
+			n = tsa_delta_compute(NULL, &s, &sel, &d, &cap, &tot);
+		ok(n == 1 && d[0].shown[C_VCX] == UINT64_MAX &&
+		   d[0].shown[C_ICX] == 100000000,
+		   "first report: a count per interval past 2^64 is shown as "
+		   "2^64 - 1 (saw %llu), a small one scaled (4 in 40 ns: "
+		   "%llu a second)", n ? (unsigned long long)d[0].shown[C_VCX] :
+		   0ULL, n ? (unsigned long long)d[0].shown[C_ICX] : 0ULL);
+		free(d);
+	}
 	tsa_snap_free(&s);
 }
 

@@ -686,10 +686,11 @@ static void fill(struct tsa_delta *d, const struct tsa_row *r,
 		d->shown[i] = d->cnt[i];
 		if (!p && scale) {
 			double secs = (double)r->v[F_ELAPSED] / 1e9;
+			double x = secs > 0 ?
+				   interval * ((double)d->cnt[i] / secs) : 0;
 
-			d->shown[i] = secs > 0 ?
-				(uint64_t)(interval * ((double)d->cnt[i] / secs))
-				: 0;
+			/* A count over nanoseconds of life can pass 2^64. */
+			d->shown[i] = x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
 		}
 	}
 }
