@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--seconds N] [TARGET...]: build the libFuzzer targets of
+# run.sh [--seconds N] [--seed N] [TARGET...]: build the libFuzzer targets of
 # tests/fuzz (clang; ASan and UBSan, every report fatal), replay each
 # one's regression inputs (regress/TARGET/: inputs that once crashed it),
 # then fuzz it for N seconds (default 15) from seeds made of the golden
@@ -10,18 +10,26 @@
 # fuzzed. A crash's input is kept in tests/out/fuzz/crash/ and its
 # report's tail shown: add the input to regress/TARGET/ with the fix.
 #
+# --seed N: libFuzzer's -seed (the same inputs in the same order on
+# every run, as far as the time allows); default a new one each run.
+#
 #   make fuzz (FUZZ_SECONDS=, default 300)   the long runs
-#   tests/check.sh fuzz                      15 s each, in make check
+#   tests/check.sh fuzz                      15 s each, seed 1, in make check
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 secs=15
-if [ "${1:-}" = --seconds ]; then
-	secs=${2:-}
-	shift 2
-fi
+seed=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds) secs=${2:-}; shift 2 ;;
+	--seed) seed=${2:-}; shift 2 ;;
+	*) break ;;
+	esac
+done
 [[ $secs =~ ^[0-9]+$ ]] || { echo "run.sh: --seconds needs a number" >&2; exit 2; }
+[[ $seed =~ ^[0-9]+$ ]] || { echo "run.sh: --seed needs a number" >&2; exit 2; }
 out=$repo/tests/out/fuzz
 build=$out/build
 mkdir -p "$out/crash" "$out/tmp"
@@ -89,7 +97,7 @@ for t in "${targets[@]}"; do
 	[ "$secs" -gt 0 ] || continue
 	mkdir -p "$out/corpus/$t"
 	t0=$(date +%s)
-	TMPDIR=$out/tmp "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	TMPDIR=$out/tmp "$bin" -max_total_time="$secs" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$out/crash/$t-" \
 		"$out/corpus/$t" "$seeds/$t" >"$out/$t.log" 2>&1
 	rc=$?
@@ -105,5 +113,5 @@ for t in "${targets[@]}"; do
 	fi
 done
 rm -rf "$out/tmp"
-echo "fuzz: ${#targets[@]} targets, $secs s each ($total s fuzzing), $((n - bad)) passed, $bad failed"
+echo "fuzz: ${#targets[@]} targets, $secs s each ($total s fuzzing, seed ${seed/#0/new}), $((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]
