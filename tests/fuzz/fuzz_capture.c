@@ -3,10 +3,10 @@
  * fuzz_capture.c - a capture (--save FILE, read by --compare):
  * capture_read() of the input written to a file. The rows, the
  * distributions and the wakers a capture carries are checked by a
- * CRC-32 each, which random bytes rarely pass: before the write, the
- * "size N crc32 X" line's checksum is made right for the N bytes after
- * the header when there are that many, so that the rows' parse is
- * reached too (the parsers of the parts have their own targets).
+ * CRC-32 each, which random bytes rarely pass: before the write, each
+ * part's checksum ("size N crc32 X", "hist ...", "wakers ...") is made
+ * right when the input has its bytes, so that the parse of the rows,
+ * the distributions and the wakers is reached too.
  */
 #include "fuzz.h"
 #include "capture.h"
@@ -14,30 +14,71 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* In @t (NUL-terminated, @size bytes), set the size line's crc right. */
+/* A "NAME N crc32 X" header line's N, or -1. */
+static long part_size(const char *line, const char *name)
+{
+	size_t k = strlen(name), n;
+
+	if (strncmp(line, name, k) || line[k] != ' ' ||
+	    sscanf(line + k, " %zu crc32 ", &n) != 1 || n > (size_t)1 << 30)
+		return -1;
+	return (long)n;
+}
+
+/*
+ * In @t (NUL-terminated, *@size bytes), set right the CRC-32 of each part
+ * whose header line says where it is: the rows ("size N crc32 X", the
+ * last header line), then the distributions ("hist") and the wakers
+ * ("wakers") after them, each when the input has that many bytes.
+ */
 static char *fix_crc(char *t, size_t *size)
 {
-	char *line = strstr(t, "\nsize "), *nl, *out;
-	size_t n, rest, head;
-	int k;
+	char *out = malloc(*size * 2 + 256), *o = out, *p = t, *nl, *body;
+	long rows = -1, hist = 0, n;
+	size_t rest;
 
-	if (!line || sscanf(line, "\nsize %zu crc32 ", &n) != 1)
-		return t;
-	nl = strchr(line + 1, '\n');
-	if (!nl)
-		return t;
-	rest = *size - (size_t)(nl + 1 - t);
-	if (n > rest)
-		return t;
-	head = (size_t)(line + 1 - t);
-	out = malloc(*size + 64);
 	if (!out)
 		abort();
-	memcpy(out, t, head);
-	k = sprintf(out + head, "size %zu crc32 %08x\n", n,
-		    crc32_buf(nl + 1, n));
-	memcpy(out + head + (size_t)k, nl + 1, rest);
-	*size = head + (size_t)k + rest;
+	/* Find the sizes, up to the size line (where the body starts). */
+	for (p = t; (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		if ((n = part_size(p, "hist")) >= 0)
+			hist = n;
+		n = part_size(p, "size");
+		*nl = '\n';
+		if (n >= 0) {
+			rows = n;
+			break;
+		}
+	}
+	if (rows < 0) {
+		free(out);
+		return t;
+	}
+	body = nl + 1;
+	rest = *size - (size_t)(body - t);
+	/* The header again, each part's line with its CRC made right. */
+	for (p = t; p < body; p = nl + 1) {
+		long off = -1;
+
+		nl = strchr(p, '\n');
+		*nl = '\0';
+		if ((n = part_size(p, "size")) >= 0)
+			off = 0;
+		else if ((n = part_size(p, "hist")) >= 0)
+			off = rows;
+		else if ((n = part_size(p, "wakers")) >= 0)
+			off = rows + hist;
+		if (off >= 0 && (size_t)(off + n) <= rest)
+			o += sprintf(o, "%.*s %ld crc32 %08x\n",
+				     (int)strcspn(p, " "), p, n,
+				     crc32_buf(body + off, (size_t)n));
+		else
+			o += sprintf(o, "%s\n", p);
+		*nl = '\n';
+	}
+	memcpy(o, body, rest);
+	*size = (size_t)(o - out) + rest;
 	out[*size] = '\0';
 	free(t);
 	return out;
