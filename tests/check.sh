@@ -52,8 +52,8 @@ suites=(
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
 	userspace	"make -s -C userspace WERROR=y test"
 	# the same suite built by clang with ASan and UBSan, every report
-	# fatal, in a copy (tests/out/san): 3 to 4 min (224 s in a lane
-	# beside userspace; 178 s alone)
+	# fatal, in a copy (tests/out/san): 3 to 6 min (178 s alone; 224
+	# and 339 s in a lane beside userspace)
 	userspace-san	"bash tests/userspace-san.sh"
 	# libFuzzer over every file the readers read: 10 targets, 15 s
 	# each, seed 1 (150 s of fuzzing; 181 s in a lane with the build
