@@ -8,6 +8,9 @@
 # make demo       boot a kernel in QEMU with tsa loaded and show it at work
 # make bench      overhead benchmarks (ratios, one guest run)
 # make bench-profile  where tsa's instructions go, by kernel function
+# make fuzz       the libFuzzer targets over every file tsa-prstat and
+#                 tsa-exporter read (tests/fuzz), FUZZ_SECONDS each
+#                 (default 300); make check runs them 15 s each
 #
 # KDIR selects the kernel build tree: the running kernel's when it has one,
 # else the newest installed Debian generic headers.
@@ -19,7 +22,8 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Warnings are errors in CI and in `make check`.
 WERROR ?= $(if $(CI),y,)
 
-.PHONY: all module userspace check soak demo bench bench-profile deps clean kunit print-kdir
+.PHONY: all module userspace check soak demo bench bench-profile deps clean kunit print-kdir \
+	fuzz
 
 all: module userspace
 
@@ -51,6 +55,9 @@ bench-profile:
 
 kunit:
 	bash tests/kunit.sh
+
+fuzz:
+	bash tests/fuzz/run.sh --seconds $(or $(FUZZ_SECONDS),300)
 
 print-kdir:
 	@echo $(KDIR)

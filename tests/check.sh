@@ -51,6 +51,14 @@ suites=(
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
 	userspace	"make -s -C userspace WERROR=y test"
+	# the same suite built by clang with ASan and UBSan, every report
+	# fatal, in a copy (tests/out/san): 3 to 6 min (178 s alone; 224
+	# and 339 s in a lane beside userspace)
+	userspace-san	"bash tests/userspace-san.sh"
+	# libFuzzer over every file the readers read: 10 targets, 15 s
+	# each, seed 1 (150 s of fuzzing; 181 s in a lane with the build
+	# and replays; make fuzz: 300 s each, a new seed each run)
+	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
 	engine		"tests/guest/run-engine-tests.sh"

@@ -33,6 +33,10 @@ pkgs=(
 	e2fsprogs dmsetup util-linux procps
 	# guest tests run unprivileged commands (setpriv) and python3 for JSON
 	python3
+	# the fuzz targets (tests/fuzz: libFuzzer, ASan, UBSan) and the
+	# userspace suite built with ASan and UBSan (userspace-san): Debian
+	# 12's clang 14 and its runtime libraries
+	clang libclang-rt-14-dev
 	# tsa-prstat --prometheus / --openmetrics are checked by the real
 	# promtool (check metrics; its OpenMetrics parser) and by the
 	# OpenMetrics parser of the Python client

@@ -838,17 +838,24 @@ static int parse_trow(const char *l, int ncols, struct trow *t)
 	return 0;
 }
 
-/* A count as printed: lo..hi it stands for. */
+/*
+ * A count as printed (four characters: "1500", "100K", "4.4M"): lo..hi
+ * it stands for, rounded to the digits shown.
+ */
 static void parse_count(const char *s, long *lo, long *hi)
 {
+	static const char unit[] = "KMGTPE";
 	size_t n = strlen(s);
+	const char *u = n ? strchr(unit, s[n - 1]) : NULL;
 
-	if (n && s[n - 1] == 'K') {
-		*lo = atol(s) * 1000;
-		*hi = *lo + 999;
-	} else if (s[0] == '.') {
-		*lo = atol(s + 1) * 100000;
-		*hi = *lo + 99999;
+	if (u && *u) {
+		double m = 1, v = atof(s), h = strchr(s, '.') ? 0.05 : 0.5;
+		const char *k;
+
+		for (k = unit; k <= u; k++)
+			m *= 1000;
+		*lo = (long)((v - h) * m);
+		*hi = (long)((v + h) * m);
 	} else {
 		*lo = *hi = atol(s);
 	}
@@ -890,7 +897,7 @@ static void scenario_table(int tsa_view, int with_p)
 {
 	const int ncols = tsa_view ? 7 : 12;
 	static const char *const hdr_sol =
-		"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID ";
+		"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG PROCESS/LWPID ";
 	static const char *const hdr_tsa =
 		"   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID ";
 	char pidarg[32], why[512] = "", desc[128];

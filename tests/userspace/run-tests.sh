@@ -7,6 +7,13 @@
 # that dies without a failing line counts as one failure).
 p=0
 f=0
+# test-cli's tmux server (tmux -L tsa-prstat-test) in a directory of this
+# run's own: another run on the machine (make check's userspace-san
+# beside userspace, another worktree's make test) has its own, and
+# neither kills or drives the other's keys.
+TMUX_TMPDIR=$(mktemp -d /tmp/tsa-tmux.XXXXXX) || exit 1
+export TMUX_TMPDIR
+trap 'tmux -L tsa-prstat-test kill-server 2>/dev/null; rm -rf "$TMUX_TMPDIR"' EXIT
 for t in "$@"; do
 	log=$(mktemp)
 	"$t" | tee "$log"

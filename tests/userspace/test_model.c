@@ -62,6 +62,25 @@ static void test_parser(void)
 		is_long(tsa_snap_parse(&s, msg, sizeof(msg)), want[i],
 			"parser: %s", what[i]);
 	}
+	/*
+	 * A column named twice: refused with the reason (issue 62: a second
+	 * "comm" before the last word was parsed as a number into the slot
+	 * past the row's last, and the file accepted).
+	 */
+	snap_set_text(&s, "tsa-all 1\nnow 1\nfields tid pid flags elapsed "
+		      "comm majf comm\n1 1 0 5 7 8 a\n");
+	msg[0] = '\0';
+	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_EFORMAT,
+		"parser: comm named twice is refused");
+	is_str(msg, "\"fields\" names \"comm\" twice (column 7)",
+	       "parser: comm named twice: the reason");
+	snap_set_text(&s, "tsa-all 1\nnow 1\nfields tid pid flags tid "
+		      "elapsed comm\n1 1 0 2 5 a\n");
+	msg[0] = '\0';
+	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_EFORMAT,
+		"parser: tid named twice is refused");
+	is_str(msg, "\"fields\" names \"tid\" twice (column 4)",
+	       "parser: tid named twice: the reason");
 	snap_set_text(&s, good);
 	is_long(tsa_snap_parse(&s, msg, sizeof(msg)), TSA_OK,
 		"parser: minor version, unknown header line and column, "
@@ -115,6 +134,30 @@ static void test_parser(void)
 		strip_comm(out, sizeof(out), s.rows[0].comm);
 		is_str(out, "aUSR 9 9\\\\8\\47 ",
 		       "table: control bytes of a name are left out");
+	}
+	/*
+	 * The first report shows a lifetime count per interval: 5e18
+	 * switches in 40 ns of life is 1.25e26 a second, past 2^64 (a
+	 * double out of uint64_t's range: UBSan, fuzz_all). The largest
+	 * count, not what the conversion happens to give.
+	 */
+	snap_set_text(&s, "tsa-all 1\nnow 100\nfields tid pid flags elapsed "
+		      "vcx icx comm\n7 7 0 40 5000000000000000000 4 x\n");
+	{
+		struct tsa_select sel = { .lwps = 1, .interval = 1 };
+		struct tsa_delta *d = NULL;
+		struct tsa_totals tot;
+		size_t cap = 0, n = 0;
+
+		if (tsa_snap_parse(&s, msg, sizeof(msg)) == TSA_OK)
+			n = tsa_delta_compute(NULL, &s, &sel, &d, &cap, &tot);
+		ok(n == 1 && d[0].shown[C_VCX] == UINT64_MAX &&
+		   d[0].shown[C_ICX] == 100000000,
+		   "first report: a count per interval past 2^64 is shown as "
+		   "2^64 - 1 (saw %llu), a small one scaled (4 in 40 ns: "
+		   "%llu a second)", n ? (unsigned long long)d[0].shown[C_VCX] :
+		   0ULL, n ? (unsigned long long)d[0].shown[C_ICX] : 0ULL);
+		free(d);
 	}
 	tsa_snap_free(&s);
 }

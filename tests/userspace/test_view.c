@@ -84,14 +84,15 @@ static void test_headers(void)
 
 	opts_init(&o, VIEW_SOLARIS, 1);
 	is_str(table_header(&o),
-	       "   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL "
-	       "SIG PROCESS/LWPID ", "-mL header, byte for byte");
+	       "   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL "
+	       " SIG PROCESS/LWPID ", "-mL header, byte for byte");
 	o.lwps = 0;
 	is_str(table_header(&o),
-	       "   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL "
-	       "SIG PROCESS/NLWP  ", "-m header, byte for byte");
-	is_long((long)strlen(table_header(&o)), 78,
-		"-m header is 78 columns, as on Solaris");
+	       "   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL "
+	       " SIG PROCESS/NLWP  ", "-m header, byte for byte");
+	is_long((long)strlen(table_header(&o)), 82,
+		"-m header is 82 columns: Solaris's 78, and a fourth "
+		"character for each count (\"4.4M\", never \".43\")");
 	o.view = VIEW_TSA;
 	is_str(table_header(&o),
 	       "   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP "
@@ -122,11 +123,11 @@ static void test_report_mL(void)
 	 */
 	out = report(NULL, a, &o);
 	is_str(out, HDR_L
-"   200 4000000  100 0.0 0.0 0.0 0.0 0.0 0.0 0.0   0   7   0   0 spin/200\n"
-"   100 root      25  25 0.0 0.0 0.0 0.0  50 0.0   2   1  25   0 db server/100\n"
-"   100 root     0.0 0.0 0.0 0.0 0.0  50 0.0  50  10   1  25   0 db worker/101\n"
-"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0   0   0   0   0 sleeper/300\n"
-"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0   0   0   0   0 sleeper/301\n"
+"   200 4000000  100 0.0 0.0 0.0 0.0 0.0 0.0 0.0    0    7    0    0 spin/200\n"
+"   100 root      25  25 0.0 0.0 0.0 0.0  50 0.0    2    1   25    0 db server/100\n"
+"   100 root     0.0 0.0 0.0 0.0 0.0  50 0.0  50   10    1   25    0 db worker/101\n"
+"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0    0    0    0    0 sleeper/300\n"
+"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0    0    0    0    0 sleeper/301\n"
 "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, 10.00\n",
 	       "first report: lifetime percentages, counts per interval");
 	free(out);
@@ -143,16 +144,16 @@ static void test_report_mL(void)
  *   LCK 1.25 - 1 = 0.25 -> 12.5 -> 12 (tie to even)
  *   SLP = SLP 0.30075 + KLK 0.1 + IOW 0.1 + IDL 0.1 -> 30.04 -> 30
  *   LAT (0.0498 + 1.25) - 1 -> 14.99 -> 15
- *   VCX 2772 - 33 = 2739 -> 2K, ICX 1007 - 7 -> 1K,
- *   SCL 200159 - 150 = 200009 -> .2M, SIG 2 - 1 -> 1; 2 threads.
+ *   VCX 2772 - 33 = 2739, ICX 1007 - 7 = 1000,
+ *   SCL 200159 - 150 = 200009 -> 200K, SIG 2 - 1 -> 1; 2 threads.
  * pid 200: as its thread.  pid 300: A 10 s, B 6 + 5.2 + 0.8 = 12 s:
  *   USR 0.2 / 2 = 10, SLP 1.8 / 2 = 90, VCX 5.
  * Sort cpu: 200 (50), 100 (32.5), 300 (10).  pid 400: no threads.
  */
 static const char want_m[] = HDR_P
-"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 spin/1\n"
-"   100 root      28 5.0 0.0 2.5 7.5  12  30  15  2K  1K .2M   1 db server/2\n"
-"   300 root      10 0.0 0.0 0.0 0.0 0.0  90 0.0   5   0   0   0 sleeper/2\n"
+"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 spin/1\n"
+"   100 root      28 5.0 0.0 2.5 7.5  12  30  15 2739 1000 200K    1 db server/2\n"
+"   300 root      10 0.0 0.0 0.0 0.0 0.0  90 0.0    5    0    0    0 sleeper/2\n"
 TOTAL;
 
 static void test_report_m(void)
@@ -210,8 +211,8 @@ static void test_select_sort(void)
 	o.npids = 1;
 	out = report(a, b, &o);
 	is_str(out, HDR_L
-"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0   5   0   0   0 sleeper/301\n"
-"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0   0   0   0   0 sleeper/300\n"
+"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0    5    0    0    0 sleeper/301\n"
+"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0    0    0    0    0 sleeper/300\n"
 "Total: 1 processes, 2 lwps, load averages: 1.00, 2.50, 10.00\n",
 	       "-p 300 shows that process only, and counts only it");
 	free(out);
@@ -220,8 +221,8 @@ static void test_select_sort(void)
 	o.ntop = 2;
 	out = report(a, b, &o);
 	is_str(out, HDR_L
-"   100 root      50  10 0.0 0.0  10 0.0  30 0.0  1K 999 .1M   1 db server/100\n"
-"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 spin/200\n"
+"   100 root      50  10 0.0 0.0  10 0.0  30 0.0 1500  999 100K    1 db server/100\n"
+"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 spin/200\n"
 TOTAL, "-n 2 keeps the first two lines; Total counts all");
 	free(out);
 
@@ -230,11 +231,11 @@ TOTAL, "-n 2 keeps the first two lines; Total counts all");
 	o.sort_order = 1;
 	out = report(a, b, &o);
 	is_str(out, HDR_L
-"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0   0   0   0   0 sleeper/300\n"
-"   100 root      10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 db worker/102\n"
-"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0   5   0   0   0 sleeper/301\n"
-"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 spin/200\n"
-"   100 root      50  10 0.0 0.0  10 0.0  30 0.0  1K 999 .1M   1 db server/100\n"
+"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0    0    0    0    0 sleeper/300\n"
+"   100 root      10 0.0 0.0  10 9.9 0.0  60  10 1234    0 100K    0 db worker/102\n"
+"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0    5    0    0    0 sleeper/301\n"
+"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 spin/200\n"
+"   100 root      50  10 0.0 0.0  10 0.0  30 0.0 1500  999 100K    1 db server/100\n"
 TOTAL, "-S cpu sorts ascending");
 	free(out);
 
@@ -244,8 +245,8 @@ TOTAL, "-S cpu sorts ascending");
 	o.ntop = 2;
 	out = report(a, b, &o);
 	is_str(out, HDR_L
-"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 spin/200\n"
-"   100 root      10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 db worker/102\n"
+"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 spin/200\n"
+"   100 root      10 0.0 0.0  10 9.9 0.0  60  10 1234    0 100K    0 db worker/102\n"
 TOTAL, "-s lat sorts by LAT");
 	free(out);
 
@@ -254,9 +255,9 @@ TOTAL, "-s lat sorts by LAT");
 	o.ntop = 3;
 	out = report(a, b, &o);
 	is_str(out, HDR_L
-"   100 root      50  10 0.0 0.0  10 0.0  30 0.0  1K 999 .1M   1 db server/100\n"
-"   100 root      10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 db worker/102\n"
-"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0   5   0   0   0 sleeper/301\n"
+"   100 root      50  10 0.0 0.0  10 0.0  30 0.0 1500  999 100K    1 db server/100\n"
+"   100 root      10 0.0 0.0  10 9.9 0.0  60  10 1234    0 100K    0 db worker/102\n"
+"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0    5    0    0    0 sleeper/301\n"
 TOTAL, "-s vcx sorts by voluntary switches");
 	free(out);
 
@@ -320,9 +321,9 @@ static void test_json_lib(void)
  * them byte for byte.
  */
 #define HDR_SOL_LWP \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID "
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG PROCESS/LWPID "
 #define HDR_SOL_PROC \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  "
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG PROCESS/NLWP  "
 #define HDR_TSA_LWP \
 "   PID USERNAME EXEC  RUN  APG  SLP  LCK  IDL  STP PROCESS/LWPID "
 #define HDR_TSA_PROC \
@@ -337,7 +338,7 @@ static void test_json_lib(void)
 
 /* Group reports (--group): the name column's title follows. */
 #define HDR_SOL_GROUP \
-" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+" NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG "
 #define HDR_TSA_GROUP \
 " NPROC  NLWP EXEC  RUN  APG  SLP  LCK  IDL  STP "
 
@@ -1348,11 +1349,11 @@ static void test_group_report(void)
 	opts_init(&o, VIEW_SOLARIS, 0);
 	out = group_report_text(a, b, GROUP_USER, &o, "/nonexistent");
 	is_str(out,
-	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG "
 	       "USERNAME\n"
-	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 "
+	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 "
 	       "4000000\n"
-	       "     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5  2K  1K .2M   1 "
+	       "     2     4  19 2.5 0.0 1.2 3.7 6.2  60 7.5 2744 1000 200K    1 "
 	       "root\n"
 	       "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, "
 	       "10.00\n",
@@ -1374,15 +1375,15 @@ static void test_group_report(void)
 	o.sort_key = sort_key_lookup("slp", VIEW_SOLARIS, NULL, 0);
 	out = group_report_text(a, b, GROUP_COMM, &o, "/nonexistent");
 	is_str(out,
-	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG "
+	       " NPROC  NLWP USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG "
 	       "THREADNAME\n"
-	       "     1     2  10 0.0 0.0 0.0 0.0 0.0  90 0.0   5   0   0   0 "
+	       "     1     2  10 0.0 0.0 0.0 0.0 0.0  90 0.0    5    0    0    0 "
 	       "sleeper\n"
-	       "     1     1  10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 "
+	       "     1     1  10 0.0 0.0  10 9.9 0.0  60  10 1234    0 100K    0 "
 	       "db worker\n"
-	       "     1     1  33 6.7 0.0 0.0 6.7  17  20  17  1K  1K .1M   1 "
+	       "     1     1  33 6.7 0.0 0.0 6.7  17  20  17 1505 1000 100K    1 "
 	       "db server\n"
-	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 "
+	       "     1     1  50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 "
 	       "spin\n"
 	       "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, "
 	       "10.00\n",

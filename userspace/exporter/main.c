@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "http.h"
 #include "scrape.h"
 #include "util.h"
 #include "webconfig.h"
@@ -195,29 +196,6 @@ static int gzip_text(const char *in, size_t len, char **out, size_t *outlen)
 static void free_body(void *cls)
 {
 	body_put(cls);
-}
-
-/* Does the header value @v list @token (case aside, before any ;q=0)? */
-static int accepts(const char *v, const char *token)
-{
-	size_t n = strlen(token);
-
-	for (; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL) {
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (!strncasecmp(v, token, n) &&
-		    (v[n] == '\0' || v[n] == ',' || v[n] == ';' || v[n] == ' ')) {
-			const char *q = strstr(v, ";q=");
-			const char *end = strchr(v, ',');
-
-			/* q=0 (or 0.0...) says "not this". */
-			if (q && (!end || q < end) && q[3] == '0' &&
-			    strspn(q + 4, ".0") == strcspn(q + 4, ", "))
-				return 0;
-			return 1;
-		}
-	}
-	return 0;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,

@@ -73,20 +73,29 @@ void format_pct(char out[4], float val)
 		snprintf(out, 4, "%.0f", (double)val);
 }
 
-void format_num(char out[4], uint64_t num)
+void format_num(char out[5], uint64_t num)
 {
-	char tmp[32];
+	static const char unit[] = "KMGTPE";
+	double x = (double)num;
+	int u;
 
-	if (num >= 100000)
-		snprintf(tmp, sizeof(tmp), ".%1lluM",
-			 (unsigned long long)(num / 100000));
-	else if (num >= 1000)
-		snprintf(tmp, sizeof(tmp), "%2lluK",
-			 (unsigned long long)(num / 1000));
-	else
-		snprintf(tmp, sizeof(tmp), "%3llu", (unsigned long long)num);
-	memcpy(out, tmp, 3);	/* as snprintf(out, 4, ...) would */
-	out[3] = '\0';
+	if (num < 10000) {
+		snprintf(out, 5, "%4llu", (unsigned long long)num);
+		return;
+	}
+	/* UINT64_MAX is 18.4E: a unit is always found. */
+	for (u = 0; u < 6; u++) {
+		x /= 1000;
+		if (x < 9.95) {
+			snprintf(out, 5, "%3.1f%c", x, unit[u]);
+			return;
+		}
+		if (x < 999.5) {
+			snprintf(out, 5, "%3.0f%c", x, unit[u]);
+			return;
+		}
+	}
+	snprintf(out, 5, "%3.0f%c", x * 1000, unit[5]);
 }
 
 void format_count(char out[24], uint64_t num)

@@ -36,12 +36,14 @@ char *xstrdup(const char *s);
 void format_pct(char out[4], float val);
 
 /*
- * Solaris prstat's Format_num: "%3d" below 1000, "NNK" (thousands,
- * truncated) below 100000, else ".NM" (hundred-thousands) cut to three
- * characters, so 1000000 and up show as ".10", ".12", ... exactly as
- * on Solaris.  @out must hold 4 bytes.
+ * A count in four characters, never a fraction of a unit: the number
+ * below 10000, else in thousands, millions, ... with a K, M, G, T, P or
+ * E, rounded to one decimal below 9.95 of them ("4.4M"), else to a
+ * whole number ("43M", "999K"; 999500 is "1.0M").  Solaris prstat's
+ * Format_num put ".NM" into three characters, so 4365500 read ".43".
+ * @out must hold 5 bytes.
  */
-void format_num(char out[4], uint64_t num);
+void format_num(char out[5], uint64_t num);
 
 /*
  * A count in at most five characters: the number below 100000, else

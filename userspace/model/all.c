@@ -259,20 +259,34 @@ static int all_field_index(const char *name, size_t len)
 /*
  * Map the words of a "fields" line to columns with @index (negative:
  * unknown, skipped), setting @have[i] for each column i >= 0 found.
- * Returns the number of words, or -1 if there are more than @max.
+ * Returns the number of words, or -1 with the reason in @msg: more than
+ * @max, or a column this reader knows named twice (each has one slot in
+ * a row: a second "comm" before the last word would be parsed as a
+ * number into the slot after the row's last one).
  */
 int tsa_parse_fields(char *list, int *colmap, int max,
-		     int (*index)(const char *name, size_t len), int *have)
+		     int (*index)(const char *name, size_t len), int *have,
+		     char *msg, size_t msglen)
 {
 	int ncols = 0;
 	const char *q = list, *w;
 
 	while ((w = next_word(&q))) {
-		if (ncols == max)
+		if (ncols == max) {
+			snprintf(msg, msglen, "too many columns");
 			return -1;
+		}
 		colmap[ncols] = index(w, (size_t)(q - w));
-		if (colmap[ncols] >= 0)
+		if (colmap[ncols] >= 0) {
+			if (have[colmap[ncols]]) {
+				snprintf(msg, msglen, "\"fields\" names "
+					 "\"%.*s\" twice (column %d)",
+					 (int)(q - w) > 32 ? 32 : (int)(q - w),
+					 w, ncols + 1);
+				return -1;
+			}
 			have[colmap[ncols]] = 1;
+		}
 		ncols++;
 	}
 	return ncols;
@@ -286,7 +300,6 @@ int tsa_parse_header(char **p, char *end, size_t *lineno, uint64_t *now,
 		     char *msg, size_t msglen)
 {
 	char *line;
-	int n;
 
 	for (;;) {
 		const char *t;
@@ -311,10 +324,8 @@ int tsa_parse_header(char **p, char *end, size_t *lineno, uint64_t *now,
 			return -1;
 		}	/* else a header line this reader does not know */
 	}
-	n = tsa_parse_fields(line + 7, colmap, max, index, have);
-	if (n < 0)
-		snprintf(msg, msglen, "too many columns");
-	return n;
+	return tsa_parse_fields(line + 7, colmap, max, index, have, msg,
+				msglen);
 }
 
 /* The line at *@p, NUL-terminated in place; *@p moves past it. */
@@ -691,10 +702,11 @@ static void fill(struct tsa_delta *d, const struct tsa_row *r,
 		d->shown[i] = d->cnt[i];
 		if (!p && scale) {
 			double secs = (double)r->v[F_ELAPSED] / 1e9;
+			double x = secs > 0 ?
+				   interval * ((double)d->cnt[i] / secs) : 0;
 
-			d->shown[i] = secs > 0 ?
-				(uint64_t)(interval * ((double)d->cnt[i] / secs))
-				: 0;
+			/* A count over nanoseconds of life can pass 2^64. */
+			d->shown[i] = x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
 		}
 	}
 }

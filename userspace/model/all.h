@@ -114,7 +114,8 @@ char *tsa_next_line(char **p, char *end);
 /* A decimal number at *@pp; *@pp moves past it.  -1 if none or too big. */
 int tsa_parse_u64(const char **pp, uint64_t *v);
 int tsa_parse_fields(char *list, int *colmap, int max,
-		     int (*index)(const char *name, size_t len), int *have);
+		     int (*index)(const char *name, size_t len), int *have,
+		     char *msg, size_t msglen);
 /*
  * The header lines after a file's first, up to and with "fields ...":
  * "now N" into *@now, any other line to @other(@ctx, LINE, LINENO, ...)

@@ -420,7 +420,8 @@ void tsa_wakers_compute(struct tsa_wakers_report *r,
 	}
 	free(t.it);
 	tsa_index_free(&t.idx);
-	qsort(r->v, r->n, sizeof(*r->v), cmp_view);
+	if (r->n)	/* no lines: r->v may be NULL, which qsort() refuses */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_view);
 	/* Each thread's or process's time off CPU, and the order. */
 	sums = xmalloc((r->n + 1) * sizeof(*sums));
 	for (i = 0; i < r->n; i = j) {
@@ -609,7 +610,8 @@ void tsa_wakers_group(struct tsa_wakers_report *r, int by,
 	}
 	free(goff);
 	free(woff);
-	qsort(v, n, sizeof(*v), cmp_group_line);
+	if (n)		/* as above: v may be NULL */
+		qsort(v, n, sizeof(*v), cmp_group_line);
 	/* Fold equal lines; each group's time asleep and stopped. */
 	for (i = k = 0; i < n; i = j) {
 		struct tsa_wview *x = &v[k];

@@ -678,7 +678,8 @@ int ct_text(const struct ct_file *st, char **buf, size_t *len, size_t *cap)
 	if (!st->ncol || !st->nhdr)
 		return TSA_ENOENT;
 	sorted = xmalloc((st->nrows + 1) * sizeof(*sorted));
-	memcpy(sorted, st->rows, st->nrows * sizeof(*sorted));
+	if (st->nrows)	/* no rows: st->rows may be NULL */
+		memcpy(sorted, st->rows, st->nrows * sizeof(*sorted));
 	qsort_r(sorted, st->nrows, sizeof(*sorted), ct_cmp, (void *)st);
 	free(*buf);
 	*buf = NULL;

@@ -417,7 +417,9 @@ again:
 		if (rc > 0)
 			break;
 	}
-	qsort(rp->rows, rp->nrows, sizeof(*rp->rows), rec_row_cmp);
+	/* A block of no rows leaves rows NULL: qsort() may not have that. */
+	if (rp->nrows)
+		qsort(rp->rows, rp->nrows, sizeof(*rp->rows), rec_row_cmp);
 	free(s->buf);
 	s->buf = NULL;
 	m = open_memstream(&s->buf, &s->len);

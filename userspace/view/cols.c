@@ -39,7 +39,7 @@
 	{ n, NULL, h, NULL, 4, COL_TSA, \
 	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_TSA, a, h, "ns", hl }
 #define SORT_CNT(n, h, a, hl) \
-	{ n, NULL, h, NULL, 3, COL_LINES, \
+	{ n, NULL, h, NULL, 4, COL_LINES, \
 	  COL_SORT | COL_SHOW | COL_STATE | COL_GROUP, CK_CNT, a, h, "count", \
 	  hl }
 #define SORT_CALL(n, h, w, k, a, j, u, hl) \

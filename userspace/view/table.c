@@ -18,7 +18,11 @@
  *
  * Line layouts follow illumos prstat's USAGE_LINE: "%6d %-8s" then
  * three-character fields, then the process name cut to 12 characters,
- * a slash and the thread id (-L) or the number of threads.
+ * a slash and the thread id (-L) or the number of threads; but the
+ * counts (VCX ICX SCL SIG) have four characters, not three: no count
+ * fits three without a fraction of a unit from 100,000 on (prstat's
+ * ".1M", and its ".43" for 4,365,500), and "4.4M" needs four.  The
+ * header is 82 characters wide, not 78.
  *
  * The system-call view (-y, --syscalls) has one line per call of a
  * thread or process: its time as a percentage of the line's elapsed

@@ -7,16 +7,16 @@
 #define FX_WANT_H
 
 #define HDR_L \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/LWPID \n"
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG PROCESS/LWPID \n"
 #define HDR_P \
-"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT VCX ICX SCL SIG PROCESS/NLWP  \n"
+"   PID USERNAME USR SYS TRP TFL DFL LCK SLP LAT  VCX  ICX  SCL  SIG PROCESS/NLWP  \n"
 #define TOTAL "Total: 3 processes, 5 lwps, load averages: 1.00, 2.50, 10.00\n"
 
 /*
  * -mL, B against A, default sort cpu = USR+SYS+TRP descending:
  *   100  (60): USR 0.5/1 = 50, SYS 10, DFL = APG 10,
- *              SLP = KLK+IOW+IDL = 30; VCX 1500 -> 1K, SCL 100000 -> .1M
- *   200  (50): USR 50, LAT 50, ICX 1000000 -> ".10"
+ *              SLP = KLK+IOW+IDL = 30; VCX 1500, SCL 100000 -> 100K
+ *   200  (50): USR 50, LAT 50, ICX 1000000 -> "1.0M" (Solaris's ".10")
  *   301  (25): new thread on a reused tid: lifetime, USR 0.2/0.8 = 25,
  *              SLP 75, VCX 5 (born after A: raw count, not scaled)
  *   102  (10): born in the interval: lifetime over 0.5 s: TFL 9.95 ->
@@ -24,11 +24,11 @@
  *   300   (0): SLP 100
  */
 static const char want_mL[] = HDR_L
-"   100 root      50  10 0.0 0.0  10 0.0  30 0.0  1K 999 .1M   1 db server/100\n"
-"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50   0 .10   0   0 spin/200\n"
-"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0   5   0   0   0 sleeper/301\n"
-"   100 root      10 0.0 0.0  10 9.9 0.0  60  10  1K   0 99K   0 db worker/102\n"
-"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0   0   0   0   0 sleeper/300\n"
+"   100 root      50  10 0.0 0.0  10 0.0  30 0.0 1500  999 100K    1 db server/100\n"
+"   200 4000000   50 0.0 0.0 0.0 0.0 0.0 0.0  50    0 1.0M    0    0 spin/200\n"
+"   300 root      25 0.0 0.0 0.0 0.0 0.0  75 0.0    5    0    0    0 sleeper/301\n"
+"   100 root      10 0.0 0.0  10 9.9 0.0  60  10 1234    0 100K    0 db worker/102\n"
+"   300 root     0.0 0.0 0.0 0.0 0.0 0.0 100 0.0    0    0    0    0 sleeper/300\n"
 TOTAL;
 
 #define HDR_CL \
