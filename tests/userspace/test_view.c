@@ -400,7 +400,7 @@ static void test_cols(void)
 		/* TIME goes after NLWP, the 12 columns of " NPROC  NLWP". */
 		snprintf(want, sizeof(want), "%sUSERNAME\n%.12s   TIME%s"
 			 "CGROUP\n", HDR_TSA_GROUP, HDR_SOL_GROUP,
-			 HDR_SOL_GROUP + 12);
+			 &HDR_SOL_GROUP[12]);
 		is_str(buf, want, "cols: group headers, with and without "
 		       "TIME, are the table's as they were");
 		free(buf);
