@@ -14,14 +14,20 @@
 #                a second and as schedstat's run_delay says, and
 #                histogram_quantile(0.5) of their LAT stays within a log2
 #                bucket of the mean stay schedstat gives (run_delay over
-#                timeslices, the kernel's own count).
+#                timeslices, the kernel's own count);
+#   /tsa-x-exit  a process that burns 2 s of CPU and exits beside one
+#                that burns 1 s and lives on: over a window spanning the
+#                exit, increase() of the group's USR and on-CPU seconds is
+#                what the two did by their schedstat, with no counter
+#                reset and the series after the exit not below before.
 # Then the HTTP edges: formats (promtool; the OpenMetrics parser of the
 # Python client), gzip, the landing page, 404/405, a client that sends
 # nothing, a 1 MiB header, 100 concurrent scrapes (one read serves
 # several), a scrape while 10,000 threads come and go (no series lost),
 # the memory bound, SIGTERM.
-# Beside the tsa-prstat this suite was given (the tree's userspace/).
-exporter=$(dirname "$(readlink -f "$0")")/../../userspace/tsa-exporter
+# Beside the tsa-prstat this suite was given (the tree's userspace/), or
+# $TSA_EXPORTER (another build, e.g. an older one, to see what it gives).
+exporter=${TSA_EXPORTER:-$(dirname "$(readlink -f "$0")")/../../userspace/tsa-exporter}
 eport=9837 pport=9090
 url=http://127.0.0.1:$eport/metrics
 cgr=/sys/fs/cgroup
@@ -37,6 +43,29 @@ q() {
 		"http://127.0.0.1:$pport/api/v1/query" |
 		sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
 	echo "${v:-none}"
+}
+# samples SELECTOR RANGE: the raw samples Prometheus holds of one
+# series, "timestamp value" a line (at $qt when set, else now).
+samples() {
+	curl -s --max-time 20 --data-urlencode "query=$1[$2]" ${qt:+--data-urlencode "time=$qt"} \
+		"http://127.0.0.1:$pport/api/v1/query" |
+		grep -o '\[[0-9.]*,"[^"]*"\]' | sed 's/[]["]//g; s/,/ /'
+}
+# after SELECTOR T N: wait (at most 30 s) until Prometheus holds N samples
+# of SELECTOR stamped after T (epoch s), and print the last one's
+# "timestamp value". A sample stamped after T was read after T (a scrape
+# reads after its stamp), and before now (it is stored).
+after() {
+	local k s
+	for ((k = 0; k < 150; k++)); do
+		s=$(samples "$1" 1m | awk -v t="$2" '$1 > t')
+		if [ "$(grep -c . <<<"$s")" -ge "$3" ]; then
+			tail -n 1 <<<"$s"
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
 }
 # near V WANT TOL: |V - WANT| <= TOL
 near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { exit !(v != "none" && v != "NaN" && v - w <= t && w - v <= t) }'; }
@@ -162,6 +191,33 @@ t0=$(date +%s.%N)
 sleep 10
 read -r rd1 pc1 <<<"$(sched)"
 t1=$(date +%s.%N)
+# The exit case's two processes start now, on CPU 1 (the LAT pair's,
+# measured), while Prometheus is asked about the window just closed; they
+# join /tsa-x-exit and wait there, blocked, for "go".
+for p in "${lat_pids[@]}"; do kill "$p" 2>/dev/null; done
+mkdir -p "$cgr/tsa-x-exit"
+mkfifo "$tmp/x-go" "$tmp/x-L.bye" "$tmp/x-S.bye"
+cat >"$tmp/x-work.sh" <<'EOF'
+# x-work.sh DIR NAME NS: join /tsa-x-exit, wait for DIR/x-go, then spin
+# (user mode; a read of its own schedstat every 10,000 turns) until it
+# has run NS ns more, write DIR/x-NAME.done and wait for DIR/x-NAME.bye.
+echo $$ >/sys/fs/cgroup/tsa-x-exit/cgroup.procs
+echo ready >"$1/x-$2.ready"
+read -r _ <"$1/x-go"
+read -r c0 _ </proc/self/schedstat
+c=$c0
+while ((c < c0 + $3)); do
+	for ((i = 0; i < 10000; i++)); do :; done
+	read -r c _ </proc/self/schedstat
+done
+echo done >"$1/x-$2.done"
+read -r _ <"$1/x-$2.bye"
+EOF
+taskset -c 1 bash "$tmp/x-work.sh" "$tmp" L 1000000000 &
+x_l=$!
+taskset -c 1 bash "$tmp/x-work.sh" "$tmp" S 2000000000 &
+x_s=$!
+pids+=("$x_l" "$x_s")
 wms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 + 0.5 }')
 w=${wms}ms
 sleep 2	# the scrape after t1 is in
@@ -193,6 +249,106 @@ qt=
 mean=$(awk -v d=$((rd1 - rd0)) -v n=$((pc1 - pc0)) 'BEGIN { if (n > 0) printf "%.6f", d / n / 1e9; else print "none" }')
 awk -v m="$med" -v s="$mean" 'BEGIN { exit !(m != "none" && s != "none" && m + 0 > 0 && m <= 2 * s && m >= s / 2) }'
 t $? "prometheus: histogram_quantile(0.5) of /tsa-x-lat's LAT stays ${med} s, within a log2 bucket of schedstat's mean wait ${mean} s (run_delay over timeslices, ${w})"
+
+# A process's exit: the group /tsa-x-exit has a long-lived process L and a
+# short-lived S. Both burn CPU (L 1 s, S 2 s, by their schedstat), then S
+# exits while Prometheus scrapes every second. The window runs from a
+# scrape with both blocked before the burn to the second scrape after the
+# exit, so increase() extrapolates over 1 ms only. The exporter cannot see
+# a process's time after its last scrape (tsa-exporter(8)): S waits,
+# blocked, until a scrape has read it whole, then exits. Against tsa's own
+# numbers for L and S (/proc/tsa/PID, read with both blocked), the
+# increase is exact: 1 ms for the extrapolation and the decimals, plus at
+# most 50 ms above for S's way out if a scrape caught it (its wakeup and
+# exit, after the reading). Against schedstat, tsa's on-CPU seconds
+# (USR+SYS+TRP) within 1 % as in the engine suite, plus the same 50 ms;
+# USR alone (the spin is user mode but for its schedstat reads and the
+# interrupts it takes, which tsa counts in the USR or SYS they hit) at
+# least 95 % of it.
+say "prometheus: /tsa-x-exit: S burns 2 s of CPU and exits, L burns 1 s and lives on"
+xsel='tsa_cgroup_state_seconds_total{cgroup="/tsa-x-exit",state="USR"}'
+xstates='tsa_cgroup_state_seconds_total{cgroup="/tsa-x-exit",state=~"USR|SYS|TRP"}'
+xblocked() {	# xblocked PID: its schedstat's on-CPU ns, once it stays put 0.2 s
+	local a b k
+	read -r a _ <"/proc/$1/schedstat"
+	for ((k = 0; k < 100; k++)); do
+		sleep 0.2
+		read -r b _ <"/proc/$1/schedstat"
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	echo "$b"
+}
+xtsa() {	# xtsa PID STATE-REGEX: the process's ns in those states, by tsa
+	# (%.0f: mawk's %d stops at 2^31 - 1)
+	awk -v re="^process-($2)\$" '$1 ~ re { s += $2 } END { printf "%.0f", s }' "/proc/tsa/$1"
+}
+for ((k = 0; k < 150; k++)); do
+	[ -e "$tmp/x-L.ready" ] && [ -e "$tmp/x-S.ready" ] && break
+	sleep 0.2
+done
+l0=$(xblocked "$x_l") s0=$(xblocked "$x_s")
+lu0=$(xtsa "$x_l" USR) su0=$(xtsa "$x_s" USR)
+ta=$(date +%s.%N)
+read -r xta va <<<"$(after "$xsel" "$ta" 1)"
+: >"$tmp/x-go"
+for ((k = 0; k < 600; k++)); do
+	[ -e "$tmp/x-L.done" ] && [ -e "$tmp/x-S.done" ] && break
+	sleep 0.1
+done
+l1=$(xblocked "$x_l") s1=$(xblocked "$x_s")
+lu1=$(xtsa "$x_l" USR) su1=$(xtsa "$x_s" USR)
+tb=$(date +%s.%N)
+read -r tpre vpre <<<"$(after "$xsel" "$tb" 1)"
+echo bye >"$tmp/x-S.bye"
+wait "$x_s"
+xst=$?
+tx=$(date +%s.%N)
+read -r tpost vpost <<<"$(after "$xsel" "$tx" 2)"
+xl=$(awk -v a="$((l1 - l0))" 'BEGIN { printf "%.4f", a / 1e9 }')
+xs=$(awk -v a="$((s1 - s0))" 'BEGIN { printf "%.4f", a / 1e9 }')
+xexp=$(awk -v a="$((l1 - l0 + s1 - s0))" 'BEGIN { printf "%.4f", a / 1e9 }')
+xtexp=$(awk -v a="$((lu1 - lu0 + su1 - su0))" 'BEGIN { printf "%.6f", a / 1e9 }')
+xtol=$(awk -v e="$xexp" 'BEGIN { printf "%.4f", 0.01 * e + 0.05 }')
+# 1 ms before the first sample (+ .5: the stamps are whole ms)
+xw=$(awk -v a="${xta:-0}" -v b="${tpost:-0}" 'BEGIN { printf "%d", (b - a) * 1000 + 1.5 }')ms
+qt=$tpost
+xusr=$(q "increase(${xsel}[${xw}])")
+xon=$(q "sum(increase(${xstates}[${xw}]))")
+xproc=$(q 'tsa_cgroup_processes{cgroup="/tsa-x-exit"}')
+# resets() of each counter family of the group, summed one family at a
+# time (resets() drops the name, and families share their other labels),
+# all in one query; the families named when it is not 0.
+xsum='' xbad=''
+xnames=$(curl -s -G --max-time 20 --data-urlencode 'match[]={cgroup="/tsa-x-exit"}' \
+	"http://127.0.0.1:$pport/api/v1/label/__name__/values" |
+	grep -o '"tsa_cgroup_[a-z_]*_\(total\|bucket\|sum\|count\)"' | tr -d '"')
+for nm in $xnames; do
+	xsum+="${xsum:+ + }sum(resets(${nm}{cgroup=\"/tsa-x-exit\"}[${xw}]))"
+done
+xres=$(q "${xsum:-none}")
+if [ "$xres" != 0 ]; then
+	for nm in $xnames; do
+		r=$(q "sum(resets(${nm}{cgroup=\"/tsa-x-exit\"}[${xw}]))")
+		[ "$r" = 0 ] || xbad+=" $nm:$r"
+	done
+fi
+xn=$(q "count(last_over_time({__name__=~\"tsa_cgroup_.+_(total|bucket|sum|count)\",cgroup=\"/tsa-x-exit\"}[${xw}]))")
+qt=$tpre
+xproc0=$(q 'tsa_cgroup_processes{cgroup="/tsa-x-exit"}')
+qt=
+[ -n "$xta" ] && [ -n "$tpre" ] && [ -n "$tpost" ] && [ "$xst" = 0 ] && [ "$xproc0" = 2 ] && [ "$xproc" = 1 ]
+t $? "prometheus: /tsa-x-exit's window spans S's exit: scrapes at $xta (before the burn), $tpre (both done), $tpost (after S's exit, status $xst); tsa_cgroup_processes $xproc0 then $xproc (expected 2 then 1)"
+awk -v u="$xusr" -v e="$xtexp" 'BEGIN { exit !(u != "none" && u - e >= -0.001 && u - e <= 0.051) }'
+t $? "prometheus: increase() of /tsa-x-exit's USR over ${xw} across S's exit: expected tsa's own ${xtexp} s (/proc/tsa: L $(((lu1 - lu0) / 1000000)) ms + S $(((su1 - su0) / 1000000)) ms; -0.001 +0.051), seen ${xusr} s"
+near "$xon" "$xexp" "$xtol"
+t $? "prometheus: increase() of /tsa-x-exit's USR+SYS+TRP over ${xw} across S's exit: expected ${xexp} s (schedstat: L ${xl} + S ${xs}) +- ${xtol}, seen ${xon} s"
+awk -v u="$xusr" -v e="$xexp" -v t="$xtol" 'BEGIN { exit !(u != "none" && u >= 0.95 * e && u <= e + t) }'
+t $? "prometheus: increase() of /tsa-x-exit's USR over ${xw} across S's exit: expected ${xexp} s (at least 95 %, at most + ${xtol}), seen ${xusr} s"
+[ "$xres" = 0 ] && [ "$xn" != none ] && [ "$xn" -gt 0 ]
+t $? "prometheus: resets() over ${xw} across S's exit: expected 0, seen ${xres}${xbad:+ (${xbad# })} in ${xn} counter series of /tsa-x-exit"
+awk -v a="$vpre" -v b="$vpost" 'BEGIN { exit !(a != "" && b != "" && b >= a) }'
+t $? "prometheus: /tsa-x-exit's USR after S's exit ${vpost} s, expected at least before it ${vpre} s (and before the burn ${va} s)"
 
 # The HTTP edges.
 say "exporter: the HTTP edges"
