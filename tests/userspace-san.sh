@@ -22,6 +22,10 @@ mkdir -p "$out/tests" "$out/module"
 cp -a "$repo/userspace" "$out/"
 cp -a "$repo/tests/userspace" "$out/tests/"
 cp -a "$repo"/module/*.h "$out/module/"
+# test-cols checks the JSON keys against docs/json.md (../../docs from
+# tests/userspace).
+mkdir -p "$out/docs"
+cp -a "$repo/docs/json.md" "$out/docs/"
 make -s -C "$out/userspace" clean >/dev/null
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # LSan at every exit, reports on stderr; a report ends the process with

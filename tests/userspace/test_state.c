@@ -106,7 +106,7 @@ int main(void)
 {
 	char dir[300], procfs[300], state[400], src[400], path[400];
 	char hsrc[400], hpath[400];
-	char why[600], *m1, *m2, *m3, *plain, *om, *err;
+	char why[600], *m1, *m2, *m3, *plain, *om, *err, *saved;
 	int rc;
 
 	if (fx_init())
@@ -179,8 +179,10 @@ int main(void)
 	free(err);
 	free(om);
 	om = export(dir, "--prometheus", state, &rc, &err);
-	ok(rc == 0 && !*err && strstr(slurp(state), "tsa-ledger 1\n"),
+	saved = slurp(state);
+	ok(rc == 0 && !*err && strstr(saved, "tsa-ledger 1\n"),
 	   "and the next run has a good one (saw %d, '%s')", rc, err);
+	free(saved);
 	free(err);
 	free(om);
 

@@ -91,6 +91,8 @@ int main(int argc, char **argv)
 			 wakers_run(&o, &stop);
 
 		free(o.show.pids);
+		free(o.euids);
+		free(o.ruids);
 		return rc;
 	}
 	tty = isatty(STDOUT_FILENO);

@@ -175,7 +175,8 @@ static void sort_by(struct tsa_delta *d, size_t n, int key, int order,
 
 	for (i = 0; i < n; i++)
 		d[i].key = value(key, &d[i]);
-	qsort_r(d, n, sizeof(*d), cmp, &order);
+	if (n)	/* no lines: d may be NULL, which qsort_r() refuses */
+		qsort_r(d, n, sizeof(*d), cmp, &order);
 }
 
 void sort_lines(struct tsa_delta *d, size_t n, int key, int order)
@@ -207,5 +208,6 @@ void sort_call_lines(struct tsa_call_line *l, size_t n, int key, int order)
 
 	for (i = 0; i < n; i++)
 		l[i].key = call_key_value(key, &l[i]);
-	qsort_r(l, n, sizeof(*l), call_cmp, &order);
+	if (n)	/* as above: l may be NULL */
+		qsort_r(l, n, sizeof(*l), call_cmp, &order);
 }
