@@ -363,11 +363,14 @@ code2=$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 "$url")
 t $? "exporter: a 1 MiB header is refused ($code) and the next scrape answered ($code2)"
 exec 7>&-
 r0=$(curl -s "$url" | awk '$1 == "tsa_exporter_reads_total" { print $2 }')
-seq 100 | xargs -P 100 -I{} curl -s -o /dev/null -w '%{http_code}\n' --max-time 60 "$url" >"$tmp/c100"
+# From 7 source addresses: the exporter answers at most 16 connections
+# from one address at a time (test-exporter checks that limit).
+for i in $(seq 100); do echo "127.0.0.$((i % 7 + 1))"; done |
+	xargs -P 100 -I{} curl -s -o /dev/null -w '%{http_code}\n' --max-time 60 --interface {} "$url" >"$tmp/c100"
 r1=$(curl -s "$url" | awk '$1 == "tsa_exporter_reads_total" { print $2 }')
 ok200=$(grep -c '^200$' "$tmp/c100")
 [ "$ok200" = 100 ] && [ $((r1 - r0 - 1)) -lt 100 ]
-t $? "exporter: 100 concurrent scrapes all 200 ($ok200), served by $((r1 - r0 - 1)) reads"
+t $? "exporter: 100 concurrent scrapes from 7 addresses all 200 ($ok200), served by $((r1 - r0 - 1)) reads"
 say "exporter: scrapes while 10,000 threads come and go"
 "$ptest" churn 10000 >"$tmp/churn.out" &
 churn=$!

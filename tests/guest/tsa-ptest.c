@@ -262,7 +262,7 @@ static int jparse(const char *s, struct jline *j)
 	for (i = 0; i < TSA_NSTATES && !bad; i++) {
 		o = jkey(st, tsa_state_name(i));
 		bad |= ju64(o, "ns", &j->ns[i]) | jdbl(o, "pct", &j->pct[i]) |
-		       ju64(o, "total_ns", &j->tot[i]) | ju64(o, "n", &j->n[i]);
+		       ju64(o, "total_ns", &j->tot[i]) | ju64(o, "count", &j->n[i]);
 	}
 	st = jkey(s, "counters");
 	for (i = 0; i < TSA_NCOUNTERS && !bad; i++) {
