@@ -306,7 +306,6 @@ static int tsa_entry_open(struct inode *inode, struct file *file)
 {
 	struct tsa_entry *e = pde_data(inode);
 	struct task_struct *t;
-	int ret;
 
 	rcu_read_lock();
 	t = pid_task(find_pid_ns(e->tid, &init_pid_ns), PIDTYPE_PID);
@@ -315,12 +314,7 @@ static int tsa_entry_open(struct inode *inode, struct file *file)
 	else
 		t = NULL;
 	rcu_read_unlock();
-	if (!t)
-		return -ENOENT;
-	ret = tsa_thread_file_open(inode, file, t);
-	if (ret)
-		put_task_struct(t);
-	return ret;
+	return t ? tsa_thread_file_open(inode, file, t) : -ENOENT;
 }
 
 /*

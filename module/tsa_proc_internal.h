@@ -113,7 +113,11 @@ ssize_t tsa_write(struct file *file, const char __user *buf, size_t count,
 
 /* --- tsa_proc_thread.c ---------------------------------------------------- */
 
-/* Open @file on @t's numbers (a reference the file keeps) and close it. */
+/*
+ * Open @file on @t's numbers with the caller's reference to @t, which the
+ * file keeps (tsa_thread_file_release() drops it) or, on failure, this
+ * drops.
+ */
 int tsa_thread_file_open(struct inode *inode, struct file *file,
 			 struct task_struct *t);
 int tsa_thread_file_release(struct inode *inode, struct file *file);

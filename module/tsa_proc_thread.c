@@ -169,10 +169,12 @@ int tsa_thread_file_open(struct inode *inode, struct file *file,
 {
 	int ret = tsa_may_open(inode, t);
 
+	if (!ret)
+		ret = single_open_size(file, tsa_thread_show, t,
+				       tsa_thread_file_size(t));
 	if (ret)
-		return ret;
-	return single_open_size(file, tsa_thread_show, t,
-				tsa_thread_file_size(t));
+		put_task_struct(t);
+	return ret;
 }
 
 int tsa_thread_file_release(struct inode *inode, struct file *file)
@@ -186,7 +188,6 @@ static int tsa_self_open_task(struct inode *inode, struct file *file,
 			      bool self)
 {
 	struct task_struct *t;
-	int ret;
 
 	rcu_read_lock();
 	t = self ? current->group_leader : current;
@@ -195,12 +196,7 @@ static int tsa_self_open_task(struct inode *inode, struct file *file,
 	else
 		t = NULL;
 	rcu_read_unlock();
-	if (!t)
-		return -ENOENT;
-	ret = tsa_thread_file_open(inode, file, t);
-	if (ret)
-		put_task_struct(t);
-	return ret;
+	return t ? tsa_thread_file_open(inode, file, t) : -ENOENT;
 }
 
 static int tsa_self_open(struct inode *inode, struct file *file)
