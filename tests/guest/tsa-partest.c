@@ -691,20 +691,18 @@ static int pin_m(void)
 	return 0;
 }
 
-static int pin_group(void)
+/*
+ * Both CPUs held at SCHED_FIFO 50: CPU 1 by a spinner until *pin_stop
+ * (20 s at most), CPU 0 by the caller from here on. No worker runs until
+ * the caller sleeps. Returns the spinner's pid, or -1.
+ */
+static pid_t hold_cpus(void)
 {
 	struct sched_param sp = { .sched_priority = 50 };
-	pid_t spinner, m;
-	int st, fd;
+	pid_t spinner = fork();
 
-	pin_stop = mmap(NULL, sizeof(*pin_stop), PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (pin_stop == MAP_FAILED)
-		return 2;
-	/* CPU 1: held by a SCHED_FIFO spinner until M says, 20 s at most. */
-	spinner = fork();
 	if (spinner < 0)
-		return 2;
+		return -1;
 	if (!spinner) {
 		double end = now_s() + 20;
 
@@ -715,6 +713,22 @@ static int pin_group(void)
 		_exit(0);
 	}
 	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return -1;
+	return spinner;
+}
+
+static int pin_group(void)
+{
+	pid_t spinner, m;
+	int st, fd;
+
+	pin_stop = mmap(NULL, sizeof(*pin_stop), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pin_stop == MAP_FAILED)
+		return 2;
+	/* CPU 1: held by a SCHED_FIFO spinner until M says, 20 s at most. */
+	spinner = hold_cpus();
+	if (spinner < 0)
 		return 2;
 	/* Every page M runs resident: a thread made and joined once. */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
@@ -831,7 +845,6 @@ static int reuse_child(int out)
  */
 static int reuse(int threads)
 {
-	struct sched_param sp = { .sched_priority = 50 };
 	long long late0, late1;
 	unsigned int live;
 	int st, i, n = 0, joined = 0, untracked = 0, exited, fds[2];
@@ -843,19 +856,8 @@ static int reuse(int threads)
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (pin_stop == MAP_FAILED || pipe(fds))
 		return 2;
-	spinner = fork();
+	spinner = hold_cpus();
 	if (spinner < 0)
-		return 2;
-	if (!spinner) {
-		double end = now_s() + 20;
-
-		if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp))
-			_exit(1);
-		while (!*pin_stop && now_s() < end)
-			;
-		_exit(0);
-	}
-	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
 		return 2;
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		perror("reuse: mlockall");
