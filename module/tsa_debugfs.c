@@ -47,6 +47,9 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "proc_entries %llu\nproc_entries_made %llu\nproc_entry_batches %llu\nproc_resyncs %llu\nproc_removals_deferred %llu\n",
 		   ps.entries, ps.made, ps.batches, ps.resyncs, ps.deferred);
 	seq_printf(m, "reader_row_bytes %llu\n", ps.row_bytes);
+	/* Bulk copies go a process's threads in sections (tsa_proc_snap.c). */
+	seq_printf(m, "reader_sections %llu\nreader_section_max_ns %llu\nreader_restarts %llu\n",
+		   ps.sections, ps.section_max_ns, ps.restarts);
 	/* Copies redone because the owner wrote meanwhile, and held. */
 	seq_printf(m, "reader_copies %llu\nreader_retries %llu\nreader_retries_max %llu\nreader_holds %llu\n",
 		   st.reads, st.read_retries, st.read_retries_max,

@@ -29,7 +29,11 @@ struct tsa_proc_stats {
 	u64 deferred;		/* removals a reader in progress held up */
 	u64 row_bytes;		/* one row of a /proc/tsa/all copy */
 	u64 entry_bytes;	/* one entry in proc's slab */
+	u64 sections;		/* RCU read sections of bulk copies */
+	u64 section_max_ns;	/* the longest of them */
+	u64 restarts;		/* copies of a process begun again */
 };
 void tsa_proc_get_stats(struct tsa_proc_stats *st);
+void tsa_snap_get_stats(struct tsa_proc_stats *st);
 
 #endif /* TSA_PROC_H */

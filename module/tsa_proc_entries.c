@@ -286,6 +286,7 @@ void tsa_proc_get_stats(struct tsa_proc_stats *st)
 	st->resyncs = tsa_nr_resyncs;
 	st->deferred = tsa_nr_deferred;
 	mutex_unlock(&tsa_entries_lock);
+	tsa_snap_get_stats(st);
 }
 
 /* --- the entries' file operations -------------------------------------- */

@@ -54,7 +54,7 @@ struct tsa_row {
 	u32 nr;			/* threads this row stands for */
 	u64 at;			/* the clock its numbers are measured at */
 	u64 stay;		/* time in its current state, up to at */
-	const struct tsa_thread *th;	/* while collecting, under RCU */
+	struct tsa_thread *th;	/* held while collecting, then NULL */
 	struct tsa_acct a;
 	char comm[TASK_COMM_LEN];
 };

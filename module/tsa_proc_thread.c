@@ -30,17 +30,13 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 			     const struct tsa_acct *a, u64 stay,
 			     const void *ltables)
 {
-	unsigned int max = 1, i, live = 0, exited = 0;
-	struct task_struct *t;
+	unsigned int max, i, live = 0, exited = 0;
 	struct tsa_all *all;
 	struct tsa_acct *sum;
 	void *tables = NULL;
 	bool ok;
 
-	rcu_read_lock();
-	for_each_thread(leader, t)
-		max++;
-	rcu_read_unlock();
+	max = get_nr_threads(leader) + 1;
 	max += max / 4 + 8;	/* threads born meanwhile */
 	all = tsa_all_alloc(max, true);
 	sum = kzalloc(sizeof(*sum), TSA_READER_GFP);
@@ -54,9 +50,7 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 	all->seen_a = a;
 	all->seen_stay = stay;
 	all->seen_tables = ltables;
-	rcu_read_lock();
 	ok = pid_alive(leader) && tsa_all_process(all, leader);
-	rcu_read_unlock();
 	if (!ok)
 		goto out;
 	if (tables)

@@ -176,6 +176,7 @@ struct tsa_thread *tsa_thread_insert(struct tsa_thread *th,
 	}
 	th->group = g;
 	th->key = t;
+	refcount_set(&th->users, 1);
 	hlist_add_head_rcu(&th->node, tsa_thread_bucket(t));
 	tsa_count(&tsa_nr_threads, 1);
 	if (th->kern)
@@ -241,6 +242,24 @@ void tsa_thread_remove(const struct task_struct *t)
 	raw_spin_unlock_irqrestore(&tsa_table_lock, flags);
 	if (th)
 		call_rcu(&th->rcu, tsa_thread_free_rcu);
+}
+
+/*
+ * Keep @th, found under rcu_read_lock(), after the section ends: it stays
+ * readable (not findable) until tsa_thread_let_go(). Its users cannot be
+ * 0 yet: the table's reference goes only after a grace period that this
+ * section holds off.
+ */
+void tsa_thread_hold(struct tsa_thread *th)
+{
+	refcount_inc(&th->users);
+}
+
+/* Process context: the last user frees the record. */
+void tsa_thread_let_go(struct tsa_thread *th)
+{
+	if (refcount_dec_and_test(&th->users))
+		tsa_thread_obj_free(th);
 }
 
 void tsa_table_get_stats(struct tsa_table_stats *st)

@@ -126,6 +126,12 @@ struct tsa_thread {
 	u8 trap_depth;
 	u16 trap_source[TSA_TRAP_NEST];
 #endif
+	/*
+	 * The table's reference (dropped by the free after a grace period)
+	 * and those of readers that keep the record past their RCU read
+	 * section (tsa_thread_hold()): the last one frees it.
+	 */
+	refcount_t users;
 	struct rcu_head rcu;
 };
 
@@ -209,6 +215,8 @@ bool tsa_thread_exit(struct tsa_thread *th);
 u32 tsa_group_read(struct tsa_group *g, u64 now, struct tsa_acct *sum,
 		   void *tables, u32 *threads, u64 *at);
 bool tsa_thread_handed_over(const struct tsa_thread *th, u32 gen);
+void tsa_thread_hold(struct tsa_thread *th);
+void tsa_thread_let_go(struct tsa_thread *th);
 void tsa_table_get_stats(struct tsa_table_stats *st);
 void tsa_table_debugfs(struct dentry *dir);
 

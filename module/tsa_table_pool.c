@@ -384,7 +384,9 @@ void tsa_thread_free_rcu(struct rcu_head *head)
 {
 	struct tsa_thread *th = container_of(head, struct tsa_thread, rcu);
 
-	tsa_obj_free(tsa_thread_cache_of(th->kern), th);
+	/* A reader may still hold it (tsa_thread_hold()). */
+	if (refcount_dec_and_test(&th->users))
+		tsa_obj_free(tsa_thread_cache_of(th->kern), th);
 }
 
 

@@ -30,5 +30,7 @@ for f in all calls hist wakers; do
 	echo "reading $f: worst $(lat 10) us"
 	wait $r
 done
+st=/sys/kernel/debug/tsa/stats
+[ -r $st ] && grep -E '^reader_(sections|section_max_ns|restarts) ' $st
 exec {HOLD[1]}>&-
 wait

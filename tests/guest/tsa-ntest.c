@@ -649,11 +649,203 @@ static void test_monotonic(void)
 	    MONO_SLACK_NS, small);
 }
 
+/* --- a large process copied in sections, exactly once ---------------- */
+
+#define SEC_SLEEPERS	800
+#define SEC_MANAGERS	4
+#define SEC_CHURN	40		/* threads each manager keeps alive */
+
+static volatile int sec_stop;
+static int sec_started = 1, sec_created = 1;	/* the main thread */
+
+static void *sec_sleeper(void *arg)
+{
+	(void)arg;
+	while (!sec_stop)
+		sleep_ms(50);
+	return NULL;
+}
+
+/* A short life: 2 to 4 ms, asleep. */
+static void *sec_short(void *arg)
+{
+	usleep(2000 + rand() % 2000);
+	__atomic_sub_fetch((int *)arg, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Every pthread_create() of the process is counted twice: before it (an
+ * upper bound on the threads born by then) and after it returns (a lower
+ * bound: the thread is in the thread list).
+ */
+static int sec_spawn(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	if (!th)
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	__atomic_add_fetch(&sec_started, 1, __ATOMIC_SEQ_CST);
+	err = pthread_create(th ? th : &t, &a, fn, arg);
+	if (err)
+		__atomic_sub_fetch(&sec_started, 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_add_fetch(&sec_created, 1, __ATOMIC_SEQ_CST);
+	pthread_attr_destroy(&a);
+	return err;
+}
+
+static void *sec_manager(void *arg)
+{
+	(void)arg;
+	int alive = 0;
+
+	pin(1);
+	while (!sec_stop) {
+		if (__atomic_load_n(&alive, __ATOMIC_RELAXED) < SEC_CHURN) {
+			__atomic_add_fetch(&alive, 1, __ATOMIC_RELAXED);
+			if (sec_spawn(NULL, sec_short, &alive))
+				__atomic_sub_fetch(&alive, 1,
+						   __ATOMIC_RELAXED);
+		} else {
+			usleep(200);
+		}
+	}
+	while (__atomic_load_n(&alive, __ATOMIC_RELAXED))
+		sleep_ms(1);
+	return NULL;
+}
+
+/* "process-threads L E" of the leader's file: L + E, or -1. */
+static long sec_counted(const char *path)
+{
+	static char buf[1 << 16];
+	unsigned int live, exited;
+	char *p;
+
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nprocess-threads ");
+	if (!p || sscanf(p, "\nprocess-threads %u %u", &live, &exited) != 2)
+		return -1;
+	return (long)live + exited;
+}
+
+static void *sec_spinner(void *arg)
+{
+	(void)arg;
+	pin(0);
+	while (!sec_stop)
+		;
+	return NULL;
+}
+
+/*
+ * The review's F4: a process of many threads is copied in RCU read
+ * sections of about 100 us (debugfs reader_sections), going on from the
+ * last threads a section visited, or starting over (reader_restarts)
+ * when all of those died meanwhile. Threads are born and die in the
+ * process all along (managers on CPU 1 keep 160 alive for 2-4 ms each)
+ * while its leader's file is read from CPU 0 at nice 5 beside a
+ * spinner, so that each reschedule between sections lasts a time slice.
+ * Every thread the process ever had must be counted exactly once: live
+ * plus exited in process-threads lies between the creates that returned
+ * before the read and those begun by its end.
+ */
+static void sections_child(int out)
+{
+	pthread_t sl[SEC_SLEEPERS], mg[SEC_MANAGERS], sp;
+	uint64_t r0 = 0, r1 = 0, s0 = 0, s1 = 0, mx = 0;
+	long lo, hi, n, low = 0, high = 0, bad = -1;
+	int i, made = 0, reads = 0, failed = 0;
+	char path[64], where[128] = "";
+	double start;
+
+	for (i = 0; i < SEC_SLEEPERS; i++)
+		made += !sec_spawn(&sl[i], sec_sleeper, NULL);
+	for (i = 0; i < SEC_MANAGERS; i++)
+		sec_spawn(&mg[i], sec_manager, NULL);
+	sec_spawn(&sp, sec_spinner, NULL);
+	snprintf(path, sizeof(path), "/proc/tsa/%d", getpid());
+	pin(0);
+	if (nice(5) < 0)
+		perror("nice");
+	tsa_read_debugfs_counter("reader_restarts", &r0);
+	tsa_read_debugfs_counter("reader_sections", &s0);
+	/* At least 8 reads and 4 s, at most 20 s. */
+	for (start = mono_s(); ; reads++) {
+		if ((reads >= 8 && mono_s() > start + 4) ||
+		    mono_s() > start + 20)
+			break;
+		lo = __atomic_load_n(&sec_created, __ATOMIC_SEQ_CST);
+		n = sec_counted(path);
+		hi = __atomic_load_n(&sec_started, __ATOMIC_SEQ_CST);
+		if (n < 0) {
+			failed++;
+			continue;
+		}
+		if (n >= lo && n <= hi)
+			continue;
+		low += n < lo;
+		high += n > hi;
+		if (bad < 0) {
+			bad = n;
+			snprintf(where, sizeof(where),
+				 ": first at read %d, %ld counted, %ld..%ld born",
+				 reads, n, lo, hi);
+		}
+	}
+	tsa_read_debugfs_counter("reader_restarts", &r1);
+	tsa_read_debugfs_counter("reader_sections", &s1);
+	tsa_read_debugfs_counter("reader_section_max_ns", &mx);
+	sec_stop = 1;
+	for (i = 0; i < SEC_MANAGERS; i++)
+		pthread_join(mg[i], NULL);
+	pthread_join(sp, NULL);
+	for (i = 0; i < SEC_SLEEPERS; i++)
+		pthread_join(sl[i], NULL);
+	sec_stop = 0;
+	say(out, made == SEC_SLEEPERS && reads >= 3 && !failed && !low &&
+	    !high && s1 - s0 > (uint64_t)reads,
+	    " %d reads of a %d-thread process whose threads are born and die all along count each of its %d threads once (expected live + exited within the threads born by then; saw %ld under, %ld over%s; %d reads failed) in %llu RCU sections (%.1f a read, longest %llu us), %llu of them starting over",
+	    reads, made + SEC_MANAGERS + 2, sec_created, low, high, where,
+	    failed, (unsigned long long)(s1 - s0),
+	    reads ? (double)(s1 - s0) / reads : 0.0,
+	    (unsigned long long)mx / 1000, (unsigned long long)(r1 - r0));
+}
+
+/* In a process of its own: no other test's threads among its exited. */
+static void test_sections(void)
+{
+	int rep[2], st;
+	pid_t c;
+
+	if (pipe(rep)) {
+		tap(0, "sections: pipe (%s)", strerror(errno));
+		return;
+	}
+	c = fork();
+	if (!c) {
+		close(rep[0]);
+		sections_child(rep[1]);
+		_exit(0);
+	}
+	close(rep[1]);
+	hear(rep[0], "sections");
+	close(rep[0]);
+	waitpid(c, &st, 0);
+}
+
 static const struct tsa_test tests[] = {
 	{ "stuck", test_stuck_reader },
 	{ "pidns", test_pidns },
 	{ "hidepid", test_hidepid },
 	{ "monotonic", test_monotonic },
+	{ "sections", test_sections },
 };
 
 int main(int argc, char **argv)
