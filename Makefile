@@ -101,7 +101,7 @@ DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[
 DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
 DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}' libmicrohttpd12 2>/dev/null | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
-DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
+DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h module/uapi/*.h)
 
 .PHONY: install-module install-userspace install-man uninstall-module \
 	tsa-depmod dkms-stage deb check-version

@@ -214,6 +214,8 @@ static const struct proc_ops tsa_self_ops = {
 	.proc_read = seq_read,
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
+	.proc_ioctl = tsa_self_ioctl,
+	.proc_compat_ioctl = TSA_SELF_COMPAT_IOCTL,
 	.proc_release = tsa_thread_file_release,
 };
 
@@ -222,6 +224,8 @@ static const struct proc_ops tsa_thread_self_ops = {
 	.proc_read = seq_read,
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
+	.proc_ioctl = tsa_self_ioctl,
+	.proc_compat_ioctl = TSA_SELF_COMPAT_IOCTL,
 	.proc_release = tsa_thread_file_release,
 };
 
