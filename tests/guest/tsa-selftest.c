@@ -17,16 +17,19 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../module/uapi/tsa.h"
+#include "../../userspace/libtsa/tsa.h"
 #include "tsa-read.h"
 
 static uint64_t mono_ns(void)
@@ -214,9 +217,462 @@ static void test_ioctl_errors(void)
 		close(fd);
 }
 
+/* --- libtsa: known answers, by each way ---------------------------------- */
+
+#define MS	1000000ULL
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+/* Make the next reads take @how: 0 on success. */
+static int way(int how)
+{
+	int got;
+
+	tsa_self_close();
+	if (how == TSA_HOW_TEXT)
+		setenv("TSA_SELF_TEXT", "1", 1);
+	else
+		unsetenv("TSA_SELF_TEXT");
+	got = tsa_self_open();
+	unsetenv("TSA_SELF_TEXT");
+	if (got != how) {
+		tap(0, "libtsa: tsa_self_open() takes %s (expected %s): %s",
+		    tsa_self_how_name(got), tsa_self_how_name(how),
+		    got < 0 ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = mono_ns() + ns;
+
+	while (mono_ns() < end)
+		;
+}
+
+/* A snapshot pair around @work, by way @how; 0 on success. */
+static int around(int how, const char *what, void (*work)(void),
+		  struct tsa_snap *d)
+{
+	struct tsa_snap a, b;
+	uint64_t sum = 0;
+	unsigned int i;
+
+	if (way(how))
+		return -1;
+	if (tsa_self_read(&a)) {
+		tap(0, "%s: tsa_self_read: %s", what, strerror(errno));
+		return -1;
+	}
+	work();
+	if (tsa_self_read(&b)) {
+		tap(0, "%s: tsa_self_read: %s", what, strerror(errno));
+		return -1;
+	}
+	tsa_self_diff(&a, &b, d);
+	for (i = 0; i < b.nr_states; i++)
+		sum += b.ns[i];
+	if (a.how != how || b.how != how || sum != b.elapsed ||
+	    b.tid != gettid_()) {
+		tap(0, "%s: reads by %s/%s (expected %s), sum %llu elapsed %llu, tid %d (expected %d)",
+		    what, tsa_self_how_name(a.how), tsa_self_how_name(b.how),
+		    tsa_self_how_name(how), (unsigned long long)sum,
+		    (unsigned long long)b.elapsed, b.tid, gettid_());
+		return -1;
+	}
+	printf("# %s by %s: %.3f ms: USR %.3f SYS %.3f LAT %.3f LCK %.3f SLP %.3f IOW %.3f\n",
+	       what, tsa_self_how_name(how), ms(d->at), ms(d->ns[TSA_ST_USR]),
+	       ms(d->ns[TSA_ST_SYS]), ms(d->ns[TSA_ST_LAT]),
+	       ms(d->ns[TSA_ST_LCK]), ms(d->ns[TSA_ST_SLP]),
+	       ms(d->ns[TSA_ST_IOW]));
+	return 0;
+}
+
+static const int hows[] = { TSA_HOW_IOCTL, TSA_HOW_TEXT };
+
+static void nap50(void)
+{
+	struct timespec ts = { 0, 50 * MS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Slack: the timer's (50 us) and a TCG guest's wakeup, generously. */
+static void test_sleep(void)
+{
+	struct tsa_snap d;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (around(hows[i], "self-sleep", nap50, &d))
+			continue;
+		tap(d.ns[TSA_ST_SLP] >= 50 * MS && d.ns[TSA_ST_SLP] <= 60 * MS &&
+		    d.count[TSA_CT_VCX] >= 1,
+		    "self-sleep by %s: a 50 ms nanosleep is SLP %.3f ms (expected 50 to 60), VCX +%llu (expected >= 1)",
+		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_SLP]),
+		    (unsigned long long)d.count[TSA_CT_VCX]);
+	}
+}
+
+static void spin50(void)
+{
+	spin_ns(50 * MS);
+}
+
+static void test_spin(void)
+{
+	struct tsa_snap d;
+	uint64_t cpu;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (around(hows[i], "self-spin", spin50, &d))
+			continue;
+		cpu = d.ns[TSA_ST_USR] + d.ns[TSA_ST_SYS] + d.ns[TSA_ST_TRP] +
+		      d.ns[TSA_ST_LAT];
+		tap(d.ns[TSA_ST_USR] >= 45 * MS && cpu >= 50 * MS &&
+		    cpu <= 60 * MS,
+		    "self-spin by %s: a 50 ms spin is USR %.3f ms (expected >= 45), on CPU or LAT %.3f (expected 50 to 60)",
+		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_USR]), ms(cpu));
+	}
+}
+
+static struct {
+	pthread_mutex_t m;
+	atomic_int phase;	/* 1: held, 2: the waiter is about to lock */
+} lck = { PTHREAD_MUTEX_INITIALIZER, 0 };
+
+static void *lck_holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lck.m);
+	atomic_store(&lck.phase, 1);
+	while (atomic_load(&lck.phase) != 2)
+		sched_yield();
+	sleep_ms(30);
+	pthread_mutex_unlock(&lck.m);
+	return NULL;
+}
+
+static void lck_wait(void)
+{
+	pthread_mutex_lock(&lck.m);
+	pthread_mutex_unlock(&lck.m);
+}
+
+/* The holder sleeps 30 ms from just before the first read. */
+static void test_lock(void)
+{
+	struct tsa_snap d;
+	pthread_t th;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (way(hows[i]))
+			continue;
+		atomic_store(&lck.phase, 0);
+		pthread_create(&th, NULL, lck_holder, NULL);
+		while (atomic_load(&lck.phase) != 1)
+			sched_yield();
+		atomic_store(&lck.phase, 2);
+		if (around(hows[i], "self-lock", lck_wait, &d)) {
+			pthread_join(th, NULL);
+			continue;
+		}
+		pthread_join(th, NULL);
+		tap(d.ns[TSA_ST_LCK] >= 25 * MS && d.ns[TSA_ST_LCK] <= 40 * MS,
+		    "self-lock by %s: a mutex held 30 ms by another thread is LCK %.3f ms (expected 25 to 40)",
+		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_LCK]));
+	}
+}
+
+static atomic_int lat_stop;
+
+static void unpin(void)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *lat_spinner(void *arg)
+{
+	(void)arg;
+	pin(1);
+	while (!atomic_load(&lat_stop))
+		;
+	return NULL;
+}
+
+static void spin100(void)
+{
+	spin_ns(100 * MS);
+}
+
+/* A spinner on this CPU: the fair scheduler shares it, about half each. */
+static void test_lat(void)
+{
+	struct tsa_snap d;
+	pthread_t th;
+	size_t i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		tap(1, "# SKIP self-lat: needs CPU 1");
+		return;
+	}
+	pin(1);
+	for (i = 0; i < 2; i++) {
+		atomic_store(&lat_stop, 0);
+		pthread_create(&th, NULL, lat_spinner, NULL);
+		sleep_ms(20);	/* the spinner is running */
+		if (!around(hows[i], "self-lat", spin100, &d))
+			tap(d.ns[TSA_ST_LAT] >= 25 * MS &&
+			    d.count[TSA_CT_ICX] >= 1,
+			    "self-lat by %s: 100 ms beside a spinner on its CPU: LAT %.3f ms (expected >= 25), ICX +%llu (expected >= 1)",
+			    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_LAT]),
+			    (unsigned long long)d.count[TSA_CT_ICX]);
+		atomic_store(&lat_stop, 1);
+		pthread_join(th, NULL);
+	}
+	unpin();
+}
+
+#define IOW_READS	64
+static int iow_fd;
+
+static void iow_reads(void)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	off_t size = lseek(iow_fd, 0, SEEK_END) / 4096;
+	int i;
+
+	for (i = 0; i < IOW_READS; i++)
+		if (pread(iow_fd, buf, sizeof(buf),
+			  (off_t)(random() % size) * 4096) != sizeof(buf))
+			break;
+}
+
+/* TSA_WAIT_DIR/data on a real disk behind dm-delay (wait-tests.sh). */
+static void test_iow(void)
+{
+	const char *dir = getenv("TSA_WAIT_DIR");
+	struct tsa_snap d;
+	char path[256];
+	size_t i;
+
+	if (!dir) {
+		tap(1, "# SKIP self-iow: no TSA_WAIT_DIR");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/data", dir);
+	iow_fd = open(path, O_RDONLY | O_DIRECT);
+	if (iow_fd < 0) {
+		tap(0, "self-iow: open %s O_DIRECT: %s", path, strerror(errno));
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		struct tsa_delays d0, d1;
+		uint64_t blkio;
+
+		/* Delay accounting's book of the same waits, read outside. */
+		if (tsa_read_delays(gettid_(), &d0)) {
+			tap(0, "self-iow: taskstats: %s", strerror(errno));
+			break;
+		}
+		if (around(hows[i], "self-iow", iow_reads, &d))
+			continue;
+		if (tsa_read_delays(gettid_(), &d1)) {
+			tap(0, "self-iow: taskstats: %s", strerror(errno));
+			break;
+		}
+		blkio = d1.blkio_ns - d0.blkio_ns;
+		tap(d.ns[TSA_ST_IOW] >= IOW_READS / 2 * MS &&
+		    d.ns[TSA_ST_IOW] >= d.ns[TSA_ST_SLP] &&
+		    gap(d.ns[TSA_ST_IOW], blkio) <= 5.0,
+		    "self-iow by %s: %d O_DIRECT reads of 4 KiB (dm-delay 1 ms): IOW %.3f ms (expected >= %d, more than SLP %.3f, within 5%% of delay accounting's blkio %.3f)",
+		    tsa_self_how_name(hows[i]), IOW_READS,
+		    ms(d.ns[TSA_ST_IOW]), IOW_READS / 2, ms(d.ns[TSA_ST_SLP]),
+		    ms(blkio));
+	}
+	close(iow_fd);
+}
+
+/* libtsa's two ways at one point: the text lies between two ioctls. */
+static void test_ways_agree(void)
+{
+	struct tsa_snap a, t, b;
+	int ok = 1, i;
+
+	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a) || way(TSA_HOW_TEXT) ||
+	    tsa_self_read(&t) || way(TSA_HOW_IOCTL) || tsa_self_read(&b)) {
+		tap(0, "self-agree: reads: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < TSA_ST_KNOWN; i++)
+		ok &= a.ns[i] <= t.ns[i] && t.ns[i] <= b.ns[i];
+	for (i = 0; i < TSA_CT_KNOWN; i++)
+		ok &= a.count[i] <= t.count[i] && t.count[i] <= b.count[i];
+	tap(ok && a.how == TSA_HOW_IOCTL && t.how == TSA_HOW_TEXT &&
+	    a.tid == t.tid && t.tid == b.tid && t.nr_states == a.nr_states &&
+	    t.nr_counters == a.nr_counters && t.state == TSA_ST_SYS &&
+	    a.elapsed <= t.elapsed && t.elapsed <= b.elapsed &&
+	    t.degraded == a.degraded && t.flags == a.flags,
+	    "self-agree: libtsa's text read between two ioctl reads lies between them (states %u %u, counters %u %u, elapsed %llu %llu %llu, degraded %#x %#x)",
+	    a.nr_states, t.nr_states, a.nr_counters, t.nr_counters,
+	    (unsigned long long)a.elapsed, (unsigned long long)t.elapsed,
+	    (unsigned long long)b.elapsed, a.degraded, t.degraded);
+}
+
+/*
+ * A pool thread serves tasks in turn, a read pair each: every task's
+ * numbers are its own (sleep: SLP; spin: USR), not its predecessors'.
+ */
+#define POOL_TASKS	6
+static struct tsa_snap pool_d[POOL_TASKS];
+static int pool_err;
+
+static void *pool_worker(void *arg)
+{
+	struct tsa_snap a, b;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < POOL_TASKS; i++) {
+		if (tsa_self_read(&a)) {
+			pool_err = errno;
+			return NULL;
+		}
+		if (i % 2)
+			spin_ns(20 * MS);
+		else
+			sleep_ms(20);
+		if (tsa_self_read(&b)) {
+			pool_err = errno;
+			return NULL;
+		}
+		tsa_self_diff(&a, &b, &pool_d[i]);
+	}
+	return NULL;
+}
+
+static void test_pool(void)
+{
+	pthread_t th;
+	int i, ok = 1;
+
+	pool_err = 0;
+	pthread_create(&th, NULL, pool_worker, NULL);
+	pthread_join(th, NULL);
+	if (pool_err) {
+		tap(0, "self-pool: %s", strerror(pool_err));
+		return;
+	}
+	for (i = 0; i < POOL_TASKS; i++) {
+		struct tsa_snap *d = &pool_d[i];
+		int good = i % 2 ?
+			d->ns[TSA_ST_USR] >= 18 * MS && d->ns[TSA_ST_SLP] < 1 * MS :
+			d->ns[TSA_ST_SLP] >= 20 * MS && d->ns[TSA_ST_SLP] <= 30 * MS &&
+			d->ns[TSA_ST_USR] < 2 * MS;
+
+		printf("# task %d (%s, by %s): %.3f ms: USR %.3f SLP %.3f\n", i,
+		       i % 2 ? "spin 20 ms" : "sleep 20 ms",
+		       tsa_self_how_name(d->how), ms(d->at),
+		       ms(d->ns[TSA_ST_USR]), ms(d->ns[TSA_ST_SLP]));
+		ok &= good && d->how == TSA_HOW_IOCTL;
+	}
+	tap(ok, "self-pool: %d tasks on one pool thread, a read pair each: sleeps SLP 20 to 30 ms and USR < 2, spins USR >= 18 and SLP < 1",
+	    POOL_TASKS);
+}
+
+/* A fork's child reads itself, not the thread it was forked from. */
+static void test_fork(void)
+{
+	struct tsa_snap a;
+	int st = 0, p[2];
+	pid_t c;
+	int got[2] = { 0, 0 };
+
+	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a) || pipe(p)) {
+		tap(0, "self-fork: %s", strerror(errno));
+		return;
+	}
+	c = fork();
+	if (c == 0) {
+		struct tsa_snap s;
+		int r[2];
+
+		r[0] = tsa_self_read(&s) ? -errno : s.tid;
+		r[1] = s.how;
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		got[0] = -EIO;
+	close(p[0]);
+	waitpid(c, &st, 0);
+	tap(got[0] == c && got[1] == TSA_HOW_IOCTL,
+	    "self-fork: the child reads its own tid %d by ioctl (saw %d by %s)",
+	    c, got[0], tsa_self_how_name(got[1]));
+}
+
+/* docs/examples/request-loop.c: 8 requests, each costed by kind. */
+static void test_example(void)
+{
+	const char *prog = getenv("TSA_REQUEST_LOOP");
+	char line[512], kind[16], how[16];
+	int n = 0, good = 0, r, tid;
+	double total, usr, sys, lat, lck, slp, iow;
+	FILE *f;
+
+	if (!prog) {
+		tap(1, "# SKIP self-example: no TSA_REQUEST_LOOP");
+		return;
+	}
+	snprintf(line, sizeof(line), "%s 8", prog);
+	f = popen(line, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		printf("# %s", line);
+		if (sscanf(line, "request %d %15s tid %d %lf ms: USR %lf SYS %lf LAT %lf LCK %lf SLP %lf IOW %lf (%15[a-z])",
+			   &r, kind, &tid, &total, &usr, &sys, &lat, &lck,
+			   &slp, &iow, how) != 11)
+			continue;
+		n++;
+		if (!strcmp(kind, "cpu"))
+			good += usr >= 15;
+		else if (!strcmp(kind, "sleep"))
+			good += slp >= 20 && slp <= 30;
+		else
+			good += usr + sys + lat + lck + slp + iow <= total + 0.01;
+	}
+	r = f ? pclose(f) : -1;
+	tap(r == 0 && n == 8 && good == 8,
+	    "self-example: request-loop printed %d requests (expected 8), %d as their kind says (cpu: USR >= 15 ms, sleep: SLP 20 to 30 ms), exit %d",
+	    n, good, r);
+}
+
 static const struct tsa_test tests[] = {
 	{ "self-ioctl", test_ioctl_agree },
 	{ "self-errors", test_ioctl_errors },
+	{ "self-agree", test_ways_agree },
+	{ "self-sleep", test_sleep },
+	{ "self-spin", test_spin },
+	{ "self-lock", test_lock },
+	{ "self-lat", test_lat },
+	{ "self-iow", test_iow },
+	{ "self-pool", test_pool },
+	{ "self-fork", test_fork },
+	{ "self-example", test_example },
 };
 
 int main(int argc, char **argv)
