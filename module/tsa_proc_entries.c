@@ -367,8 +367,6 @@ static long tsa_entry_compat_ioctl(struct file *file, unsigned int cmd,
 {
 	return tsa_entry_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
 }
-#else
-#define tsa_entry_compat_ioctl	NULL
 #endif
 
 static const struct proc_ops tsa_entry_ops = {
@@ -377,7 +375,9 @@ static const struct proc_ops tsa_entry_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = tsa_entry_lseek,
 	.proc_ioctl = tsa_entry_ioctl,
+#ifdef CONFIG_COMPAT
 	.proc_compat_ioctl = tsa_entry_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 

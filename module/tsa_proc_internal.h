@@ -116,12 +116,10 @@ ssize_t tsa_write(struct file *file, const char __user *buf, size_t count,
 
 /* uapi/tsa.h's ioctls on a thread file (a seq_file whose private is its task). */
 long tsa_self_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+/* struct proc_ops has proc_compat_ioctl with CONFIG_COMPAT only. */
 #ifdef CONFIG_COMPAT
 long tsa_self_compat_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg);
-#define TSA_SELF_COMPAT_IOCTL	tsa_self_compat_ioctl
-#else
-#define TSA_SELF_COMPAT_IOCTL	NULL
 #endif
 
 /* --- tsa_proc_thread.c ---------------------------------------------------- */

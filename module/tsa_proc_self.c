@@ -22,6 +22,9 @@
 #include "uapi/tsa.h"
 
 static_assert(sizeof(struct tsa_self) == TSA_SELF_SIZE_VER1);
+/* The same layout for 32-bit callers (compat): every u64 8-aligned. */
+static_assert(offsetof(struct tsa_self, now) == 32 &&
+	      sizeof(struct tsa_self) % 8 == 0);
 static_assert(TSA_NR_STATES <= TSA_SELF_STATES);
 static_assert(TSA_NR_COUNTERS <= TSA_SELF_COUNTERS);
 static_assert(TSA_NR_STATES <= 16 && TSA_NR_COUNTERS <= 16);

@@ -215,7 +215,9 @@ static const struct proc_ops tsa_self_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
 	.proc_ioctl = tsa_self_ioctl,
-	.proc_compat_ioctl = TSA_SELF_COMPAT_IOCTL,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = tsa_self_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 
@@ -225,7 +227,9 @@ static const struct proc_ops tsa_thread_self_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
 	.proc_ioctl = tsa_self_ioctl,
-	.proc_compat_ioctl = TSA_SELF_COMPAT_IOCTL,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = tsa_self_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 

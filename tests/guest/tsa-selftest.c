@@ -670,6 +670,96 @@ static void test_example(void)
 	    n, good, r);
 }
 
+
+/*
+ * Readers of themselves racing births and deaths: threads each read
+ * themselves in a loop, by the ioctl, while another forks and reaps
+ * children and makes threads; elapsed and every counter never go back
+ * (states may, by the nanoseconds of tsa(4)'s NOTES: up to 1 us here).
+ */
+#define STRESS_READERS	4
+#define STRESS_READS	5000
+static atomic_int stress_stop;
+static atomic_int stress_bad;
+
+static void *stress_reader(void *arg)
+{
+	struct tsa_self a, b;
+	int fd = open_self(), i, k;
+
+	(void)arg;
+	if (fd < 0 || ioctl(fd, TSA_IOC_SELF, &a)) {
+		atomic_fetch_add(&stress_bad, 1);
+		return NULL;
+	}
+	for (i = 0; i < STRESS_READS; i++) {
+		if (ioctl(fd, TSA_IOC_SELF, &b)) {
+			printf("# stress: ioctl: %s\n", strerror(errno));
+			atomic_fetch_add(&stress_bad, 1);
+			break;
+		}
+		int bad = b.elapsed < a.elapsed || b.now < a.now ||
+			  b.tid != a.tid;
+
+		for (k = 0; k < TSA_NCOUNTERS; k++)
+			bad |= b.count[k] < a.count[k];
+		for (k = 0; k < TSA_NSTATES; k++)
+			bad |= b.ns[k] + 1000 < a.ns[k];
+		if (bad) {
+			printf("# stress: read %d went back: elapsed %llu -> %llu\n",
+			       i, (unsigned long long)a.elapsed,
+			       (unsigned long long)b.elapsed);
+			atomic_fetch_add(&stress_bad, 1);
+			break;
+		}
+		a = b;
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *stress_nothing(void *arg)
+{
+	return arg;
+}
+
+static void *stress_churn(void *arg)
+{
+	pthread_t t;
+	pid_t c;
+
+	(void)arg;
+	while (!atomic_load(&stress_stop)) {
+		c = fork();
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		if (!pthread_create(&t, NULL, stress_nothing, NULL))
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+static void test_stress(void)
+{
+	pthread_t r[STRESS_READERS], c;
+	int i;
+
+	atomic_store(&stress_stop, 0);
+	atomic_store(&stress_bad, 0);
+	pthread_create(&c, NULL, stress_churn, NULL);
+	for (i = 0; i < STRESS_READERS; i++)
+		pthread_create(&r[i], NULL, stress_reader, NULL);
+	for (i = 0; i < STRESS_READERS; i++)
+		pthread_join(r[i], NULL);
+	atomic_store(&stress_stop, 1);
+	pthread_join(c, NULL);
+	tap(atomic_load(&stress_bad) == 0,
+	    "self-stress: %d threads read themselves %d times each while another forks and makes threads: nothing went back, no error (saw %d bad)",
+	    STRESS_READERS, STRESS_READS, atomic_load(&stress_bad));
+}
+
 static const struct tsa_test tests[] = {
 	{ "self-ioctl", test_ioctl_agree },
 	{ "self-errors", test_ioctl_errors },
@@ -682,6 +772,7 @@ static const struct tsa_test tests[] = {
 	{ "self-pool", test_pool },
 	{ "self-fork", test_fork },
 	{ "self-example", test_example },
+	{ "self-stress", test_stress },
 };
 
 int main(int argc, char **argv)
