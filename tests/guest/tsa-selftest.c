@@ -7,8 +7,9 @@
  * 50 ms of SLP, a spin USR, a wait for a mutex another thread holds LCK,
  * a spinner on the same CPU LAT, an O_DIRECT read IOW (TSA_WAIT_DIR: a
  * block device's file system), by the binary read and by the text file;
- * and a pool thread's per-task deltas. Runs in a guest with tsa.ko loaded;
- * prints TAP (tsa_test_main()).
+ * a pool thread's per-task deltas, a fork's child, the example request
+ * loop (TSA_REQUEST_LOOP), and readers of themselves racing forks. Runs
+ * in a guest with tsa.ko loaded; prints TAP (tsa_test_main()).
  *
  *   tsa-selftest [--first N] [self-...]
  */
