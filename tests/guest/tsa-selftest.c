@@ -307,7 +307,8 @@ static void nap50(void)
  * The timer runs from inside the call, before the thread leaves its CPU:
  * the sleep itself may be short of 50 ms by that path (under 1 ms), the
  * window between the reads never. Above: the timer's slack (50 us) and a
- * TCG guest's wakeup, generously.
+ * TCG guest's late wakeup on a busy host (a 20 ms sleep was seen to last
+ * 31.8 ms under multi-threaded TCG): 25 ms.
  */
 static void test_sleep(void)
 {
@@ -317,9 +318,9 @@ static void test_sleep(void)
 	for (i = 0; i < 2; i++) {
 		if (around(hows[i], "self-sleep", nap50, &d))
 			continue;
-		tap(d.ns[TSA_ST_SLP] >= 49 * MS && d.ns[TSA_ST_SLP] <= 60 * MS &&
+		tap(d.ns[TSA_ST_SLP] >= 49 * MS && d.ns[TSA_ST_SLP] <= 75 * MS &&
 		    d.elapsed >= 50 * MS && d.count[TSA_CT_VCX] >= 1,
-		    "self-sleep by %s: a 50 ms nanosleep is SLP %.3f ms (expected 49 to 60) of %.3f between the reads (expected >= 50), VCX +%llu (expected >= 1)",
+		    "self-sleep by %s: a 50 ms nanosleep is SLP %.3f ms (expected 49 to 75) of %.3f between the reads (expected >= 50), VCX +%llu (expected >= 1)",
 		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_SLP]),
 		    ms(d.elapsed), (unsigned long long)d.count[TSA_CT_VCX]);
 	}
@@ -391,8 +392,8 @@ static void test_lock(void)
 			continue;
 		}
 		pthread_join(th, NULL);
-		tap(d.ns[TSA_ST_LCK] >= 25 * MS && d.ns[TSA_ST_LCK] <= 40 * MS,
-		    "self-lock by %s: a mutex held 30 ms by another thread is LCK %.3f ms (expected 25 to 40)",
+		tap(d.ns[TSA_ST_LCK] >= 25 * MS && d.ns[TSA_ST_LCK] <= 55 * MS,
+		    "self-lock by %s: a mutex held 30 ms by another thread is LCK %.3f ms (expected 25 to 55: the holder's own sleep may wake late)",
 		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_LCK]));
 	}
 }
@@ -589,7 +590,7 @@ static void test_pool(void)
 		int good = i % 2 ?
 			d->ns[TSA_ST_USR] >= 10 * MS && run >= 20 * MS &&
 			d->ns[TSA_ST_SLP] < 1 * MS :
-			d->ns[TSA_ST_SLP] >= 19 * MS && d->ns[TSA_ST_SLP] <= 30 * MS &&
+			d->ns[TSA_ST_SLP] >= 19 * MS && d->ns[TSA_ST_SLP] <= 45 * MS &&
 			d->ns[TSA_ST_USR] < 2 * MS;
 
 		printf("# task %d (%s, by %s): %.3f ms: USR %.3f SYS %.3f LAT %.3f SLP %.3f\n",
@@ -599,7 +600,7 @@ static void test_pool(void)
 		       ms(d->ns[TSA_ST_LAT]), ms(d->ns[TSA_ST_SLP]));
 		ok &= good && d->how == TSA_HOW_IOCTL;
 	}
-	tap(ok, "self-pool: %d tasks on one pool thread, a read pair each: sleeps SLP 19 to 30 ms and USR < 2, spins on CPU or LAT >= 20 (USR >= 10) and SLP < 1",
+	tap(ok, "self-pool: %d tasks on one pool thread, a read pair each: sleeps SLP 19 to 45 ms and USR < 2, spins on CPU or LAT >= 20 (USR >= 10) and SLP < 1",
 	    POOL_TASKS);
 }
 
@@ -658,16 +659,17 @@ static void test_example(void)
 			   &slp, &iow, how) != 11)
 			continue;
 		n++;
+		/* Its own time, as its kind says: most of it. */
 		if (!strcmp(kind, "cpu"))
-			good += usr >= 15;
+			good += usr >= 15 && usr >= 0.75 * total;
 		else if (!strcmp(kind, "sleep"))
-			good += slp >= 20 && slp <= 30;
+			good += slp >= 19 && slp >= 0.8 * total;
 		else
 			good += usr + sys + lat + lck + slp + iow <= total + 0.01;
 	}
 	r = f ? pclose(f) : -1;
 	tap(r == 0 && n == 8 && good == 8,
-	    "self-example: request-loop printed %d requests (expected 8), %d as their kind says (cpu: USR >= 15 ms, sleep: SLP 20 to 30 ms), exit %d",
+	    "self-example: request-loop printed %d requests (expected 8), %d as their kind says (cpu: USR >= 15 ms and 75 %% of it, sleep: SLP >= 19 ms and 80 %% of it), exit %d",
 	    n, good, r);
 }
 
