@@ -763,6 +763,26 @@ static void test_stress(void)
 	    STRESS_READERS, STRESS_READS, atomic_load(&stress_bad));
 }
 
+
+/* tsa-self32 (TSA_SELF32): a 32-bit caller, through the compat ioctl. */
+static void test_compat(void)
+{
+	const char *prog = getenv("TSA_SELF32");
+	int st;
+
+	if (!prog) {
+		tap(1, "# SKIP self-compat: no TSA_SELF32 (clang -m32)");
+		return;
+	}
+	st = system(prog);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {	/* sh: ENOEXEC */
+		tap(1, "# SKIP self-compat: this kernel runs no 32-bit programs");
+		return;
+	}
+	tap(st == 0, "self-compat: a 32-bit program reads itself by TSA_IOC_SELF (exit %d, expected 0: 1 ioctl failed, 2 size or tid, 3 sum)",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 static const struct tsa_test tests[] = {
 	{ "self-ioctl", test_ioctl_agree },
 	{ "self-errors", test_ioctl_errors },
@@ -776,6 +796,7 @@ static const struct tsa_test tests[] = {
 	{ "self-fork", test_fork },
 	{ "self-example", test_example },
 	{ "self-stress", test_stress },
+	{ "self-compat", test_compat },
 };
 
 int main(int argc, char **argv)
