@@ -783,6 +783,40 @@ static void test_compat(void)
 	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+
+/*
+ * A module reloaded under a thread's handle (TSA_KO, root, the others
+ * CPUs offline for it: TSA_QUIESCE): the next read takes a fresh handle
+ * on the new module, by the ioctl, and its numbers start again.
+ */
+static void test_reload(void)
+{
+	const char *ko = getenv("TSA_KO"), *q = getenv("TSA_QUIESCE");
+	struct tsa_snap a, b;
+	char cmd[512];
+	int r;
+
+	if (!ko || !q) {
+		tap(1, "# SKIP self-reload: no TSA_KO and TSA_QUIESCE");
+		return;
+	}
+	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a)) {
+		tap(0, "self-reload: first read: %s", strerror(errno));
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s rmmod tsa && %s insmod %s", q, q, ko);
+	if (system(cmd)) {
+		tap(0, "self-reload: %s failed", cmd);
+		return;
+	}
+	r = tsa_self_read(&b);
+	tap(r == 0 && b.how == TSA_HOW_IOCTL && b.tid == a.tid &&
+	    (b.flags & TSA_SNAP_SINCE_LOAD) && b.elapsed < a.elapsed + b.at - a.at,
+	    "self-reload: after rmmod and insmod the same handle's next read works (%s), by %s, since load (flags %#x), elapsed %llu ns from the load (before: %llu since birth)",
+	    r ? strerror(errno) : "ok", tsa_self_how_name(b.how), b.flags,
+	    (unsigned long long)b.elapsed, (unsigned long long)a.elapsed);
+}
+
 static const struct tsa_test tests[] = {
 	{ "self-ioctl", test_ioctl_agree },
 	{ "self-errors", test_ioctl_errors },
@@ -797,6 +831,7 @@ static const struct tsa_test tests[] = {
 	{ "self-example", test_example },
 	{ "self-stress", test_stress },
 	{ "self-compat", test_compat },
+	{ "self-reload", test_reload },
 };
 
 int main(int argc, char **argv)

@@ -214,6 +214,10 @@ if [ $disk_ok = 1 ] && [ -n "$pagein" ]; then
 	for c in "${off[@]}"; do setup "online ${c##*/}" sh -c "echo 1 >$c/online"; done
 fi
 
+# A module reloaded under libtsa's handle (it reloads tsa.ko with the
+# defaults; phase 2 reloads it again).
+TSA_KO=$ko PROG=$(dirname "$wtest")/tsa-selftest run $(want self-reload)
+
 # --- phase 2: interrupts=1 ---
 if [ -n "$(want trp-on)" ]; then
 	say "phase 2: interrupts=1 events=1"

@@ -8,7 +8,8 @@
  * destructor closes it when the thread exits. A fork's child inherits the
  * forking thread's handle, which is its parent's thread's file: a fork
  * counter (pthread_atfork) tells a handle from before the fork, which is
- * then opened again. A read allocates nothing: the ioctl fills a struct
+ * then opened again, as is a handle that stops working (its module was
+ * reloaded). A read allocates nothing: the ioctl fills a struct
  * on the stack, the text is parsed from a buffer on the stack.
  */
 #include <errno.h>
@@ -53,8 +54,6 @@ static __thread int self_how;		/* enum tsa_how, while open */
 static __thread unsigned int self_forks;	/* forks when it was opened */
 
 static atomic_uint forks;
-/* The module has no ioctl: no thread tries it again. */
-static atomic_int no_ioctl;
 static pthread_key_t exit_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -189,8 +188,8 @@ TSA_PUBLIC int tsa_self_open(void)
 	self_fd = fd;
 	self_forks = f;
 	pthread_setspecific(exit_key, (void *)1);
-	if (!atomic_load_explicit(&no_ioctl, memory_order_relaxed) &&
-	    !force_text()) {
+	/* Each handle asks its own module: one may be reloaded, or upgraded. */
+	if (!force_text()) {
 		self_how = TSA_HOW_IOCTL;
 		if (!read_ioctl(&s))
 			return self_how;
@@ -198,7 +197,6 @@ TSA_PUBLIC int tsa_self_open(void)
 			tsa_self_close();
 			return -1;
 		}
-		atomic_store_explicit(&no_ioctl, 1, memory_order_relaxed);
 	}
 	self_how = TSA_HOW_TEXT;
 	return self_how;
@@ -216,12 +214,22 @@ TSA_PUBLIC int tsa_self_read(struct tsa_snap *s)
 		}
 	}
 	ret = self_how == TSA_HOW_IOCTL ? read_ioctl(s) : read_text(s);
-	if (ret && self_how == TSA_HOW_IOCTL && errno == EPERM) {
-		/* Not its file after all (a clone without fork handlers). */
+	/*
+	 * A handle that stopped working: not its thread's file after all (a
+	 * clone without fork handlers: EPERM), or the file of a module since
+	 * unloaded (its entry is gone: ENOTTY, EIO). Once, on a fresh one.
+	 */
+	if (ret && errno != EFAULT) {
 		tsa_self_close();
 		if (tsa_self_open() < 0)
 			return -1;
 		ret = self_how == TSA_HOW_IOCTL ? read_ioctl(s) : read_text(s);
+	}
+	if (ret) {
+		int e = errno;
+
+		memset(s, 0, sizeof(*s));
+		errno = e;
 	}
 	return ret;
 }
