@@ -96,12 +96,13 @@ TSA_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 DKMS_STAGE ?= $(CURDIR)/dist/dkms
 DEBOUT ?= $(CURDIR)/dist
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 # tsa-prstat needs the C library it was built against (upstream version).
 DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
 DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
 DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}' libmicrohttpd12 2>/dev/null | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
-DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
+DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h module/uapi/*.h)
 
 .PHONY: install-module install-userspace install-man uninstall-module \
 	tsa-depmod dkms-stage deb check-version
@@ -173,7 +174,8 @@ deb: check-version userspace
 	chmod 0755 $(DEBOUT)/deb/dkms/DEBIAN/postinst $(DEBOUT)/deb/dkms/DEBIAN/prerm
 	$(MAKE) --no-print-directory install-userspace install-man \
 		DESTDIR=$(DEBOUT)/deb/prstat PREFIX=/usr MANDIR=/usr/share/man \
-		UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d
+		UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d \
+		LIBDIR=/usr/lib/$(DEB_MULTIARCH)
 	install -D -m 0644 LICENSE $(DEBOUT)/deb/prstat/usr/share/doc/tsa-prstat/copyright
 	gzip -9n $(DEBOUT)/deb/prstat/usr/share/man/man*/*
 	mkdir -p $(DEBOUT)/deb/prstat/DEBIAN
@@ -185,6 +187,8 @@ deb: check-version userspace
 		'	/usr/bin/tsa-prstat --calibrate >/dev/null 2>&1 || true' \
 		'fi' > $(DEBOUT)/deb/prstat/DEBIAN/postinst
 	chmod 0755 $(DEBOUT)/deb/prstat/DEBIAN/postinst
+	# libtsa.so.1: ldconfig after install and removal, as dh_makeshlibs has it.
+	echo 'activate-noawait ldconfig' > $(DEBOUT)/deb/prstat/DEBIAN/triggers
 	printf '%s\n' 'Package: tsa-prstat' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
 		'Maintainer: tsa developers <tsa@localhost>' 'Section: admin' 'Priority: optional' \
 		'Depends: libc6$(if $(DEB_LIBC), (>= $(DEB_LIBC))), libzstd1$(if $(DEB_ZSTD), (>= $(DEB_ZSTD))), libmicrohttpd12$(if $(DEB_MHD), (>= $(DEB_MHD))), zlib1g' \
@@ -193,8 +197,9 @@ deb: check-version userspace
 		' tsa-prstat reports per-thread microstates (USR SYS TRP TFL DFL LCK SLP' \
 		' LAT) and the TSA method view from /proc/tsa/all, and records them' \
 		' (tsa-record.service, not enabled) for replay; tsa-exporter serves them' \
-		' to Prometheus (tsa-exporter.service, not enabled). Man pages' \
-		' tsa-prstat(8), tsa-exporter(8) and tsa(4).' > $(DEBOUT)/deb/prstat/DEBIAN/control
+		' to Prometheus (tsa-exporter.service, not enabled); libtsa lets a' \
+		' thread read its own microstates (tsa.h, libtsa.so, tsa.pc). Man pages' \
+		' tsa-prstat(8), tsa-exporter(8), tsa(4) and tsa_self(3).' > $(DEBOUT)/deb/prstat/DEBIAN/control
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/dkms $(DEBOUT)/tsa-dkms_$(VERSION)_all.deb
 	fakeroot dpkg-deb --build -Zxz $(DEBOUT)/deb/prstat $(DEBOUT)/tsa-prstat_$(VERSION)_$(DEB_ARCH).deb
 
@@ -206,7 +211,7 @@ check-version:
 	@fail=0; \
 	d=$$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf); \
 	[ "$$d" = "$(VERSION)" ] || { echo "check-version: dkms.conf PACKAGE_VERSION=$$d, tsa_version.h $(VERSION)" >&2; fail=1; }; \
-	for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8; do \
+	for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8 docs/tsa_self.3; do \
 		t=$$(sed -n 's/^\.TH [^ ]* [0-9] "[^"]*" "tsa \([^"]*\)".*/\1/p' $$m); \
 		[ "$$t" = "$(VERSION)" ] || { echo "check-version: $$m .TH says tsa $$t, tsa_version.h $(VERSION)" >&2; fail=1; }; \
 	done; \

@@ -19,6 +19,7 @@ void tsa_proc_flush(void);
 #define TSA_STATE_BIT(s)	(1U << (s))
 #define TSA_COUNTER_BIT(c)	(1U << (16 + (c)))
 void tsa_proc_set_degraded(u32 lost);
+u32 tsa_proc_degraded(void);
 /* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
 void tsa_proc_show_degraded(struct seq_file *m);
 struct tsa_proc_stats {

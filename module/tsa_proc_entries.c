@@ -27,6 +27,7 @@
  * barriers on both sides), so either the batch sees the read or the read
  * sees the mark and returns at once, without touching its buffer.
  */
+#include <linux/compat.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/proc_fs.h>
@@ -347,11 +348,37 @@ static loff_t tsa_entry_lseek(struct file *file, loff_t off, int whence)
 	return ret;
 }
 
+/* Its copy to the caller's buffer may wait on the caller too. */
+static long tsa_entry_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct tsa_entry *e = pde_data(file_inode(file));
+	long ret;
+
+	if (!tsa_entry_enter(e))
+		return -ESRCH;
+	ret = tsa_self_ioctl(file, cmd, arg);
+	atomic_dec(&e->readers);
+	return ret;
+}
+
+#ifdef CONFIG_COMPAT
+static long tsa_entry_compat_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long arg)
+{
+	return tsa_entry_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif
+
 static const struct proc_ops tsa_entry_ops = {
 	.proc_open = tsa_entry_open,
 	.proc_read = tsa_entry_read,
 	.proc_write = tsa_write,
 	.proc_lseek = tsa_entry_lseek,
+	.proc_ioctl = tsa_entry_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = tsa_entry_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 

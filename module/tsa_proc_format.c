@@ -22,6 +22,11 @@ void tsa_proc_set_degraded(u32 lost)
 	WRITE_ONCE(tsa_degraded, lost);
 }
 
+u32 tsa_proc_degraded(void)
+{
+	return READ_ONCE(tsa_degraded);
+}
+
 void tsa_proc_show_degraded(struct seq_file *m)
 {
 	u32 lost = READ_ONCE(tsa_degraded);

@@ -208,6 +208,10 @@ static const struct proc_ops tsa_self_ops = {
 	.proc_read = seq_read,
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
+	.proc_ioctl = tsa_self_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = tsa_self_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 
@@ -216,6 +220,10 @@ static const struct proc_ops tsa_thread_self_ops = {
 	.proc_read = seq_read,
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
+	.proc_ioctl = tsa_self_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = tsa_self_compat_ioctl,
+#endif
 	.proc_release = tsa_thread_file_release,
 };
 

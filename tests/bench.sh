@@ -31,6 +31,8 @@ make -s module userspace
 out=tests/out/bench
 rm -rf "$out" && mkdir -p "$out"
 gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-bench tests/bench/tsa-bench.c
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-selfbench tests/bench/tsa-selfbench.c \
+	userspace/libtsa.a
 gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/insn-meter.so" tests/bench/insn-meter.c
 # The floor module (kbuild writes its products beside the source, as for tsa).
 make -s -C "$KDIR" M="$PWD/tests/bench/floor" modules >"$out/floor.log" 2>&1 ||
@@ -243,6 +245,7 @@ grep '^meter ' "$out/guest.txt" | paste -d' ' - "$out/stops.txt" | awk '
 		for (j = 1; j <= nw; j++) if (j in wl) print wl[j]
 	}'
 grep '^bench-summary memory ' "$out/guest.txt" || true
+grep '^bench-summary self ' "$out/guest.txt" || true
 
 [ -n "$profile" ] || exit 0
 # The profile: bracket K of profile.txt is the K-th "meter" line. Symbols:

@@ -55,11 +55,14 @@ suites=(
 	# fatal, in a copy (tests/out/san): 3 to 6 min (178 s alone; 224
 	# and 339 s in a lane beside userspace)
 	userspace-san	"bash tests/userspace-san.sh"
-	# libFuzzer over every file the readers read: 10 targets, 15 s
-	# each, seed 1 (150 s of fuzzing; 181 s in a lane with the build
-	# and replays; make fuzz: 300 s each, a new seed each run)
+	# libFuzzer over every file the readers read: 11 targets, 15 s
+	# each, seed 1 (165 s of fuzzing; 181 s in a lane with the build
+	# and replays before fuzz_selftext, which adds 16 s; make fuzz:
+	# 300 s each, a new seed each run)
 	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
 	rt		"tests/guest/run-rt-tests.sh"
+	# (tsa-selftest's self-* in phase 1, a thread reading itself: about
+	# 2 s of the guest's time and 1 s of builds)
 	waits		"tests/guest/run-wait-tests.sh"
 	engine		"tests/guest/run-engine-tests.sh"
 	churn		"tests/guest/run-churn-test.sh"

@@ -19,6 +19,8 @@ pkgs=(
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves gcc make
 	# packaging and static checks (make deb, man page lint, DKMS signing)
 	dkms sparse fakeroot man-db openssl
+	# libtsa built as its users build it (tests/packaging.sh)
+	pkgconf
 	# workloads and reference numbers in the integration tests and benchmarks
 	stress-ng rt-tests sysstat linux-perf
 	# the event-trace replay (tests/guest/replay-tests.sh) extracts ftrace

@@ -80,7 +80,7 @@ check "tsa-prstat --version" "tsa-prstat $version" "$(userspace/tsa-prstat --ver
 check "modinfo license (GPL-only symbols)" "GPL" "$(modinfo -F license tsa.ko 2>&1)"
 
 # --- man pages lint clean -----------------------------------------------
-for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8; do
+for m in docs/tsa.4 docs/tsa-prstat.8 docs/tsa-exporter.8 docs/tsa_self.3; do
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>&1 >/dev/null)
 	check "man --warnings $m is silent" "" "$out"
 	if command -v lexgrog >/dev/null; then
@@ -98,9 +98,27 @@ for f in "lib/modules/$kver/updates/tsa.ko" usr/local/bin/tsa-prstat \
 	usr/local/share/man/man8/tsa-prstat.8 usr/local/share/man/man4/tsa.4 \
 	usr/local/bin/tsa-exporter usr/local/share/man/man8/tsa-exporter.8 \
 	usr/local/lib/systemd/system/tsa-exporter.service \
-	usr/local/lib/systemd/system/tsa-record.service etc/udev/rules.d/60-tsa.rules; do
+	usr/local/lib/systemd/system/tsa-record.service etc/udev/rules.d/60-tsa.rules \
+	usr/local/lib/libtsa.so.1 usr/local/lib/libtsa.so usr/local/lib/libtsa.a \
+	usr/local/lib/pkgconfig/tsa.pc usr/local/include/tsa.h usr/local/include/tsa/uapi.h \
+	usr/local/share/man/man3/tsa_self.3; do
 	check "install puts $f" present "$(exists "$d/$f")"
 done
+# libtsa as a user builds with it: the example, through the installed
+# tsa.pc (its paths moved under DESTDIR), shared and static.
+pc=$tmp/pc
+mkdir -p "$pc"
+sed "s|=/usr/local|=$d/usr/local|" "$d/usr/local/lib/pkgconfig/tsa.pc" >"$pc/tsa.pc" 2>/dev/null
+out=$(gcc -O2 -Wall -Werror -pthread -o "$tmp/request-loop" docs/examples/request-loop.c \
+	$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs tsa 2>&1) 2>&1)
+check "docs/examples/request-loop.c builds with pkg-config tsa (shared)" "" "$out"
+check "it needs libtsa.so.1" yes \
+	"$(readelf -d "$tmp/request-loop" 2>/dev/null | grep -q 'NEEDED.*libtsa.so.1' && echo yes || echo no)"
+out=$(gcc -O2 -Wall -Werror -pthread -static -o "$tmp/request-loop-static" docs/examples/request-loop.c \
+	$(PKG_CONFIG_PATH=$pc pkg-config --static --cflags --libs tsa 2>&1) 2>&1)
+check "docs/examples/request-loop.c builds with pkg-config --static tsa" "" "$out"
+check "libtsa.so.1 exports only tsa_self_*" "" \
+	"$(nm -D --defined-only "$d/usr/local/lib/libtsa.so.1" 2>&1 | awk '{print $3}' | grep -v '^tsa_self_')"
 check "the udev rule calibrates with the installed tsa-prstat, on load and for a CPU that comes online" \
 	"/usr/local/bin/tsa-prstat --calibrate /usr/local/bin/tsa-prstat --calibrate=%n" \
 	"$(sed -n 's/.*RUN+="\([^"]*\)".*/\1/p' "$d/etc/udev/rules.d/60-tsa.rules" 2>&1 | xargs)"
@@ -232,7 +250,7 @@ check "tsa-dkms depends on dkms" yes "$(dpkg-deb -f "$ddeb" Depends 2>/dev/null 
 check "tsa-prstat package name/version/arch" "tsa-prstat $version $arch" \
 	"$(dpkg-deb -f "$pdeb" Package Version Architecture 2>&1 | awk '{print $2}' | xargs)"
 contents=$(dpkg-deb -c "$ddeb" 2>/dev/null | awk '{print $6}')
-for f in dkms.conf Kbuild module/tsa_version.h module/tsa_main.c; do
+for f in dkms.conf Kbuild module/tsa_version.h module/tsa_main.c module/uapi/tsa.h; do
 	check "tsa-dkms ships /usr/src/tsa-$version/$f" yes \
 		"$(grep -qx "\./usr/src/tsa-$version/$f" <<<"$contents" && echo yes || echo no)"
 done
@@ -242,9 +260,13 @@ check "tsa-dkms has postinst and prerm" "postinst prerm" \
 pcontents=$(dpkg-deb -c "$pdeb" 2>/dev/null | awk '{print $6}')
 for f in usr/bin/tsa-prstat usr/share/man/man8/tsa-prstat.8.gz usr/share/man/man4/tsa.4.gz \
 	usr/bin/tsa-exporter usr/share/man/man8/tsa-exporter.8.gz lib/systemd/system/tsa-exporter.service \
-	lib/systemd/system/tsa-record.service lib/udev/rules.d/60-tsa.rules; do
+	lib/systemd/system/tsa-record.service lib/udev/rules.d/60-tsa.rules \
+	"usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libtsa.so.1" usr/include/tsa.h \
+	usr/include/tsa/uapi.h usr/share/man/man3/tsa_self.3.gz; do
 	check "tsa-prstat package ships /$f" yes "$(grep -qx "\./$f" <<<"$pcontents" && echo yes || echo no)"
 done
+check "tsa-prstat package runs ldconfig (trigger)" "activate-noawait ldconfig" \
+	"$(dpkg-deb -I "$pdeb" triggers 2>&1)"
 check "tsa-prstat package depends on libzstd1 (its recorder compresses)" yes \
 	"$(dpkg-deb -f "$pdeb" Depends | grep -q 'libzstd1' && echo yes || echo no)"
 pinst=$(dpkg-deb -I "$pdeb" postinst 2>&1)

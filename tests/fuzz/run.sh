@@ -79,6 +79,18 @@ printf -- '---\nbasic_auth_users:\n  bob: '"'"'$2b$04$x'"'"'\n' >"$seeds/webconf
 printf 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' \
 	>"$seeds/http/prometheus"
 printf 'gzip, deflate;q=0.0, br' >"$seeds/http/curl"
+# A thread file as libtsa's text fallback reads it: 8 bytes of the
+# reader's clock, then the text (docs/proc-format.md).
+{
+	printf '\x00\x10\xa5\xd4\xe8\x00\x00\x00'
+	printf 'tsa-thread 1\ntid 132\npid 132\ncomm tsa-selftest\nsince birth\nstate SYS 37588\nelapsed 136381298\n'
+	printf 'degraded TRP\ncalibration applied\n#state ns pct entries longest\n'
+	for s in USR SYS TRP TFL DFL KFL APG LCK KLK IOW IDL SLP LAT STP; do
+		printf '%s %d 0.00 3 400\n' "$s" $((RANDOM * 1000))
+	done
+	printf 'sys_calibrated 0\n#counter value\nVCX 1\nICX 2\nSCL 52\nSIG 0\nMINF 120\nMAJF 0\nMIG 1\n'
+	printf '#syscall calls ns\nsyscall read 3 400\n'
+} >"$seeds/selftext/thread"
 
 total=0
 for t in "${targets[@]}"; do

@@ -157,6 +157,34 @@ TXT
 
 [ "$profile" = profile ] && exit 0
 
+# A thread reading itself (tests/bench/tsa-selfbench.c), tsa loaded with
+# its defaults: ns per read by each way, as ratios to the vDSO's
+# clock_gettime(CLOCK_MONOTONIC) and to getrusage(RUSAGE_THREAD).
+selfbench=$(dirname "$bench")/tsa-selfbench
+if [ -x "$selfbench" ]; then
+	insmod "$ko" || { echo "bench: insmod tsa failed"; exit 1; }
+	taskset -c 1 "$selfbench" "${TSA_BENCH_SELF_N:-20000}" >/tmp/selfbench ||
+		{ echo "bench: tsa-selfbench failed"; exit 1; }
+	rmmod tsa
+	echo
+	echo "A thread reads itself (tsa loaded; ns per read, best of 5 x ${TSA_BENCH_SELF_N:-20000})"
+	awk '{ ns[NR] = $2; name[NR] = $1 }
+	     $1 == "clock_gettime(CLOCK_MONOTONIC)" { mono = $2 }
+	     $1 == "getrusage(RUSAGE_THREAD)" { ru = $2 }
+	     END { printf "  %-40s %10s %10s %10s\n", "way", "ns", "/ vDSO", "/ rusage"
+		   for (i = 1; i <= NR; i++)
+			printf "  %-40s %10.1f %9.2fx %9.3fx\n", name[i], ns[i], ns[i] / mono, ns[i] / ru
+		   printf "bench-summary self"
+		   for (i = 1; i <= NR; i++) printf " %s=%.1f", name[i], ns[i]
+		   printf "\n" }' /tmp/selfbench
+	cat <<'TXT'
+  tsa-ioctl:    TSA_IOC_SELF on an open /proc/tsa/thread-self (module/uapi/tsa.h)
+  libtsa-ioctl: tsa_self_read(), the same call through libtsa
+  libtsa-text:  tsa_self_read() with TSA_SELF_TEXT=1: the file's text, parsed
+  schedstat:    pread of an open /proc/thread-self/schedstat and its parse
+TXT
+fi
+
 # Whole workloads a user would recognise: what a job pays, beside the
 # floor, delay accounting and bpftrace. Each runs once to warm the page
 # cache, then once a round per configuration, bracketed whole (all that

@@ -32,6 +32,14 @@ make -C "$repo" -s userspace WERROR=y >&2
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-wtest" \
 	"$here/tsa-wtest.c" "$here/tsa-read.c"
 gcc -O2 -Wall -Wextra -Werror -o "$out/tsa-race" "$here/tsa-race.c" "$here/tsa-read.c"
+# A thread reads itself (the ioctl, libtsa, the example request loop).
+gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-selftest" \
+	"$here/tsa-selftest.c" "$here/tsa-read.c" "$repo/userspace/libtsa.a"
+gcc -O2 -Wall -Wextra -Werror -pthread -I"$repo/userspace/libtsa" \
+	-o "$out/request-loop" "$repo/docs/examples/request-loop.c" "$repo/userspace/libtsa.a"
+# The same read from a 32-bit program (the compat ioctl): clang, no libc.
+clang -m32 -O2 -Wall -Werror -ffreestanding -nostdlib -static -fno-stack-protector \
+	-I"/usr/include/$(gcc -print-multiarch)" -o "$out/tsa-self32" "$here/tsa-self32.c"
 # Who woke it: the wakers' known answers (run beside tsa-wtest).
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/tsa-waketest" \
 	"$here/tsa-waketest.c" "$here/tsa-read.c"

@@ -9,7 +9,8 @@
 # cgroup v2 for APG, then runs tsa-wtest in four module configurations,
 # reloading tsa.ko in between (one boot instead of four):
 #   1. defaults            lck klk iow apg idl sig trp-off degraded allsum
-#                          calls; the wakers (tsa-waketest wk-*);
+#                          calls; a thread reads itself (tsa-selftest
+#                          self-*); the wakers (tsa-waketest wk-*);
 #                          dfl tfl with one vCPU online
 #   2. interrupts=1        trp-on traps degraded allsum; wk-tcp wk-sum
 #   3. faults=0 locks=0 syscalls=0 wakers=0   degraded degraded-work allsum
@@ -181,6 +182,10 @@ p1+=(trp-off degraded allsum calls hist)
 export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
+# A thread reads itself (tsa-selftest): the ioctl and libtsa's known
+# answers, IOW from the data disk. About 2 s.
+TSA_SELF32=$(dirname "$wtest")/tsa-self32 TSA_REQUEST_LOOP=$(dirname "$wtest")/request-loop PROG=$(dirname "$wtest")/tsa-selftest \
+	run $(want self-ioctl self-errors self-agree self-sleep self-spin self-lock self-lat self-iow self-pool self-fork self-example self-stress self-compat)
 # Who woke it (tsa-waketest): the wakers' known answers.
 PROG=$waketest run $(want wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-iow wk-sum wk-bulk)
 # dfl and tfl compare each page-in wait with delay accounting's, which
@@ -208,6 +213,10 @@ if [ $disk_ok = 1 ] && [ -n "$pagein" ]; then
 	TSA_EXPECT_DEGRADED="TRP$klk_lost" run $pagein
 	for c in "${off[@]}"; do setup "online ${c##*/}" sh -c "echo 1 >$c/online"; done
 fi
+
+# A module reloaded under libtsa's handle (it reloads tsa.ko with the
+# defaults; phase 2 reloads it again).
+TSA_KO=$ko PROG=$(dirname "$wtest")/tsa-selftest run $(want self-reload)
 
 # --- phase 2: interrupts=1 ---
 if [ -n "$(want trp-on)" ]; then
