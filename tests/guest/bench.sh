@@ -168,20 +168,22 @@ if [ -x "$selfbench" ]; then
 	rmmod tsa
 	echo
 	echo "A thread reads itself (tsa loaded; ns per read, best of 5 x ${TSA_BENCH_SELF_N:-20000})"
-	awk '{ ns[NR] = $2; name[NR] = $1 }
+	awk '/^#/ { print "  " $0; next }
+	     { ++k; ns[k] = $2; name[k] = $1 }
 	     $1 == "clock_gettime(CLOCK_MONOTONIC)" { mono = $2 }
 	     $1 == "getrusage(RUSAGE_THREAD)" { ru = $2 }
 	     END { printf "  %-40s %10s %10s %10s\n", "way", "ns", "/ vDSO", "/ rusage"
-		   for (i = 1; i <= NR; i++)
+		   for (i = 1; i <= k; i++)
 			printf "  %-40s %10.1f %9.2fx %9.3fx\n", name[i], ns[i], ns[i] / mono, ns[i] / ru
 		   printf "bench-summary self"
-		   for (i = 1; i <= NR; i++) printf " %s=%.1f", name[i], ns[i]
+		   for (i = 1; i <= k; i++) printf " %s=%.1f", name[i], ns[i]
 		   printf "\n" }' /tmp/selfbench
 	cat <<'TXT'
   tsa-ioctl:    TSA_IOC_SELF on an open /proc/tsa/thread-self (module/uapi/tsa.h)
   libtsa-ioctl: tsa_self_read(), the same call through libtsa
   libtsa-text:  tsa_self_read() with TSA_SELF_TEXT=1: the file's text, parsed
   schedstat:    pread of an open /proc/thread-self/schedstat and its parse
+  taskstats:    a TASKSTATS_CMD_GET genetlink query of its own tid (root)
 TXT
 fi
 
