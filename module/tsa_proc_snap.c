@@ -357,11 +357,15 @@ bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	tsa_group_unpin(g);
 	for (i = j = start; i < all->n; i++) {
 		if (!tsa_thread_handed_over(all->rows[i].th, gen)) {
-			tsa_all_move(all, j++, i);
+			if (j != i)
+				tsa_all_move(all, j, i);
+			j++;
 		} else {
 			tsa_thread_let_go(all->rows[i].th);
 			all->rows[i].th = NULL;
 		}
+		if (!(i % 256))
+			cond_resched();
 	}
 	if (!exited) {
 		all->n = j;

@@ -63,6 +63,8 @@ static void tsa_process_show(struct seq_file *m, struct task_struct *leader,
 			exited += all->rows[i].nr;
 		else
 			live++;
+		if (!(i % 256))
+			cond_resched();
 	}
 	seq_printf(m, "#process: live threads and those that exited, summed\nprocess-threads %u %u\nprocess-elapsed %llu\n",
 		   live, exited, tsa_acct_elapsed(sum));

@@ -19,6 +19,8 @@ coproc HOLD { $out/tsa-hold "$nproc" "$nthr"; }
 read -r _ made <&"${HOLD[0]}"
 echo "# $made threads asleep in $nproc processes; $(grep -c . /proc/tsa/all) lines in /proc/tsa/all"
 lat() { cyclictest -q -m -p 99 -a 0 -t 1 -i 1000 -D "$1" 2>/dev/null | sed -n 's/.*Max: *\([0-9]*\).*/\1/p'; }
+st=/sys/kernel/debug/tsa/stats
+[ -r $st ] && grep -E '^reader_(sections|section_max_ns|restarts) ' $st
 echo "alone: worst $(lat 10) us"
 for f in all calls hist wakers; do
 	[ -r /proc/tsa/$f ] || continue

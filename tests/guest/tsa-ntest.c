@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -840,12 +842,156 @@ static void test_sections(void)
 	waitpid(c, &st, 0);
 }
 
+/* --- no read keeps a CPU from the next task ----------------------------- */
+
+#define STALL_THREADS	5000
+#define STALL_MS	50
+#define SCHED_DIR	"/sys/kernel/debug/sched/"
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* How many times the kernel's log says "need_resched set for > ". */
+static int stall_reports(void)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3, buf, sizeof(buf) - 1), count = 0;	/* READ_ALL */
+	char *p;
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, "need_resched set for > ")); p++)
+		count++;
+	return count;
+}
+
+/* Read a file to its end: the bytes, or -1. */
+static long tsa_read_discard(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	long total = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+static int stall_park[2];
+
+static void *stall_sleeper(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(stall_park[0], &c, 1) < 0)
+		perror("tsa-ntest: park");
+	return NULL;
+}
+
+/*
+ * The review's F4, by the kernel's own detector: with LATENCY_WARN on
+ * (kernel/sched/debug.c), a CPU whose need_resched stays set for more
+ * than STALL_MS ms without a schedule is reported in the log. A process
+ * of STALL_THREADS threads is read through every bulk file and its
+ * leader's file, twice each, from CPU 0 beside a spinner there (so that
+ * need_resched is set while the reader is in the kernel): no report.
+ * Before the copy went in sections, one read of such a process kept the
+ * CPU for about 200 ms (emulated).
+ */
+static void test_stalls(void)
+{
+	static const char *const files[] = { "all", "calls", "hist", "wakers",
+					     NULL };
+	int ready[2], before, after, i, k, made = 0, reads = 0, failed = 0;
+	char path[64], num[16];
+	pid_t holder, spinner;
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (access(SCHED_DIR "latency_warn_ms", W_OK)) {
+		tap(1, "stalls: # SKIP this kernel has no LATENCY_WARN (%s)",
+		    strerror(errno));
+		return;
+	}
+	if (pipe(ready) || pipe(stall_park)) {
+		tap(0, "stalls: pipe (%s)", strerror(errno));
+		return;
+	}
+	holder = fork();
+	if (!holder) {
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 64 << 10);
+		close(stall_park[1]);
+		for (i = 0; i < STALL_THREADS; i++)
+			made += !pthread_create(&t, &a, stall_sleeper, NULL);
+		if (write(ready[1], &made, sizeof(made)) < 0)
+			_exit(1);
+		stall_sleeper(NULL);
+		_exit(0);
+	}
+	close(stall_park[0]);
+	if (read(ready[0], &made, sizeof(made)) != sizeof(made))
+		made = 0;
+	spinner = fork();
+	if (!spinner) {
+		pin(0);
+		for (;;)
+			;
+	}
+	pin(0);
+	snprintf(num, sizeof(num), "%d", STALL_MS);
+	before = stall_reports();
+	if (write_text(SCHED_DIR "latency_warn_once", "0") ||
+	    write_text(SCHED_DIR "latency_warn_ms", num) ||
+	    write_text(SCHED_DIR "features", "LATENCY_WARN"))
+		failed++;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; files[i]; i++) {
+			snprintf(path, sizeof(path), "/proc/tsa/%s", files[i]);
+			reads++;
+			if (access(path, R_OK))
+				continue;	/* a file this load has not */
+			failed += tsa_read_discard(path) < 0;
+		}
+		snprintf(path, sizeof(path), "/proc/tsa/%d", holder);
+		reads++;
+		failed += tsa_read_discard(path) < 0;
+	}
+	write_text(SCHED_DIR "features", "NO_LATENCY_WARN");
+	write_text(SCHED_DIR "latency_warn_once", "1");
+	after = stall_reports();
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	close(stall_park[1]);	/* every sleeper's read returns */
+	waitpid(holder, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	tap(made == STALL_THREADS && !failed && before >= 0 && after == before,
+	    "stalls: %d reads of the bulk files and a %d-thread process's leader file, from a CPU a spinner shares, never leave need_resched set for over %d ms (the kernel's LATENCY_WARN: expected 0 reports, saw %d; %d reads or settings failed)",
+	    reads, made, STALL_MS, after - before, failed);
+}
+
 static const struct tsa_test tests[] = {
 	{ "stuck", test_stuck_reader },
 	{ "pidns", test_pidns },
 	{ "hidepid", test_hidepid },
 	{ "monotonic", test_monotonic },
 	{ "sections", test_sections },
+	{ "stalls", test_stalls },
 };
 
 int main(int argc, char **argv)
