@@ -98,6 +98,23 @@ int record_loop(const struct options *o, const char *allpath,
 		const char *callspath, volatile sig_atomic_t *stop);
 int replay_recording(struct options *o);
 
+/*
+ * pictures.c: a window's two ends, with their calls and wakers when the
+ * source has them (else NULL), the cgroups it recorded (or NULL) and
+ * its name for messages.
+ */
+struct window {
+	const struct tsa_snap *a, *b;
+	const struct tsa_calls_snap *ca, *cb;
+	const struct tsa_wakers_snap *wa, *wb;
+	struct cgroup_cache *cc;
+	const char *src;
+};
+
+void picture_window(const struct options *o, const struct window *w);
+int picture_live(struct options *o, const char *allpath,
+		 const char *callspath, volatile sig_atomic_t *stop);
+
 /* files.c */
 int compare_captures(const struct options *o);
 int export_metrics(const struct options *o, const char *path);

@@ -293,10 +293,33 @@ static void check_prstat_args(struct options *o, int other_mode)
 		sh->group_by = GROUP_USER;
 }
 
+/*
+ * --folded: a picture of a window (a recording's, a compare's or a live
+ * run's) of the -m states' lines, -p, -L, --group, -s, -n and -w
+ * choosing them; no other view, table option or mode.
+ */
+static void check_picture_args(struct options *o, int other_view)
+{
+	const struct show *sh = &o->show;
+
+	if (!o->folded)
+		return;
+	if (o->save || o->metrics || o->record || o->calibrate)
+		bad_usage("%s", "--folded draws a recording, a compare or a "
+			  "live run: not with --save, --record or an export");
+	if (other_view || sh->json || sh->csv || sh->cols[0] || sh->draw)
+		bad_usage("%s", "--folded draws the states (and -w's "
+			  "wakers): not with -A, -y, -H, --chain, --json, "
+			  "--csv, -o or --draw");
+	if (o->users || o->totals || o->neuids || o->nruids || o->stamp)
+		bad_usage("%s", "--folded chooses its lines with -p, -L, "
+			  "--group, -s and -n: not -a, -t, -u, -U or -d");
+}
+
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV, OPT_FOLDED };
 
 static double parse_interval(const char *arg)
 {
@@ -390,6 +413,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "draw", no_argument, NULL, OPT_DRAW },
 		{ "chain", required_argument, NULL, OPT_CHAIN },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
@@ -549,6 +573,9 @@ void parse_args(struct options *o, int argc, char **argv)
 		case OPT_SUMMARY:
 			o->summary = 1;
 			break;
+		case OPT_FOLDED:
+			o->folded = 1;
+			break;
 		/* prstat's -a -t -u -U -d, checked in check_prstat_args(). */
 		case 'a':
 			o->users = 1;
@@ -604,7 +631,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare needs two captures: "
 				  "--compare a b");
 		o->compare[1] = argv[optind++];
-		if ((sh->lwps && !wakers) || calls)
+		if ((sh->lwps && !wakers && !o->folded) || calls)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
@@ -655,6 +682,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			  "only with -H, not with --json");
 
 	check_cols(o);
+	check_picture_args(o, tsa || calls || hist || o->chain);
 
 	if (hist || wakers) {
 		sh->sort_key = 0;	/* its own order (the view's compute) */

@@ -253,6 +253,15 @@ int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
+	if (o->folded) {
+		struct window w = { &a.snap, &b.snap, NULL, NULL,
+				    a.has_wakers && b.has_wakers ? &a.wakers :
+				    NULL, a.has_wakers && b.has_wakers ?
+				    &b.wakers : NULL, &b.cc, o->compare[1] };
+
+		picture_window(o, &w);
+		goto out;
+	}
 	if (sh->view == VIEW_HIST) {
 		compare_hist(o, &a, &b);
 		goto out;

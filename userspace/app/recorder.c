@@ -186,7 +186,7 @@ int replay_recording(struct options *o)
 	struct tsa_calls_snap csnaps[3];
 	struct tsa_wakers_snap wsnaps[3];
 	int prev = -1, cur = 0, first = -1, calls = o->show.view == VIEW_CALLS;
-	int wakers = o->show.view == VIEW_WAKERS;
+	int wakers = o->show.view == VIEW_WAKERS, cok[3] = { 0, 0, 0 };
 	struct reporter rp;
 	struct replay rec;
 	char msg[256], boot[64] = "";
@@ -199,9 +199,16 @@ int replay_recording(struct options *o)
 	memset(csnaps, 0, sizeof(csnaps));
 	memset(wsnaps, 0, sizeof(wsnaps));
 	reporter_init(&rp, o, 0);
+	/* A picture is of the window: its calls too, when it has them. */
+	if (o->folded) {
+		o->summary = 1;
+		calls = 1;
+	}
 	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL,
 			   wakers ? &wsnaps[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p;
+
+		cok[cur] = calls && rec.calls_err == TSA_OK;
 
 		if (o->to >= 0 && c->wall.tv_sec > o->to)
 			break;
@@ -219,7 +226,8 @@ int replay_recording(struct options *o)
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		p = prev >= 0 ? &snaps[prev] : NULL;
 		if (o->from < 0 || c->wall.tv_sec >= o->from) {
-			replay_tables(o, &rec, &c->wall);
+			if (!o->folded || wakers)
+				replay_tables(o, &rec, &c->wall);
 			if (o->summary) {
 				if (first < 0)
 					first = cur;	/* kept from here on */
@@ -249,7 +257,20 @@ int replay_recording(struct options *o)
 		for (cur = 0; cur == prev || cur == first; cur++)
 			;
 	}
-	if (o->summary && first >= 0 && prev >= 0 && prev != first) {
+	if (o->folded && first >= 0 && prev >= 0 && prev != first) {
+		struct window w = { &snaps[first], &snaps[prev],
+				    cok[first] && cok[prev] ? &csnaps[first] :
+				    NULL, cok[first] && cok[prev] ?
+				    &csnaps[prev] : NULL, wakers ?
+				    &wsnaps[first] : NULL, wakers ?
+				    &wsnaps[prev] : NULL, NULL, o->replay };
+
+		if (o->show.group_by == GROUP_CGROUP)
+			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
+		w.cc = &rp.groups.cc;
+		picture_window(o, &w);
+		reports++;
+	} else if (o->summary && first >= 0 && prev >= 0 && prev != first) {
 		rp.sel.interval = (double)(snaps[prev].now -
 					   snaps[first].now) / 1e9;
 		if (o->show.group_by == GROUP_CGROUP)
@@ -278,7 +299,8 @@ int replay_recording(struct options *o)
 	reporter_free(&rp, o);
 	if (!reports)
 		die(EXIT_BADDATA, "%s: no recorded interval in that window%s",
-		    o->replay, o->summary ? " (a summary needs two blocks)" :
+		    o->replay, o->folded ? " (a picture needs two blocks)" :
+		    o->summary ? " (a summary needs two blocks)" :
 		    "");
 	return 0;
 }

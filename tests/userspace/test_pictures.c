@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pictures.c - --folded against an oracle of its own source: for
+ * every line of a window (a thread with -L, else a process), the counts
+ * of its folded stacks add up to the elapsed ns the same window's
+ * --json report gives it (--replay --summary; --compare --json for
+ * processes). The golden outputs (byte for byte) are test_golden's.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fx/run.h"
+#include "tap.h"
+
+#define MAXL 64
+
+struct line_sum {
+	uint64_t id;		/* tid with -L, else pid */
+	uint64_t folded, json;
+	int in_json;
+};
+
+static struct line_sum *find(struct line_sum *l, size_t *n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (l[i].id == id)
+			return &l[i];
+	if (*n == MAXL)
+		return NULL;
+	memset(&l[*n], 0, sizeof(l[*n]));
+	l[*n].id = id;
+	return &l[(*n)++];
+}
+
+/* The id after the last '/' of the @frame'th frame (0-based) of @s. */
+static int frame_id(const char *s, int frame, uint64_t *id)
+{
+	const char *end, *slash;
+
+	while (frame--) {
+		s = strchr(s, ';');
+		if (!s)
+			return -1;
+		s++;
+	}
+	end = strchr(s, ';');
+	if (!end)
+		return -1;
+	for (slash = end; slash > s && *slash != '/'; slash--)
+		;
+	return *slash == '/' && sscanf(slash + 1, "%" SCNu64, id) == 1 ?
+	       0 : -1;
+}
+
+static uint64_t json_u64(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : UINT64_MAX;
+}
+
+/*
+ * Run @folded and @json (argument lists) and check each line's sum;
+ * @lwps: the lines are threads; @idkey: the JSON key before their id.
+ * @what names the case.
+ */
+static void check_sums(const char *what, const char *const *folded,
+		       const char *const *json, int lwps, const char *idkey)
+{
+	struct line_sum l[MAXL];
+	size_t n = 0, i, bad = 0, lines = 0;
+	char *fo, *fe, *jo, *je, *p, *nl, why[512] = "";
+	int rc1, rc2;
+
+	rc1 = run(testdir, folded, &fo, &fe, 0);
+	rc2 = run(testdir, json, &jo, &je, 0);
+	for (p = fo; *p; p = nl + 1) {
+		struct line_sum *s;
+		const char *sp;
+		uint64_t id;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		sp = strrchr(p, ' ');
+		if (!sp || frame_id(p, lwps, &id) || !(s = find(l, &n, id))) {
+			bad++;
+			continue;
+		}
+		s->folded += strtoull(sp + 1, NULL, 10);
+		lines++;
+	}
+	for (p = jo; *p; p = nl + 1) {
+		struct line_sum *s;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (!strstr(p, "\"elapsed_ns\":"))
+			continue;
+		s = find(l, &n, json_u64(p, idkey));
+		if (!s)
+			continue;
+		s->json = json_u64(p, "\"elapsed_ns\":");
+		s->in_json = 1;
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(why);
+
+		if (!l[i].in_json || l[i].json != l[i].folded)
+			bad++;
+		snprintf(why + k, sizeof(why) - k, " %" PRIu64 ":%" PRIu64
+			 "/%" PRIu64, l[i].id, l[i].folded, l[i].json);
+	}
+	ok(rc1 == 0 && rc2 == 0 && n >= 2 && lines > n && !bad,
+	   "%s: each %s's folded counts add up to its elapsed ns in --json "
+	   "(%zu lines, %zu stacks; id:folded/json%s; exits %d %d)", what,
+	   lwps ? "thread" : "process", n, lines, why, rc1, rc2);
+	if (bad)
+		tap_diag("folded", fe);
+	free(fo);
+	free(fe);
+	free(jo);
+	free(je);
+}
+
+int main(void)
+{
+	char *out, *err;
+	int rc;
+
+	if (fx_init())
+		return 2;
+	setenv("TZ", "UTC", 1);
+	if (chdir(testdir) || chdir("golden"))
+		return 2;
+	testdir = ".";
+	check_sums("replay with system calls, -L",
+		   (const char *[]){ "--replay", "record-calls", "--folded",
+				     "-L", NULL },
+		   (const char *[]){ "--replay", "record-calls", "--summary",
+				     "--json", "-L", NULL }, 1, "\"tid\":");
+	check_sums("replay with system calls, processes",
+		   (const char *[]){ "--replay", "record-calls", "--folded",
+				     NULL },
+		   (const char *[]){ "--replay", "record-calls", "--summary",
+				     "--json", NULL }, 0, "\"pid\":");
+	check_sums("replay with wakers, -L -w",
+		   (const char *[]){ "--replay", "record-wakers", "--folded",
+				     "-L", "-w", NULL },
+		   (const char *[]){ "--replay", "record-wakers", "--summary",
+				     "--json", "-L", NULL }, 1, "\"tid\":");
+	check_sums("replay of three blocks, a thread gone, -L",
+		   (const char *[]){ "--replay", "record-1", "--folded", "-L",
+				     NULL },
+		   (const char *[]){ "--replay", "record-1", "--summary",
+				     "--json", "-L", NULL }, 1, "\"tid\":");
+	check_sums("compare of two captures, -w",
+		   (const char *[]){ "--compare", "capture-3/a", "capture-3/b",
+				     "--folded", "-w", NULL },
+		   (const char *[]){ "--compare", "capture-3/a", "capture-3/b",
+				     "--json", NULL }, 0, "\"name\":\"");
+
+	rc = run(testdir, (const char *[]){ "--folded", "-A", "--replay",
+		 "record-1", NULL }, &out, &err, 0);
+	ok(rc == 1 && !*out && strstr(err, "--folded draws the states"),
+	   "--folded -A: a usage error, exit 1, nothing out (saw %d, '%s')",
+	   rc, err);
+	free(out);
+	free(err);
+	rc = run(testdir, (const char *[]){ "--folded", "--replay",
+		 "record-1", "--from", "2030-01-01", NULL }, &out, &err, 0);
+	ok(rc == 5 && !*out && strstr(err, "a picture needs two blocks"),
+	   "--folded of an empty window: said, exit 5 (saw %d, '%s')", rc,
+	   err);
+	free(out);
+	free(err);
+	fx_done(tap_failed);
+	return tap_done();
+}
