@@ -109,6 +109,13 @@ struct window {
 	const struct tsa_wakers_snap *wa, *wb;
 	struct cgroup_cache *cc;
 	const char *src;
+	/*
+	 * A recording's window: its directory (NULL: a compare's, one
+	 * interval from a to b) and how many intervals it has from a to
+	 * b, each two blocks of one boot, a's wall clock to b's.
+	 */
+	const char *dir;
+	size_t nint;
 };
 
 void picture_window(const struct options *o, const struct window *w);

@@ -310,24 +310,31 @@ static void check_picture_args(struct options *o, int other_view)
 {
 	const struct show *sh = &o->show;
 
-	if (!o->folded)
+	if (!o->folded && !o->svg)
 		return;
+	if (o->folded && o->svg && !strcmp(o->svg, "-"))
+		bad_usage("%s", "--folded writes to stdout: --svg FILE then, "
+			  "not -");
 	if (o->save || o->metrics || o->record || o->calibrate)
-		bad_usage("%s", "--folded draws a recording, a compare or a "
-			  "live run: not with --save, --record or an export");
+		bad_usage("%s", "--folded and --svg draw a recording, a "
+			  "compare or a live run: not with --save, --record "
+			  "or an export");
 	if (other_view || sh->json || sh->csv || sh->cols[0] || sh->draw)
-		bad_usage("%s", "--folded draws the states (and -w's "
-			  "wakers): not with -A, -y, -H, --chain, --json, "
-			  "--csv, -o or --draw");
+		bad_usage("%s", "--folded and --svg draw the states (and "
+			  "-w's wakers): not with -A, -y, -H, --chain, "
+			  "--json, --csv, -o or --draw");
 	if (o->users || o->totals || o->neuids || o->nruids || o->stamp)
-		bad_usage("%s", "--folded chooses its lines with -p, -L, "
-			  "--group, -s and -n: not -a, -t, -u, -U or -d");
+		bad_usage("%s", "--folded and --svg choose their lines with "
+			  "-p, -L, --group, -s and -n: not -a, -t, -u, -U or "
+			  "-d");
+	if (o->svg && !o->svg[0])
+		bad_usage("%s", "--svg needs a file name ('-': stdout)");
 }
 
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV, OPT_FOLDED };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV, OPT_FOLDED, OPT_SVG };
 
 static double parse_interval(const char *arg)
 {
@@ -422,6 +429,7 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "draw", no_argument, NULL, OPT_DRAW },
 		{ "chain", required_argument, NULL, OPT_CHAIN },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
@@ -583,6 +591,9 @@ void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			o->folded = 1;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
 			break;
 		/* prstat's -a -t -u -U -d, checked in check_prstat_args(). */
 		case 'a':

@@ -253,11 +253,12 @@ int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
-	if (o->folded) {
+	if (o->folded || o->svg) {
 		struct window w = { &a.snap, &b.snap, NULL, NULL,
 				    a.has_wakers && b.has_wakers ? &a.wakers :
 				    NULL, a.has_wakers && b.has_wakers ?
-				    &b.wakers : NULL, &b.cc, o->compare[1] };
+				    &b.wakers : NULL, &b.cc, o->compare[1],
+				    NULL, 1 };
 
 		picture_window(o, &w);
 		goto out;

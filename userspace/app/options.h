@@ -38,6 +38,7 @@ struct options {
 	uint64_t *euids, *ruids;	/* -u, -U: only these users' */
 	size_t neuids, nruids;
 	int folded;		/* --folded: the window's folded stacks */
+	const char *svg;	/* --svg FILE: the window's picture */
 	char stamp;		/* -d u|d: 'u' or 'd' before each report */
 };
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * app/pictures.c - the pictures of a window (--folded), from any source:
+ * app/pictures.c - the pictures of a window (--folded, --svg), from any
+ * source:
  * a recording's window (recorder.c hands its first and last blocks), a
  * compare (files.c: the two captures) or a live run, which records into
  * a directory of its own and then draws that recording.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 
 #include "util.h"
 #include "folded.h"
+#include "svg.h"
+#include "record.h"
 #include "sort.h"
 #include "app.h"
 
@@ -23,73 +27,424 @@ static void write_failed(const char *what)
 	die(EXIT_BADDATA, "%s: write error: %s", what, strerror(errno));
 }
 
-/*
- * The window's lines as the report would have them: per thread (-L),
- * process or group (--group), only -p's, sorted by -s, cut to -n.
- */
-void picture_window(const struct options *o, const struct window *w)
-{
-	const struct show *sh = &o->show;
-	int grouped = sh->group_by > GROUP_PID;
-	int wakers = sh->view == VIEW_WAKERS;
-	struct tsa_select sel = { sh->lwps, (double)(w->b->now - w->a->now) /
-				  1e9, sh->pids, sh->npids };
+/* --svg's lines when -n is not given: two pages. */
+#define SVG_LINES	40
+#define SVG_PER_PAGE	20
+
+/* What a window's lines are, computed once, for either picture. */
+struct lines {
 	struct group_report gr;
 	struct tsa_wakers_report wr;
-	struct tsa_totals tot;
-	struct tsa_delta *lines = NULL;
-	struct tsa_call_line *cl = NULL;
-	struct folded_in in;
-	size_t n, cap = 0, ccap = 0;
+	struct tsa_delta *d;		/* gr.d or own */
+	struct tsa_delta *own;
+	struct tsa_call_line *cl;
+	size_t n, ncl, cap, ccap;
+	struct tsa_select sel;
+	int grouped, wakers;
+};
 
-	memset(&gr, 0, sizeof(gr));
-	memset(&wr, 0, sizeof(wr));
-	memset(&in, 0, sizeof(in));
-	if (wakers && (!w->wa || !w->wb))
+/*
+ * The window's lines as the report would have them: per thread (-L),
+ * process or group (--group), only -p's, sorted by -s, cut to -n;
+ * their calls (not for groups) and, with @wakers, their wakers.
+ */
+static void window_lines(const struct options *o, const struct window *w,
+			 struct lines *l, int wakers, long ntop)
+{
+	const struct show *sh = &o->show;
+	struct tsa_totals tot;
+	struct options on = *o;
+	size_t n;
+
+	memset(l, 0, sizeof(*l));
+	l->grouped = sh->group_by > GROUP_PID;
+	l->wakers = wakers;
+	l->sel.lwps = sh->lwps;
+	l->sel.interval = (double)(w->b->now - w->a->now) / 1e9;
+	l->sel.pids = sh->pids;
+	l->sel.npids = sh->npids;
+	if (l->grouped) {
+		if (w->cc)
+			l->gr.cc = *w->cc;	/* the source's cgroups */
+		n = group_report_compute(&l->gr, w->a, w->b,
+					 (enum group_by)sh->group_by, &l->sel,
+					 "/nonexistent", &tot);
+		sort_lines_time(l->gr.d, n, sh->sort_key, sh->sort_order);
+		l->d = l->gr.d;
+	} else {
+		n = tsa_delta_compute(w->a, w->b, &l->sel, &l->own, &l->cap,
+				      &tot);
+		sort_lines_time(l->own, n, sh->sort_key, sh->sort_order);
+		l->d = l->own;
+	}
+	on.show.ntop = ntop;
+	l->n = lines_shown(&on, n, 0);
+	if (!l->grouped && w->ca && w->cb)
+		l->ncl = tsa_calls_compute(w->a, w->b, w->ca, w->cb, &l->sel,
+					   l->own, l->n, &l->cl, &l->ccap);
+	if (wakers && w->wa && w->wb) {
+		struct tsa_wnames nm = { "/nonexistent", w->b, &l->gr.cc,
+					 w->a };
+
+		tsa_wakers_compute(&l->wr, w->wa, w->wb, l->grouped ? 2 :
+				   sh->lwps, sh->pids, sh->npids);
+		if (l->grouped)
+			tsa_wakers_group(&l->wr, sh->group_by, &nm);
+	}
+}
+
+static void lines_free(struct lines *l, const struct window *w)
+{
+	if (w->cc)
+		memset(&l->gr.cc, 0, sizeof(l->gr.cc));	/* the caller's */
+	tsa_wakers_report_free(&l->wr);
+	group_report_free(&l->gr);
+	free(l->own);
+	free(l->cl);
+}
+
+static void folded_window(const struct options *o, const struct window *w)
+{
+	struct folded_in in;
+	struct lines l;
+
+	if (o->show.view == VIEW_WAKERS && (!w->wa || !w->wb))
 		die(EXIT_NOMODULE, "%s: -w: no wakers in the window (the "
 		    "module kept none, wakers=0, or an older tsa-prstat "
 		    "recorded it)", w->src);
-	if (grouped) {
-		if (w->cc)
-			gr.cc = *w->cc;	/* the source's cgroups, never ours */
-		n = group_report_compute(&gr, w->a, w->b,
-					 (enum group_by)sh->group_by, &sel,
-					 "/nonexistent", &tot);
-		sort_lines_time(gr.d, n, sh->sort_key, sh->sort_order);
-		in.d = gr.d;
-		in.groups = 1;
-	} else {
-		n = tsa_delta_compute(w->a, w->b, &sel, &lines, &cap, &tot);
-		sort_lines_time(lines, n, sh->sort_key, sh->sort_order);
-		in.d = lines;
-		in.lwps = sh->lwps;
-	}
-	in.n = lines_shown(o, n, 0);
+	window_lines(o, w, &l, o->show.view == VIEW_WAKERS, o->show.ntop);
+	memset(&in, 0, sizeof(in));
 	in.prev = w->a;
 	in.cur = w->b;
-	if (!grouped && !wakers && w->ca && w->cb) {
-		in.ncl = tsa_calls_compute(w->a, w->b, w->ca, w->cb, &sel,
-					   lines, in.n, &cl, &ccap);
-		in.cl = cl;
-	}
-	if (wakers) {
-		struct tsa_wnames nm = { "/nonexistent", w->b, &gr.cc, w->a };
-
-		tsa_wakers_compute(&wr, w->wa, w->wb, grouped ? 2 :
-				   sh->lwps, sh->pids, sh->npids);
-		if (grouped)
-			tsa_wakers_group(&wr, sh->group_by, &nm);
-		in.w = wr.v;
-		in.nw = wr.n;
+	in.d = l.d;
+	in.n = l.n;
+	in.lwps = o->show.lwps;
+	in.groups = l.grouped;
+	in.cl = o->show.view == VIEW_WAKERS ? NULL : l.cl;
+	in.ncl = in.cl ? l.ncl : 0;
+	if (o->show.view == VIEW_WAKERS) {
+		in.w = l.wr.v;
+		in.nw = l.wr.n;
 	}
 	if (folded_print(stdout, &in))
 		write_failed("stdout");
-	if (w->cc)
-		memset(&gr.cc, 0, sizeof(gr.cc));	/* the caller's */
-	tsa_wakers_report_free(&wr);
-	group_report_free(&gr);
-	free(lines);
-	free(cl);
+	lines_free(&l, w);
+}
+
+/* A band's key: the line it draws, found again in every interval. */
+struct band_key {
+	uint64_t pid, id;
+	size_t band;
+};
+
+static int key_cmp(const void *x, const void *y)
+{
+	const struct band_key *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+struct svg_build {
+	const struct options *o;
+	const struct window *w;
+	struct lines *l;
+	struct svg_band *b;
+	struct band_key *keys;
+	struct tsa_delta *d;		/* an interval's lines */
+	size_t cap;
+	struct group_report gr;		/* an interval's groups */
+	size_t ncols;
+	double t0, len;			/* the window, wall clock seconds */
+};
+
+static double wall_s(const struct timespec *t)
+{
+	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
+
+/* The band of line @d of an interval, or -1. */
+static long band_of(const struct svg_build *sb, const struct tsa_delta *d)
+{
+	struct band_key k = { d->pid, d->id, 0 }, *f;
+	size_t i;
+
+	if (sb->l->grouped) {
+		for (i = 0; i < sb->l->n; i++)
+			if (!strcmp(sb->l->d[i].comm, d->comm))
+				return (long)i;
+		return -1;
+	}
+	if (!sb->o->show.lwps)
+		k.id = 0;
+	f = bsearch(&k, sb->keys, sb->l->n, sizeof(k), key_cmp);
+	return f ? (long)f->band : -1;
+}
+
+/* Interval @p to @c into its column of every band it has a line in. */
+static void svg_interval(struct svg_build *sb, const struct tsa_snap *p,
+			 const struct tsa_snap *c, struct cgroup_cache *cc)
+{
+	const struct show *sh = &sb->o->show;
+	struct tsa_select sel = sb->l->sel;
+	struct tsa_totals tot;
+	struct tsa_delta *d;
+	double mid = (wall_s(&p->wall) + wall_s(&c->wall)) / 2;
+	size_t n, i, col;
+	int s;
+
+	col = mid <= sb->t0 ? 0 : (size_t)((mid - sb->t0) / sb->len *
+					   (double)sb->ncols);
+	if (col >= sb->ncols)
+		col = sb->ncols - 1;
+	sel.interval = (double)(c->now - p->now) / 1e9;
+	if (sb->l->grouped) {
+		if (cc)
+			sb->gr.cc = *cc;
+		n = group_report_compute(&sb->gr, p, c,
+					 (enum group_by)sh->group_by, &sel,
+					 "/nonexistent", &tot);
+		if (cc) {
+			*cc = sb->gr.cc;
+			memset(&sb->gr.cc, 0, sizeof(sb->gr.cc));
+		}
+		d = sb->gr.d;
+	} else {
+		n = tsa_delta_compute(p, c, &sel, &sb->d, &sb->cap, &tot);
+		d = sb->d;
+	}
+	for (i = 0; i < n; i++) {
+		long b = band_of(sb, &d[i]);
+
+		if (b < 0)
+			continue;
+		for (s = 0; s < TSA_NSTATES; s++)
+			sb->b[b].ns[col * TSA_NSTATES + s] += d[i].ns[s];
+	}
+}
+
+/* A recording's intervals from w->a to w->b, read again. */
+static void svg_replay(struct svg_build *sb)
+{
+	const struct window *w = sb->w;
+	struct tsa_snap snaps[2];
+	struct cgroup_cache cc;
+	struct replay rec;
+	char msg[256], boot[64] = "";
+	int cur = 0, have = 0;
+
+	memset(snaps, 0, sizeof(snaps));
+	memset(&cc, 0, sizeof(cc));
+	if (replay_open(&rec, w->dir, w->a->wall.tv_sec, msg, sizeof(msg)))
+		die(EXIT_BADDATA, "%s: %s", w->dir, msg);
+	while (replay_next(&rec, &snaps[cur], NULL, NULL) > 0) {
+		struct tsa_snap *c = &snaps[cur], *p = &snaps[!cur];
+
+		if (wall_s(&c->wall) > wall_s(&w->b->wall))
+			break;
+		if (wall_s(&c->wall) < wall_s(&w->a->wall))
+			continue;
+		if (sb->l->grouped)
+			replay_cgroups(&rec, c, &cc);
+		if (have && !strcmp(boot, rec.boot_id) && p->now < c->now)
+			svg_interval(sb, p, c, &cc);
+		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
+		have = 1;
+		cur = !cur;
+	}
+	replay_close(&rec);
+	cgroup_cache_free(&cc);
+	tsa_snap_free(&snaps[0]);
+	tsa_snap_free(&snaps[1]);
+}
+
+static int top_cmp(const void *x, const void *y)
+{
+	const struct svg_top *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(a->what, b->what);
+}
+
+/* The window's system calls over its lines, summed by name. */
+static size_t top_calls(const struct lines *l, struct svg_top **out)
+{
+	struct svg_top *t = NULL;
+	size_t n = 0, i, k;
+
+	if (l->ncl)
+		t = xmalloc(l->ncl * sizeof(*t));
+	for (i = 0; i < l->ncl; i++) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(t[k].what, l->cl[i].name))
+				break;
+		if (k == n) {
+			memset(&t[n], 0, sizeof(t[n]));
+			snprintf(t[n++].what, sizeof(t[0].what), "%s",
+				 l->cl[i].name);
+		}
+		t[k].ns += l->cl[i].d.ns;
+		t[k].n += l->cl[i].d.calls;
+	}
+	if (n)
+		qsort(t, n, sizeof(*t), top_cmp);
+	*out = t;
+	return n;
+}
+
+/* The window's wakers of its lines: who ended whose time, how much. */
+static size_t top_wakers(const struct options *o, const struct window *w,
+			 const struct lines *l, struct svg_top **out)
+{
+	struct svg_top *t = NULL;
+	size_t n = 0, i, k;
+	char woken[64], waker[80];
+
+	if (l->wr.n)
+		t = xmalloc(l->wr.n * sizeof(*t));
+	for (i = 0; i < l->wr.n; i++) {
+		const struct tsa_wview *v = &l->wr.v[i];
+		int in = 0;
+
+		if (!v->ns || v->state < 0)
+			continue;
+		for (k = 0; k < l->n && !in; k++)
+			in = l->grouped ? v->group && !strcmp(v->group,
+							      l->d[k].comm) :
+			     v->pid == l->d[k].pid &&
+			     v->tid == (o->show.lwps ? l->d[k].id : 0);
+		if (!in)
+			continue;
+		if (l->grouped)
+			snprintf(woken, sizeof(woken), "%s", v->group);
+		else
+			tsa_thread_name(w->b, w->a, v->pid, v->tid, woken,
+					sizeof(woken));
+		if (v->wtid)
+			snprintf(waker, sizeof(waker), "%.*s/%" PRIu64,
+				 v->name_len, v->name, v->wtid);
+		else
+			snprintf(waker, sizeof(waker), "%.*s", v->kind_len,
+				 v->kind);
+		memset(&t[n], 0, sizeof(t[n]));
+		snprintf(t[n].what, sizeof(t[n].what), "%s -> %s/%" PRIu64
+			 ", %s", waker, woken, v->tid ? v->tid : v->pid,
+			 tsa_state_name[v->state]);
+		if (l->grouped)
+			snprintf(t[n].what, sizeof(t[n].what), "%s -> %s, %s",
+				 waker, woken, tsa_state_name[v->state]);
+		t[n].ns = v->ns;
+		t[n++].n = v->n;
+	}
+	if (n)
+		qsort(t, n, sizeof(*t), top_cmp);
+	*out = t;
+	return n;
+}
+
+static void band_name(char *out, size_t len, const struct window *w,
+		      const struct lines *l, const struct tsa_delta *d,
+		      int lwps)
+{
+	char p[64], t[64];
+
+	if (l->grouped) {
+		snprintf(out, len, "%s", d->comm);
+		return;
+	}
+	tsa_thread_name(w->b, w->a, d->pid, 0, p, sizeof(p));
+	if (!lwps) {
+		snprintf(out, len, "%s/%" PRIu64, p, d->pid);
+		return;
+	}
+	tsa_thread_name(w->b, w->a, d->pid, d->id, t, sizeof(t));
+	snprintf(out, len, "%s/%" PRIu64 " in %s/%" PRIu64, t, d->id, p,
+		 d->pid);
+}
+
+static void svg_window(const struct options *o, const struct window *w)
+{
+	struct svg_build sb;
+	struct svg_in in;
+	struct svg_top *wk = NULL, *sc = NULL;
+	struct lines l;
+	size_t i, nint = w->dir ? w->nint : 1;
+	FILE *f;
+
+	window_lines(o, w, &l, 1, o->show.ntop ? o->show.ntop : SVG_LINES);
+	memset(&sb, 0, sizeof(sb));
+	memset(&in, 0, sizeof(in));
+	sb.o = o;
+	sb.w = w;
+	sb.l = &l;
+	sb.ncols = svg_columns(nint);
+	sb.t0 = wall_s(&w->a->wall);
+	sb.len = wall_s(&w->b->wall) - sb.t0;
+	if (sb.len <= 0)
+		sb.len = 1;
+	sb.b = xmalloc((l.n ? l.n : 1) * sizeof(*sb.b));
+	sb.keys = xmalloc((l.n ? l.n : 1) * sizeof(*sb.keys));
+	for (i = 0; i < l.n; i++) {
+		size_t sz = sb.ncols * TSA_NSTATES * sizeof(uint64_t);
+
+		band_name(sb.b[i].name, sizeof(sb.b[i].name), w, &l, &l.d[i],
+			  o->show.lwps);
+		sb.b[i].ns = xmalloc(sz);
+		memset(sb.b[i].ns, 0, sz);
+		sb.keys[i].pid = l.d[i].pid;
+		sb.keys[i].id = o->show.lwps ? l.d[i].id : 0;
+		sb.keys[i].band = i;
+	}
+	if (!l.grouped)
+		qsort(sb.keys, l.n, sizeof(*sb.keys), key_cmp);
+	if (w->dir)
+		svg_replay(&sb);
+	else
+		svg_interval(&sb, w->a, w->b, w->cc);
+
+	in.title = w->src;
+	in.from = w->a->wall;
+	in.to = w->b->wall;
+	in.ncols = sb.ncols;
+	in.b = sb.b;
+	in.nb = l.n;
+	in.per_page = SVG_PER_PAGE;
+	in.heat_why = "the source has no LAT distributions";
+	in.nsc = top_calls(&l, &sc);
+	in.sc = sc;
+	in.sc_why = l.grouped ? "not drawn for groups" : w->ca ? NULL :
+		    "the source has no system-call rows";
+	in.nwk = top_wakers(o, w, &l, &wk);
+	in.wk = wk;
+	in.wk_why = w->wa && w->wb ? NULL : "the source has no wakers";
+
+	f = strcmp(o->svg, "-") ? fopen(o->svg, "w") : stdout;
+	if (!f)
+		die(EXIT_BADDATA, "%s: %s", o->svg, strerror(errno));
+	if (svg_write(f, &in) || (f != stdout && fclose(f) == EOF)) {
+		if (f != stdout)
+			unlink(o->svg);
+		write_failed(o->svg);
+	}
+	for (i = 0; i < l.n; i++)
+		free(sb.b[i].ns);
+	free(sb.b);
+	free(sb.keys);
+	free(sb.d);
+	group_report_free(&sb.gr);
+	free(wk);
+	free(sc);
+	lines_free(&l, w);
+}
+
+void picture_window(const struct options *o, const struct window *w)
+{
+	if (o->folded)
+		folded_window(o, w);
+	if (o->svg)
+		svg_window(o, w);
 }
 
 /* Empty and remove the directory a live run recorded into. */

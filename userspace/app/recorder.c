@@ -187,6 +187,8 @@ int replay_recording(struct options *o)
 	struct tsa_wakers_snap wsnaps[3];
 	int prev = -1, cur = 0, first = -1, calls = o->show.view == VIEW_CALLS;
 	int wakers = o->show.view == VIEW_WAKERS, cok[3] = { 0, 0, 0 };
+	int wok[3] = { 0, 0, 0 }, pic = o->folded || o->svg;
+	size_t nblocks = 0;	/* from the first, in the window */
 	struct reporter rp;
 	struct replay rec;
 	char msg[256], boot[64] = "";
@@ -200,15 +202,17 @@ int replay_recording(struct options *o)
 	memset(wsnaps, 0, sizeof(wsnaps));
 	reporter_init(&rp, o, 0);
 	/* A picture is of the window: its calls too, when it has them. */
-	if (o->folded) {
+	if (pic) {
 		o->summary = 1;
 		calls = 1;
+		wakers |= o->svg != NULL;	/* its top wakers, if any */
 	}
 	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL,
 			   wakers ? &wsnaps[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p;
 
 		cok[cur] = calls && rec.calls_err == TSA_OK;
+		wok[cur] = wakers && rec.wakers_err == TSA_OK;
 
 		if (o->to >= 0 && c->wall.tv_sec > o->to)
 			break;
@@ -226,11 +230,14 @@ int replay_recording(struct options *o)
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		p = prev >= 0 ? &snaps[prev] : NULL;
 		if (o->from < 0 || c->wall.tv_sec >= o->from) {
-			if (!o->folded || wakers)
+			if (!pic || o->show.view == VIEW_WAKERS)
 				replay_tables(o, &rec, &c->wall);
 			if (o->summary) {
-				if (first < 0)
+				if (first < 0) {
 					first = cur;	/* kept from here on */
+					nblocks = 0;
+				}
+				nblocks++;
 			} else {
 				/* A first report's counts: per interval. */
 				rp.sel.interval = p ? (double)(c->now -
@@ -257,13 +264,14 @@ int replay_recording(struct options *o)
 		for (cur = 0; cur == prev || cur == first; cur++)
 			;
 	}
-	if (o->folded && first >= 0 && prev >= 0 && prev != first) {
+	if (pic && first >= 0 && prev >= 0 && prev != first) {
+		int ck = cok[first] && cok[prev], wk = wok[first] && wok[prev];
 		struct window w = { &snaps[first], &snaps[prev],
-				    cok[first] && cok[prev] ? &csnaps[first] :
-				    NULL, cok[first] && cok[prev] ?
-				    &csnaps[prev] : NULL, wakers ?
-				    &wsnaps[first] : NULL, wakers ?
-				    &wsnaps[prev] : NULL, NULL, o->replay };
+				    ck ? &csnaps[first] : NULL,
+				    ck ? &csnaps[prev] : NULL,
+				    wk ? &wsnaps[first] : NULL,
+				    wk ? &wsnaps[prev] : NULL, NULL, o->replay,
+				    o->replay, nblocks - 1 };
 
 		if (o->show.group_by == GROUP_CGROUP)
 			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
@@ -299,7 +307,7 @@ int replay_recording(struct options *o)
 	reporter_free(&rp, o);
 	if (!reports)
 		die(EXIT_BADDATA, "%s: no recorded interval in that window%s",
-		    o->replay, o->folded ? " (a picture needs two blocks)" :
+		    o->replay, pic ? " (a picture needs two blocks)" :
 		    o->summary ? " (a summary needs two blocks)" :
 		    "");
 	return 0;
