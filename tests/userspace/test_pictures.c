@@ -11,12 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "fx/run.h"
 #include "tap.h"
 
 #define MAXL 64
+
+static char abs_testdir[4096];	/* testdir, before the chdir */
 
 struct line_sum {
 	uint64_t id;		/* tid with -L, else pid */
@@ -132,17 +137,96 @@ static void check_sums(const char *what, const char *const *folded,
 	free(je);
 }
 
+/*
+ * Three processes of one thread each over 10 s: one spins (USR), one
+ * sleeps (SLP), one waits for a lock (LCK), the whole time.
+ */
+static char *fixture(const char *now, const char *el)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "tsa-all 1\nnow %s\nfields tid pid uid flags elapsed "
+		     "state state_ns usr_ns lck_ns slp_ns comm\n500 500 0 0 "
+		     "%s 0 0 %s 0 0 spin\n600 600 0 0 %s 11 0 0 0 %s sleep\n"
+		     "700 700 0 0 %s 7 0 0 %s 0 lock\n", now, el, el, el, el,
+		     el, el) < 0)
+		exit(2);
+	return s;
+}
+
+/*
+ * rsvg-convert @svg into @png, then each band's middle row: the spinner
+ * USR, the sleeper SLP, the lock waiter LCK over >= 95 % of its width.
+ */
+static void check_pixels(const char *what, const char *svg, const char *png)
+{
+	static const char *const want[][2] = {
+		{ "spin/500 in spin/500", "USR" },
+		{ "sleep/600 in sleep/600", "SLP" },
+		{ "lock/700 in lock/700", "LCK" },
+	};
+	char *out, *err, script[4200];
+	size_t i;
+	int rc;
+
+	rc = run_prog("/usr/bin/rsvg-convert", ".", (const char *[]){
+		      svg, "-o", png, NULL }, &out,
+		      &err);
+	ok(rc == 0, "%s: rsvg-convert draws it (exit %d, '%s')", what, rc,
+	   err);
+	free(out);
+	free(err);
+	snprintf(script, sizeof(script), "%s/fx/pixels.py", abs_testdir);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		double f = 0;
+
+		rc = run_prog("/usr/bin/python3", ".", (const char *[]){
+			      script, svg, png,
+			      want[i][0], want[i][1], NULL }, &out, &err);
+		f = atof(out);
+		ok(rc == 0 && f >= 0.95, "%s: %s's band is %s's colour over "
+		   "%.1f %% of its width (expected >= 95; %s%s)", what,
+		   want[i][0], want[i][1], 100 * f, out, err);
+		free(out);
+		free(err);
+	}
+}
+
 int main(void)
 {
-	char *out, *err;
+	char *out, *err, *snaps[2], dir[300], fifo[400], svg[400], png[400];
+	pid_t feeder;
 	int rc;
 
 	if (fx_init())
 		return 2;
 	setenv("TZ", "UTC", 1);
-	if (chdir(testdir) || chdir("golden"))
+	if (!realpath(testdir, abs_testdir) || chdir(testdir) ||
+	    chdir("golden"))
 		return 2;
 	testdir = ".";
+
+	/* A live run (its recording drawn), fed through a FIFO. */
+	snprintf(dir, sizeof(dir), "%s", mkdir_in_tmp("live"));
+	snprintf(fifo, sizeof(fifo), "%s/all", dir);
+	snprintf(svg, sizeof(svg), "%s/live.svg", tmp);
+	snprintf(png, sizeof(png), "%s/live.png", tmp);
+	if (mkfifo(fifo, 0600))
+		return 2;
+	snaps[0] = fixture("10000000000", "1000000000");
+	snaps[1] = fixture("20000000000", "11000000000");
+	feeder = feed_fifo(fifo, snaps, 2);
+	rc = run(dir, (const char *[]){ "--svg", svg, "-L", "0.1", "1",
+		 NULL }, &out, &err, 0);
+	waitpid(feeder, NULL, 0);
+	ok(rc == 0 && !*out, "a live --svg of a spinner, a sleeper and a lock "
+	   "waiter: exit 0, nothing on stdout (saw %d, '%s')", rc, err);
+	free(out);
+	free(err);
+	check_pixels("live --svg", svg, png);
+	free(snaps[0]);
+	free(snaps[1]);
+
 	check_sums("replay with system calls, -L",
 		   (const char *[]){ "--replay", "record-calls", "--folded",
 				     "-L", NULL },
@@ -171,7 +255,7 @@ int main(void)
 
 	rc = run(testdir, (const char *[]){ "--folded", "-A", "--replay",
 		 "record-1", NULL }, &out, &err, 0);
-	ok(rc == 1 && !*out && strstr(err, "--folded draws the states"),
+	ok(rc == 1 && !*out && strstr(err, "--folded and --svg draw the states"),
 	   "--folded -A: a usage error, exit 1, nothing out (saw %d, '%s')",
 	   rc, err);
 	free(out);
