@@ -13,6 +13,10 @@
  * thread and recorded hour.  Each thread also has three system-call
  * rows, as /proc/tsa/calls shows them: the call it sleeps in (which
  * grows while it sleeps), and two it makes when it runs.
+ *
+ * With BENCH_SVG=1 in the environment, the recording is then drawn
+ * ("--replay --svg FILE -L": its top 40 threads over every interval),
+ * and the time, the largest resident size and the SVG's bytes printed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NS	14	/* the states of tsa-all 1 */
@@ -159,6 +164,63 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 	call_add(t, 0, 0, t->state_ns, t->state_ns);
 }
 
+/* tsa-prstat --replay REC @what..., measured, its stdout to /dev/null. */
+static int timed(const char *prstat, const char *rec, const char *const *what,
+		 double *secs, double *mib)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	const char *argv[12] = { prstat, "--replay", rec };
+	int status, i;
+	pid_t pid;
+
+	for (i = 0; what[i] && i < 8; i++)
+		argv[3 + i] = what[i];
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(prstat, (char *const *)argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return fprintf(stderr, "bench-record: %s failed\n", what[0]), 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) +
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	*mib = ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+/*
+ * --replay REC --svg DIR/rec.svg -L, measured, beside what --summary -L
+ * of the same window costs (the pictures read the recording twice).
+ */
+static int draw(const char *prstat, const char *dir, const char *rec,
+		int threads, int blocks)
+{
+	struct stat sb;
+	char svg[600];
+	double s1, m1, s2, m2, s3, m3;
+
+	snprintf(svg, sizeof(svg), "%s/rec.svg", dir);
+	if (timed(prstat, rec, (const char *[]){ "--summary", "-L", "-n",
+		  "40", NULL }, &s1, &m1) ||
+	    timed(prstat, rec, (const char *[]){ "--svg", svg, "-L", NULL },
+		  &s2, &m2) ||
+	    timed(prstat, rec, (const char *[]){ "--folded", "-L", NULL },
+		  &s3, &m3) || stat(svg, &sb))
+		return 1;
+	printf("bench-record: %d threads over %d blocks (%.1f h at 10 s): "
+	       "--svg -L (the top 40) %.2f s, %.1f MiB resident at most, "
+	       "%lld bytes; --folded -L (all) %.2f s, %.1f MiB; --summary -L "
+	       "-n 40 %.2f s, %.1f MiB\n", threads, blocks, blocks / 360.0,
+	       s2, m2, (long long)sb.st_size, s3, m3, s1, m1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], cfifo[300];
@@ -258,6 +320,8 @@ int main(int argc, char **argv)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3) / blocks /
 	       10000 * 100, bytes, (double)bytes / threads / (blocks * 10.0 /
 	       3600));
+	if (getenv("BENCH_SVG") && draw(argv[1], dir, rec, threads, blocks))
+		return 1;
 	snprintf(fifo, sizeof(fifo), "rm -rf %s", dir);
 	return system(fifo) ? 1 : 0;
 }

@@ -22,6 +22,7 @@
 #define MAXL 64
 
 static char abs_testdir[4096];	/* testdir, before the chdir */
+static char abs_prstat[4096];	/* prstat_bin, before the chdir */
 
 struct line_sum {
 	uint64_t id;		/* tid with -L, else pid */
@@ -201,9 +202,12 @@ int main(void)
 	if (fx_init())
 		return 2;
 	setenv("TZ", "UTC", 1);
-	if (!realpath(testdir, abs_testdir) || chdir(testdir) ||
+	/* The cases run in golden/, as test_golden's do. */
+	if (!realpath(testdir, abs_testdir) ||
+	    !realpath(prstat_bin, abs_prstat) || chdir(testdir) ||
 	    chdir("golden"))
 		return 2;
+	prstat_bin = abs_prstat;
 	testdir = ".";
 
 	/* A live run (its recording drawn), fed through a FIFO. */
