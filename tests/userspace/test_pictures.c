@@ -6,6 +6,7 @@
  * --json report gives it (--replay --summary; --compare --json for
  * processes). The golden outputs (byte for byte) are test_golden's.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +222,39 @@ static void check_pixels(const char *what, const char *how, const char *svg,
 	}
 }
 
+/*
+ * A live picture where the module is not loaded: exit 2 with the
+ * reason, and the directory it recorded into is gone from $TMPDIR.
+ */
+static void test_live_fails(void)
+{
+	char tdir[300], *out, *err, *old = getenv("TMPDIR");
+	char *keep = old ? strdup(old) : NULL;
+	DIR *d;
+	struct dirent *e;
+	int rc, left = 0;
+
+	snprintf(tdir, sizeof(tdir), "%s", mkdir_in_tmp("tmpdir"));
+	setenv("TMPDIR", tdir, 1);
+	rc = run(mkdir_in_tmp("nomodule"), (const char *[]){ "--svg", "x.svg",
+		 "0.1", "1", NULL }, &out, &err, 0);
+	if (keep)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	free(keep);
+	d = opendir(tdir);
+	while (d && (e = readdir(d)))
+		left += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	ok(rc == 2 && !left && strstr(err, "/all"), "a live --svg without "
+	   "the module: exit 2, said, its recording removed from $TMPDIR "
+	   "(saw %d, %d left, '%s')", rc, left, err);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	char *out, *err, *snaps[2], dir[300], fifo[400], svg[400], png[400];
@@ -300,6 +334,21 @@ int main(void)
 	   err);
 	free(out);
 	free(err);
+	rc = run(testdir, (const char *[]){ "--replay", "record-1", "--svg",
+		 "/nonexistent/x.svg", NULL }, &out, &err, 0);
+	ok(rc == 5 && !*out && count_str(err, "\n") == 1 &&
+	   strstr(err, "/nonexistent/x.svg: No such file or directory"),
+	   "--svg into a directory that is not there: one line, exit 5 (saw "
+	   "%d, '%s')", rc, err);
+	free(out);
+	free(err);
+	rc = run(testdir, (const char *[]){ "--replay", "record-1", "--svg",
+		 "", NULL }, &out, &err, 0);
+	ok(rc == 1 && strstr(err, "--svg needs a file name"),
+	   "--svg '': a usage error, exit 1 (saw %d, '%s')", rc, err);
+	free(out);
+	free(err);
+	test_live_fails();
 	fx_done(tap_failed);
 	return tap_done();
 }

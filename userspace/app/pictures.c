@@ -467,22 +467,38 @@ static void remove_recording(const char *dir)
 		warnmsg("%s: %s", dir, strerror(errno));
 }
 
+/* A live picture's recording: removed at exit, whatever ends the run. */
+static char live_dir[PATH_MAX];
+
+static void remove_live_dir(void)
+{
+	if (live_dir[0])
+		remove_recording(live_dir);
+	live_dir[0] = '\0';
+}
+
 /*
  * A live picture: count intervals (until a signal without one) recorded
  * into a directory under $TMPDIR, that recording drawn as --replay
- * draws one, the directory removed.
+ * draws one, the directory removed (at exit: a failed read dies).
  */
 int picture_live(struct options *o, const char *allpath,
 		 const char *callspath, volatile sig_atomic_t *stop)
 {
 	const char *tmp = getenv("TMPDIR");
-	char dir[PATH_MAX];
+	char *dir = live_dir;
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s/tsa-prstat.XXXXXX", tmp && *tmp ?
-		 tmp : "/tmp");
-	if (!mkdtemp(dir))
-		die(EXIT_BADDATA, "%s: %s", dir, strerror(errno));
+	snprintf(dir, sizeof(live_dir), "%s/tsa-prstat.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		int err = errno;
+
+		live_dir[0] = '\0';
+		die(EXIT_BADDATA, "%s/tsa-prstat.XXXXXX: %s", tmp && *tmp ?
+		    tmp : "/tmp", strerror(err));
+	}
+	atexit(remove_live_dir);
 	o->record = dir;
 	/* count intervals are count + 1 reads; the first begins them. */
 	if (o->count > 0)
@@ -491,6 +507,6 @@ int picture_live(struct options *o, const char *allpath,
 	o->record = NULL;
 	o->replay = dir;
 	rc = replay_recording(o);
-	remove_recording(dir);
+	remove_live_dir();
 	return rc;
 }
