@@ -28,10 +28,8 @@ sed -n '/^-----BEGIN RECORDING-----/,/^-----END RECORDING-----/p' \
 	"$out/demo.log" | sed '1d;$d' | tr -d '\r' | base64 -d | tar -C "$rec" -xzf -
 pid=$(TZ=UTC "$repo/userspace/tsa-prstat" --replay "$rec" --summary -L --json |
 	python3 -c 'import json, sys
-for l in sys.stdin:
-    o = json.loads(l)
-    if o.get("comm") == "phases":
-        print(o["pid"]); break')
+pids = [json.loads(l)["pid"] for l in sys.stdin if json.loads(l).get("comm") == "phases"]
+print(pids[0] if pids else 0)')
 TZ=UTC "$repo/userspace/tsa-prstat" --replay "$rec" -L -p "$pid" \
 	--svg "$outdir/pictures-demo.svg"
 rsvg-convert "$outdir/pictures-demo.svg" -o "$outdir/pictures-demo.png"
