@@ -44,8 +44,11 @@ static const char *const st[NS] = { "usr", "sys", "trp", "tfl", "dfl",
 #define NC	3
 static const char *const cname[NC] = { "clock_nanosleep", "read", "other" };
 
+#define NB	28	/* tsa-hist 2's buckets */
+
 struct th {
 	uint64_t elapsed, state_ns, ns[NS], n[NS], max[NS], scl, vcx, icx;
+	uint64_t lat_b[NB];	/* its LAT stays, by bucket (hist=lat) */
 	uint64_t c_calls[NC], c_ns[NC], c_max[NC], c_sys[NC], c_slp[NC];
 	int state;
 };
@@ -144,6 +147,10 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 	t->ns[1] += sys;
 	t->n[0]++;
 	t->n[1]++;
+	/* It waited for a CPU when woken: one LAT stay of 4-64 us. */
+	t->ns[12] += 1000;
+	t->n[12]++;
+	t->lat_b[8 + rnd(seed) % 4]++;
 	if (t->max[0] < usr)
 		t->max[0] = usr;
 	if (t->max[1] < sys)
@@ -162,6 +169,32 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 	call_add(t, 2, sys - sys / 2, 0, sys / 8);
 	t->c_calls[0]++;
 	call_add(t, 0, 0, t->state_ns, t->state_ns);
+}
+
+/* /proc/tsa/hist as hist=lat keeps it: a LAT row per thread. */
+static void put_hist(FILE *f, struct th *t, int n, uint64_t now)
+{
+	int i, b;
+
+	fprintf(f, "tsa-hist 2\nnow %llu\nbuckets 28 -20\nstates TFL DFL KFL "
+		"APG LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags "
+		"elapsed at state n ns max max_at open open_ns",
+		(unsigned long long)now);
+	for (b = 0; b < NB; b++)
+		fprintf(f, " b%d", b);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%d %d 0 0 %llu %llu LAT %llu %llu %llu %llu 0 0",
+			1000 + i, 1000 + i / 8 * 8,
+			(unsigned long long)t[i].elapsed,
+			(unsigned long long)now, (unsigned long long)t[i].n[12],
+			(unsigned long long)t[i].ns[12],
+			(unsigned long long)t[i].max[12],
+			(unsigned long long)now);
+		for (b = 0; b < NB; b++)
+			fprintf(f, " %llu", (unsigned long long)t[i].lat_b[b]);
+		fputc('\n', f);
+	}
 }
 
 /* tsa-prstat --replay REC @what..., measured, its stdout to /dev/null. */
@@ -224,8 +257,9 @@ static int draw(const char *prstat, const char *dir, const char *rec,
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], cfifo[300];
+	char hfifo[300];
 	char rec[300], n_s[16];
-	int threads, blocks, active, i, b, status, calls;
+	int threads, blocks, active, i, b, status, calls = 0, hist = 0;
 	uint64_t seed = 1, now = 1000 * SEC;
 	long long bytes = 0;
 	struct rusage ru;
@@ -234,10 +268,17 @@ int main(int argc, char **argv)
 	pid_t pid;
 	DIR *d;
 
-	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "calls")))
+	for (i = 5; i < argc; i++) {
+		if (!strcmp(argv[i], "calls"))
+			calls = 1;
+		else if (!strcmp(argv[i], "hist"))
+			hist = 1;
+		else
+			break;
+	}
+	if (argc < 5 || i < argc)
 		return fprintf(stderr, "usage: bench-record TSA_PRSTAT THREADS "
-			       "BLOCKS ACTIVE_PCT [calls]\n"), 2;
-	calls = argc == 6;
+			       "BLOCKS ACTIVE_PCT [calls] [hist]\n"), 2;
 	threads = atoi(argv[2]);
 	blocks = atoi(argv[3]);
 	active = atoi(argv[4]);
@@ -245,9 +286,11 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(fifo, sizeof(fifo), "%s/all", dir);
 	snprintf(cfifo, sizeof(cfifo), "%s/calls", dir);
+	snprintf(hfifo, sizeof(hfifo), "%s/hist", dir);
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(n_s, sizeof(n_s), "%d", blocks);
-	if (mkfifo(fifo, 0600) || mkfifo(cfifo, 0600))
+	if (mkfifo(fifo, 0600) || mkfifo(cfifo, 0600) ||
+	    (hist && mkfifo(hfifo, 0600)))
 		return 2;
 	t = calloc(threads, sizeof(*t));
 	for (i = 0; i < threads; i++) {
@@ -295,6 +338,14 @@ int main(int argc, char **argv)
 				"apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
 				"stp_ns\n", (unsigned long long)now);
 		fclose(f);
+		/* hist=lat's file, read after calls (no wakers file here). */
+		if (hist) {
+			f = fopen(hfifo, "w");
+			if (!f)
+				return 2;
+			put_hist(f, t, threads, now);
+			fclose(f);
+		}
 	}
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
@@ -310,10 +361,11 @@ int main(int argc, char **argv)
 	}
 	if (d)
 		closedir(d);
-	printf("bench-record: %d threads%s, %d blocks of 10 s, %d %% active a "
+	printf("bench-record: %d threads%s%s, %d blocks of 10 s, %d %% active a "
 	       "block: %.1f ms of CPU a block (%.3f %% of one CPU at 10 s); "
 	       "%lld bytes, %.0f bytes a thread an hour\n", threads,
-	       calls ? " with 3 call rows each" : "", blocks,
+	       calls ? " with 3 call rows each" : "",
+	       hist ? " and a LAT distribution" : "", blocks,
 	       active, (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 /
 	       blocks + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 /
 	       blocks, ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +

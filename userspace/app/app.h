@@ -17,6 +17,7 @@
 #include "calls.h"
 #include "group.h"
 #include "wakeups.h"
+#include "dist.h"
 #include "options.h"
 
 /* Set by SIGINT and SIGTERM (live.c; main.c's handler): every loop ends at it. */
@@ -33,6 +34,8 @@ struct reporter {
 	struct group_report groups;
 	struct group_report users;	/* -a: the users' lines */
 	struct tsa_wakers_report wakers;	/* -w in a replay */
+	struct hist_report hist;		/* -H in a replay */
+	const struct tsa_hist_snap *hprev, *hcur;	/* its snapshots */
 	struct tsa_select sel;
 	int redraw;
 	int tty;	/* stdout is a terminal: a person reads it */

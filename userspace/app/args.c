@@ -693,12 +693,12 @@ void parse_args(struct options *o, int argc, char **argv)
 	/* One chain, as ps prints once, unless an interval asks for more. */
 	if (o->chain && !have_interval)
 		o->count = 1;
-	if (hist && (o->save || o->metrics || o->record || o->replay ||
-		     sortk))
+	if (hist && (o->save || o->metrics || o->record || sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "
-			  "groups, live or between two captures (--compare), "
-			  "the most time in the states shown first: not with "
-			  "-s, -S or another mode");
+			  "groups, live, between two captures (--compare) or "
+			  "in a recording (--replay: its LAT), the most time "
+			  "in the states shown first: not with -s, -S or "
+			  "another mode");
 	if (sh->draw && (!hist || sh->json))
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");

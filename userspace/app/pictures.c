@@ -157,6 +157,11 @@ struct svg_build {
 	struct group_report gr;		/* an interval's groups */
 	size_t ncols;
 	double t0, len;			/* the window, wall clock seconds */
+	uint64_t *heat;			/* [col * TSA_HIST_NB + bucket] */
+	int have_heat;			/* an interval had distributions */
+	struct tsa_hbounds bounds;
+	struct tsa_hview *hv;
+	size_t hcap;
 };
 
 static double wall_s(const struct timespec *t)
@@ -164,10 +169,18 @@ static double wall_s(const struct timespec *t)
 	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
 }
 
+/* The band of thread (@lwps) or process @pid, @id, or -1. */
+static long band_at(const struct svg_build *sb, uint64_t pid, uint64_t id)
+{
+	struct band_key k = { pid, sb->o->show.lwps ? id : 0, 0 }, *f;
+
+	f = bsearch(&k, sb->keys, sb->l->n, sizeof(k), key_cmp);
+	return f ? (long)f->band : -1;
+}
+
 /* The band of line @d of an interval, or -1. */
 static long band_of(const struct svg_build *sb, const struct tsa_delta *d)
 {
-	struct band_key k = { d->pid, d->id, 0 }, *f;
 	size_t i;
 
 	if (sb->l->grouped) {
@@ -176,10 +189,44 @@ static long band_of(const struct svg_build *sb, const struct tsa_delta *d)
 				return (long)i;
 		return -1;
 	}
-	if (!sb->o->show.lwps)
-		k.id = 0;
-	f = bsearch(&k, sb->keys, sb->l->n, sizeof(k), key_cmp);
-	return f ? (long)f->band : -1;
+	return band_at(sb, d->pid, d->id);
+}
+
+/* The column of the interval from @p to @c: the one its middle is in. */
+static size_t column_of(const struct svg_build *sb, const struct tsa_snap *p,
+			const struct tsa_snap *c)
+{
+	double mid = (wall_s(&p->wall) + wall_s(&c->wall)) / 2;
+	size_t col = mid <= sb->t0 ? 0 : (size_t)((mid - sb->t0) / sb->len *
+						  (double)sb->ncols);
+
+	return col < sb->ncols ? col : sb->ncols - 1;
+}
+
+/* The LAT stays that ended from @hp to @hc, of the bands' lines. */
+static void heat_interval(struct svg_build *sb, size_t col,
+			  const struct tsa_hist_snap *hp,
+			  const struct tsa_hist_snap *hc)
+{
+	const struct show *sh = &sb->o->show;
+	size_t n, i, k;
+
+	if (!tsa_hist_same_bounds(hp, hc) || (sb->have_heat &&
+	    (sb->bounds.exp != hc->bounds.exp ||
+	     sb->bounds.ns != hc->bounds.ns)))
+		return;
+	sb->bounds = hc->bounds;
+	sb->have_heat = 1;
+	n = tsa_hist_compute(hp, hc, sh->lwps ? TSA_HIST_THREADS :
+			     TSA_HIST_PROCS, sh->pids, sh->npids, &sb->hv,
+			     &sb->hcap);
+	for (i = 0; i < n; i++) {
+		long b = sb->hv[i].state == S_LAT ?
+			 band_at(sb, sb->hv[i].pid, sb->hv[i].tid) : -1;
+
+		for (k = 0; b >= 0 && k < TSA_HIST_NB; k++)
+			sb->heat[col * TSA_HIST_NB + k] += sb->hv[i].b[k];
+	}
 }
 
 /* Interval @p to @c into its column of every band it has a line in. */
@@ -190,14 +237,9 @@ static void svg_interval(struct svg_build *sb, const struct tsa_snap *p,
 	struct tsa_select sel = sb->l->sel;
 	struct tsa_totals tot;
 	struct tsa_delta *d;
-	double mid = (wall_s(&p->wall) + wall_s(&c->wall)) / 2;
-	size_t n, i, col;
+	size_t n, i, col = column_of(sb, p, c);
 	int s;
 
-	col = mid <= sb->t0 ? 0 : (size_t)((mid - sb->t0) / sb->len *
-					   (double)sb->ncols);
-	if (col >= sb->ncols)
-		col = sb->ncols - 1;
 	sel.interval = (double)(c->now - p->now) / 1e9;
 	if (sb->l->grouped) {
 		if (cc)
@@ -229,12 +271,14 @@ static void svg_replay(struct svg_build *sb)
 {
 	const struct window *w = sb->w;
 	struct tsa_snap snaps[2];
+	struct tsa_hist_snap hs[2];
 	struct cgroup_cache cc;
 	struct replay rec;
 	char msg[256], boot[64] = "";
-	int cur = 0, have = 0;
+	int cur = 0, have = 0, hok[2] = { 0, 0 };
 
 	memset(snaps, 0, sizeof(snaps));
+	memset(hs, 0, sizeof(hs));
 	memset(&cc, 0, sizeof(cc));
 	if (replay_open(&rec, w->dir, w->a->wall.tv_sec, msg, sizeof(msg)))
 		die(EXIT_BADDATA, "%s: %s", w->dir, msg);
@@ -247,13 +291,21 @@ static void svg_replay(struct svg_build *sb)
 			continue;
 		if (sb->l->grouped)
 			replay_cgroups(&rec, c, &cc);
-		if (have && !strcmp(boot, rec.boot_id) && p->now < c->now)
+		hok[cur] = !sb->l->grouped &&
+			   replay_hist(&rec, &hs[cur]) == TSA_OK;
+		if (have && !strcmp(boot, rec.boot_id) && p->now < c->now) {
 			svg_interval(sb, p, c, &cc);
+			if (hok[0] && hok[1])
+				heat_interval(sb, column_of(sb, p, c),
+					      &hs[!cur], &hs[cur]);
+		}
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		have = 1;
 		cur = !cur;
 	}
 	replay_close(&rec);
+	tsa_hist_free(&hs[0]);
+	tsa_hist_free(&hs[1]);
 	cgroup_cache_free(&cc);
 	tsa_snap_free(&snaps[0]);
 	tsa_snap_free(&snaps[1]);
@@ -385,6 +437,8 @@ static void svg_window(const struct options *o, const struct window *w)
 	if (sb.len <= 0)
 		sb.len = 1;
 	sb.b = xmalloc((l.n ? l.n : 1) * sizeof(*sb.b));
+	sb.heat = xmalloc(sb.ncols * TSA_HIST_NB * sizeof(*sb.heat));
+	memset(sb.heat, 0, sb.ncols * TSA_HIST_NB * sizeof(*sb.heat));
 	sb.keys = xmalloc((l.n ? l.n : 1) * sizeof(*sb.keys));
 	for (i = 0; i < l.n; i++) {
 		size_t sz = sb.ncols * TSA_NSTATES * sizeof(uint64_t);
@@ -411,7 +465,12 @@ static void svg_window(const struct options *o, const struct window *w)
 	in.b = sb.b;
 	in.nb = l.n;
 	in.per_page = SVG_PER_PAGE;
-	in.heat_why = "the source has no LAT distributions";
+	in.heat = sb.have_heat ? sb.heat : NULL;
+	in.bounds = sb.bounds;
+	in.heat_why = l.grouped ? "not drawn for groups" : !w->dir ?
+		      "drawn from recordings only" : "the recording has no "
+		      "LAT distributions (a recorder before tsa-record 2, or "
+		      "the module's hist=0)";
 	in.nsc = top_calls(&l, &sc);
 	in.sc = sc;
 	in.sc_why = l.grouped ? "not drawn for groups" : w->ca ? NULL :
@@ -432,6 +491,8 @@ static void svg_window(const struct options *o, const struct window *w)
 		free(sb.b[i].ns);
 	free(sb.b);
 	free(sb.keys);
+	free(sb.heat);
+	free(sb.hv);
 	free(sb.d);
 	group_report_free(&sb.gr);
 	free(wk);

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "util.h"
 #include "svg.h"
 
 /*
@@ -217,13 +218,18 @@ static long heat(FILE *f, const struct svg_in *in, long y)
 			most = in->heat[k];
 	fprintf(f, "<text x=\"10\" y=\"%ld\" font-weight=\"bold\">LAT heat "
 		"map: runnable stays that ended, by length (log2 buckets, "
-		"longest at the top) and time; colour: count, most %" PRIu64
+		"longest at the top; each label the bucket's upper bound) and "
+		"time; colour: count, most %" PRIu64
 		"</text>\n", y + 18, most);
 	y += 28;
-	for (k = 0; k < SVG_HEAT_BUCKETS; k += 4)
+	for (k = 0; k + 1 < SVG_HEAT_BUCKETS; k += 4) {
+		char edge[24];
+
+		format_dur(edge, tsa_hist_edge(in->bounds, (int)k));
 		fprintf(f, "<text x=\"%d\" y=\"%ld\" text-anchor=\"end\" "
-			"font-size=\"10\">2^%zu ns</text>\n", SVG_PLOT_X - 6,
-			y + (long)(SVG_HEAT_BUCKETS - k) * HEAT_ROW, k);
+			"font-size=\"10\">%s</text>\n", SVG_PLOT_X - 6,
+			y + (long)(SVG_HEAT_BUCKETS - k) * HEAT_ROW, edge);
+	}
 	fprintf(f, "<rect x=\"%d\" y=\"%ld\" width=\"%d\" height=\"%d\" "
 		"fill=\"#F4F4F4\"/>\n", SVG_PLOT_X, y, SVG_PLOT_W,
 		SVG_HEAT_BUCKETS * HEAT_ROW);
@@ -242,10 +248,14 @@ static long heat(FILE *f, const struct svg_in *in, long y)
 				;
 			fprintf(f, "<rect x=\"%.2f\" y=\"%ld\" width=\"%.2f\" "
 				"height=\"%d\" fill=\"%s\"><title>%" PRIu64
-				" stays of [2^%zu, 2^%zu) ns</title></rect>\n",
-				SVG_PLOT_X + (double)c * w, y +
-				(long)(SVG_HEAT_BUCKETS - 1 - k) * HEAT_ROW, w,
-				HEAT_ROW, heat_ramp[step], v, k, k + 1);
+				" LAT stays in bucket %zu (up to ", SVG_PLOT_X +
+				(double)c * w, y + (long)(SVG_HEAT_BUCKETS - 1 -
+				k) * HEAT_ROW, w, HEAT_ROW, heat_ramp[step], v, k);
+			if (k + 1 < SVG_HEAT_BUCKETS)
+				fprintf(f, "%" PRIu64 " ns)</title></rect>\n",
+					tsa_hist_edge(in->bounds, (int)k));
+			else
+				fputs("longer)</title></rect>\n", f);
 		}
 	y += SVG_HEAT_BUCKETS * HEAT_ROW;
 	axis(f, in, y);

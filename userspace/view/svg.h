@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "all.h"
+#include "hist.h"
 
 /* The one palette of every picture (docs/pictures.md), by state. */
 extern const char *const svg_state_colour[TSA_NSTATES];
@@ -36,7 +37,7 @@ struct svg_top {
 	uint64_t ns, n;
 };
 
-#define SVG_HEAT_BUCKETS	32	/* LAT stays by log2 bucket */
+#define SVG_HEAT_BUCKETS	TSA_HIST_NB	/* LAT stays by log2 bucket */
 
 struct svg_in {
 	const char *title;		/* the source, as given */
@@ -46,6 +47,7 @@ struct svg_in {
 	size_t nb, per_page;
 	/* [col * SVG_HEAT_BUCKETS + bucket]: LAT stays ended, or NULL */
 	const uint64_t *heat;
+	struct tsa_hbounds bounds;	/* the buckets' */
 	const char *heat_why;		/* NULL heat: why there is none */
 	const struct svg_top *wk, *sc;	/* top wakers, top calls */
 	size_t nwk, nsc;
