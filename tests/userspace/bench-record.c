@@ -14,6 +14,9 @@
  * rows, as /proc/tsa/calls shows them: the call it sleeps in (which
  * grows while it sleeps), and two it makes when it runs.
  *
+ * "hist" adds /proc/tsa/hist (hist=lat: a LAT row per thread, one stay
+ * each time a thread is active), which the recorder keeps too.
+ *
  * With BENCH_SVG=1 in the environment, the recording is then drawn
  * ("--replay --svg FILE -L": its top 40 threads over every interval),
  * and the time, the largest resident size and the SVG's bytes printed.
@@ -209,6 +212,7 @@ static int timed(const char *prstat, const char *rec, const char *const *what,
 
 	for (i = 0; what[i] && i < 8; i++)
 		argv[3 + i] = what[i];
+	fflush(stdout);		/* not the child's to write again */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid == 0) {
