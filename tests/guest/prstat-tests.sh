@@ -590,6 +590,12 @@ for phase in spin sleep lock; do
 	[ $st -eq 0 ] && awk -v f="${frac:-0}" 'BEGIN { exit !(f >= 0.95) }'
 	t $? "record: --svg of the $phase phase's window, drawn by rsvg-convert: the phases thread's band ('$band') is $key's colour over ${frac:-?} of its width (${hit:-?} of ${width:-?} px; expected >= 0.95; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 done
+# tsa-record 2 keeps the LAT distributions: -H of the whole recording.
+"$prstat" --replay "$rec" --summary -H -L >"$tmp/ph.H" 2>"$tmp/ph.err"
+st=$?
+nlat=$(awk '$3 == "LAT" && $4 > 0' "$tmp/ph.H" | wc -l)
+[ $st -eq 0 ] && [ "$nlat" -ge 1 ]
+t $? "record: --replay --summary -H -L of the whole recording (its LAT distributions): $nlat threads with LAT stays that ended (expected >= 1; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 "$prstat" --replay "$rec" -c -n 3 >"$tmp/replay.out" 2>"$tmp/replay.err"
 st=$?
 reps=$(grep -c '^Replay: ' "$tmp/replay.out")
