@@ -30,7 +30,8 @@ pid=$(TZ=UTC "$repo/userspace/tsa-prstat" --replay "$rec" --summary -L --json |
 	python3 -c 'import json, sys
 pids = [json.loads(l)["pid"] for l in sys.stdin if json.loads(l).get("comm") == "phases"]
 print(pids[0] if pids else 0)')
-TZ=UTC "$repo/userspace/tsa-prstat" --replay "$rec" -L -p "$pid" \
-	--svg "$outdir/pictures-demo.svg"
-rsvg-convert "$outdir/pictures-demo.svg" -o "$outdir/pictures-demo.png"
+# From the directory, so that the picture's title is the recording's name.
+(cd "$outdir" && TZ=UTC "$repo/userspace/tsa-prstat" --replay pictures-demo.rec \
+	-L -p "$pid" --svg pictures-demo.svg &&
+	rsvg-convert pictures-demo.svg -o pictures-demo.png)
 echo "pictures-demo: $outdir/pictures-demo.png (process $pid)"
