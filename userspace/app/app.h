@@ -18,6 +18,7 @@
 #include "group.h"
 #include "wakeups.h"
 #include "dist.h"
+#include "hist.h"
 #include "options.h"
 
 /* Set by SIGINT and SIGTERM (live.c; main.c's handler): every loop ends at it. */
@@ -119,6 +120,8 @@ struct window {
 	 */
 	const char *dir;
 	size_t nint;
+	/* a compare's distributions (captures of version 2, 3), or NULL */
+	const struct tsa_hist_snap *ha, *hb;
 };
 
 void picture_window(const struct options *o, const struct window *w);

@@ -653,7 +653,7 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare needs two captures: "
 				  "--compare a b");
 		o->compare[1] = argv[optind++];
-		if ((sh->lwps && !wakers && !o->folded) || calls)
+		if ((sh->lwps && !wakers && !o->folded && !o->svg) || calls)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}

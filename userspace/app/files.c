@@ -258,7 +258,9 @@ int compare_captures(const struct options *o)
 				    a.has_wakers && b.has_wakers ? &a.wakers :
 				    NULL, a.has_wakers && b.has_wakers ?
 				    &b.wakers : NULL, &b.cc, o->compare[1],
-				    NULL, 1 };
+				    NULL, 1, a.has_hist && b.has_hist ?
+				    &a.hist : NULL, a.has_hist && b.has_hist ?
+				    &b.hist : NULL };
 
 		picture_window(o, &w);
 		goto out;

@@ -453,10 +453,13 @@ static void svg_window(const struct options *o, const struct window *w)
 	}
 	if (!l.grouped)
 		qsort(sb.keys, l.n, sizeof(*sb.keys), key_cmp);
-	if (w->dir)
+	if (w->dir) {
 		svg_replay(&sb);
-	else
+	} else {
 		svg_interval(&sb, w->a, w->b, w->cc);
+		if (w->ha && w->hb && !l.grouped)
+			heat_interval(&sb, 0, w->ha, w->hb);
+	}
 
 	in.title = w->src;
 	in.from = w->a->wall;
@@ -468,9 +471,10 @@ static void svg_window(const struct options *o, const struct window *w)
 	in.heat = sb.have_heat ? sb.heat : NULL;
 	in.bounds = sb.bounds;
 	in.heat_why = l.grouped ? "not drawn for groups" : !w->dir ?
-		      "drawn from recordings only" : "the recording has no "
-		      "LAT distributions (a recorder before tsa-record 2, or "
-		      "the module's hist=0)";
+		      "the captures have no distributions (version 1, or the "
+		      "module's hist=0)" : "the recording has no LAT "
+		      "distributions (a recorder before tsa-record 2, or the "
+		      "module's hist=0)";
 	in.nsc = top_calls(&l, &sc);
 	in.sc = sc;
 	in.sc_why = l.grouped ? "not drawn for groups" : w->ca ? NULL :

@@ -312,7 +312,7 @@ int replay_recording(struct options *o)
 				    ck ? &csnaps[prev] : NULL,
 				    wk ? &wsnaps[first] : NULL,
 				    wk ? &wsnaps[prev] : NULL, NULL, o->replay,
-				    o->replay, nblocks - 1 };
+				    o->replay, nblocks - 1, NULL, NULL };
 
 		if (o->show.group_by == GROUP_CGROUP)
 			replay_cgroups(&rec, &snaps[prev], &rp.groups.cc);
