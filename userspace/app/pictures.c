@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * app/pictures.c - the pictures of a window (--folded, --svg), from any
- * source:
- * a recording's window (recorder.c hands its first and last blocks), a
- * compare (files.c: the two captures) or a live run, which records into
- * a directory of its own and then draws that recording.
+ * source: a recording's window (recorder.c hands its first and last
+ * blocks; --svg reads its intervals again here), a compare (files.c: the
+ * two captures) or a live run, which records into a directory of its
+ * own and then draws that recording (docs/pictures.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -63,9 +63,14 @@ static void window_lines(const struct options *o, const struct window *w,
 	l->sel.interval = (double)(w->b->now - w->a->now) / 1e9;
 	l->sel.pids = sh->pids;
 	l->sel.npids = sh->npids;
+	/*
+	 * The source's cgroups, lent: what the lookups add to them is
+	 * handed back at the end (they may move), and lines_free() leaves
+	 * them to their owner.
+	 */
+	if (w->cc)
+		l->gr.cc = *w->cc;
 	if (l->grouped) {
-		if (w->cc)
-			l->gr.cc = *w->cc;	/* the source's cgroups */
 		n = group_report_compute(&l->gr, w->a, w->b,
 					 (enum group_by)sh->group_by, &l->sel,
 					 "/nonexistent", &tot);
@@ -91,12 +96,14 @@ static void window_lines(const struct options *o, const struct window *w,
 		if (l->grouped)
 			tsa_wakers_group(&l->wr, sh->group_by, &nm);
 	}
+	if (w->cc)
+		*w->cc = l->gr.cc;
 }
 
 static void lines_free(struct lines *l, const struct window *w)
 {
-	if (w->cc)
-		memset(&l->gr.cc, 0, sizeof(l->gr.cc));	/* the caller's */
+	if (w->cc)	/* the owner's (window_lines()) */
+		memset(&l->gr.cc, 0, sizeof(l->gr.cc));
 	tsa_wakers_report_free(&l->wr);
 	group_report_free(&l->gr);
 	free(l->own);
