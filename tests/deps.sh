@@ -45,6 +45,9 @@ pkgs=(
 	# checked (test-pictures): librsvg and headless Chromium (measured
 	# on this host: 11 s and 20 s to install, 3 s for the test)
 	librsvg2-bin chromium
+	# tsa-prstat --perfetto's traces decoded against the project's
+	# subset of Perfetto's protos (test-pictures; 8 s to install here)
+	protobuf-compiler
 )
 
 # A dpkg run that was killed (a session's packaging test, a lost power)

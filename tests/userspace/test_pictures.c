@@ -255,6 +255,124 @@ static void test_live_fails(void)
 	free(err);
 }
 
+/* fx/perfetto_check.py on @trace, @want its TRACK=STATE arguments. */
+static int check_trace(const char *trace, const char *const *want,
+		       char **out)
+{
+	char script[4200], proto[4200], *err;
+	const char *args[8] = { script, proto, trace };
+	int rc, i;
+
+	snprintf(script, sizeof(script), "%s/fx/perfetto_check.py",
+		 abs_testdir);
+	snprintf(proto, sizeof(proto), "%s/perfetto.proto", abs_testdir);
+	for (i = 0; want && want[i] && i < 4; i++)
+		args[3 + i] = want[i];
+	rc = run_prog("/usr/bin/python3", ".", args, out, &err);
+	free(err);
+	return rc;
+}
+
+/*
+ * --perfetto of a golden source, byte for byte against golden/pb/@name
+ * (TSA_GOLDEN_WRITE=1: written there), and decoded by protoc.
+ */
+static void perfetto_golden(const char *name, const char *const *args,
+			    const char *expect)
+{
+	char path[4300], frozen[4300], *out, *err, *seen, *want;
+	const char *argv[12];
+	int rc, i;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.pb", tmp, name);
+	for (i = 0; args[i] && i < 8; i++)
+		argv[i] = args[i];
+	argv[i++] = "--perfetto";
+	argv[i++] = path;
+	argv[i] = NULL;
+	rc = run(testdir, argv, &out, &err, 0);
+	free(out);
+	free(err);
+	snprintf(frozen, sizeof(frozen), "%s/golden/pb/%s.pb", abs_testdir,
+		 name);
+	if (getenv("TSA_GOLDEN_WRITE")) {
+		char cmd[13000];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/golden/pb && cp %s %s",
+			 abs_testdir, path, frozen);
+		if (system(cmd))
+			exit(2);
+	}
+	{
+		FILE *a = fopen(path, "rb"), *b = fopen(frozen, "rb");
+		int ca = 0, cb = 0;
+
+		while (a && b && (ca = fgetc(a)) == (cb = fgetc(b)) &&
+		       ca != EOF)
+			n++;
+		ok(rc == 0 && a && b && ca == EOF && cb == EOF, "--perfetto "
+		   "%s: byte for byte golden/pb/%s.pb (exit %d; the same up "
+		   "to byte %zu)", name, name, rc, n);
+		if (a)
+			fclose(a);
+		if (b)
+			fclose(b);
+	}
+	rc = check_trace(path, NULL, &seen);
+	want = strstr(seen, expect);
+	ok(rc == 0 && want, "--perfetto %s decoded by protoc: every byte a "
+	   "known field, each line's slices adding up to the window (%s; "
+	   "expected '%s')", name, seen, expect);
+	free(seen);
+}
+
+/*
+ * Two intervals of 10 s, a thread (800) born 2 s before the first ends:
+ * each thread's slices' states add up to its time over the window, the
+ * fixture's (20 s each, 800's 12 s), and the slices to the window.
+ */
+static void test_perfetto_intervals(const char *fifo, const char *dir)
+{
+	static const char late1[] = "800 800 0 0 2000000000 0 0 2000000000 0 "
+				    "0 late\n";
+	static const char late2[] = "800 800 0 0 12000000000 0 0 12000000000 "
+				    "0 0 late\n";
+	char *snaps[3], *a, *b, *out, *err, pb[400];
+	pid_t feeder;
+	int rc;
+
+	snaps[0] = fixture("10000000000", "1000000000");
+	a = fixture("20000000000", "11000000000");
+	b = fixture("30000000000", "21000000000");
+	if (asprintf(&snaps[1], "%s%s", a, late1) < 0 ||
+	    asprintf(&snaps[2], "%s%s", b, late2) < 0)
+		exit(2);
+	snprintf(pb, sizeof(pb), "%s/two.pb", tmp);
+	feeder = feed_fifo(fifo, snaps, 3);
+	rc = run(dir, (const char *[]){ "--perfetto", pb, "-L", "0.1", "2",
+		 NULL }, &out, &err, 0);
+	waitpid(feeder, NULL, 0);
+	free(out);
+	free(err);
+	rc = rc ? rc : check_trace(pb, (const char *[]){ "late=USR", NULL },
+				   &out);
+	ok(rc == 0 && strstr(out, "8 slices") &&
+	   strstr(out, "500=20000000000 600=20000000000 700=20000000000 "
+		  "800=12000000000"),
+	   "--perfetto of two live intervals and a thread born in the first: "
+	   "8 slices, each thread's states adding up to its time (500, 600, "
+	   "700: 20 s, 800: 12 s) and its slices to the window (%s)",
+	   rc ? "failed" : out);
+	if (!rc)
+		free(out);
+	free(a);
+	free(b);
+	free(snaps[0]);
+	free(snaps[1]);
+	free(snaps[2]);
+}
+
 int main(void)
 {
 	char *out, *err, *snaps[2], dir[300], fifo[400], svg[400], png[400];
@@ -291,6 +409,24 @@ int main(void)
 	free(err);
 	check_pixels("live --svg", "rsvg-convert", svg, png);
 	check_pixels("live --svg", "chromium", svg, png);
+
+	/* The same live run as a Perfetto trace. */
+	snprintf(svg, sizeof(svg), "%s/live.pb", tmp);
+	feeder = feed_fifo(fifo, snaps, 2);
+	rc = run(dir, (const char *[]){ "--perfetto", svg, "-L", "0.1", "1",
+		 NULL }, &out, &err, 0);
+	waitpid(feeder, NULL, 0);
+	free(out);
+	free(err);
+	rc = rc ? rc : check_trace(svg, (const char *[]){ "spin=USR",
+				   "sleep=SLP", "lock=LCK", NULL }, &out);
+	ok(rc == 0 && strstr(out, "3 line tracks") && strstr(out, "3 slices"),
+	   "a live --perfetto of them, decoded by protoc: 3 thread tracks, "
+	   "a slice each named USR, SLP, LCK, adding up to the window (%s)",
+	   rc ? "failed" : out);
+	if (!rc)
+		free(out);
+	test_perfetto_intervals(fifo, dir);
 	free(snaps[0]);
 	free(snaps[1]);
 
@@ -322,7 +458,7 @@ int main(void)
 
 	rc = run(testdir, (const char *[]){ "--folded", "-A", "--replay",
 		 "record-1", NULL }, &out, &err, 0);
-	ok(rc == 1 && !*out && strstr(err, "--folded and --svg draw the states"),
+	ok(rc == 1 && !*out && strstr(err, "--folded, --svg and --perfetto draw the"),
 	   "--folded -A: a usage error, exit 1, nothing out (saw %d, '%s')",
 	   rc, err);
 	free(out);
@@ -348,6 +484,14 @@ int main(void)
 	   "--svg '': a usage error, exit 1 (saw %d, '%s')", rc, err);
 	free(out);
 	free(err);
+	perfetto_golden("record-2-L", (const char *[]){ "--replay",
+			"record-2", "-L", NULL }, "5 line tracks");
+	/* db server/100 woke db worker/102: a flow between their slices */
+	perfetto_golden("record-2-L-flow", (const char *[]){ "--replay",
+			"record-2", "-L", "-p", "100", NULL }, "1 flows");
+	perfetto_golden("cmp-group", (const char *[]){ "--compare",
+			"capture-3/a", "capture-3/b", "--group", "comm",
+			NULL }, "4 line tracks");
 	test_live_fails();
 	fx_done(tap_failed);
 	return tap_done();

@@ -253,7 +253,7 @@ int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
-	if (o->folded || o->svg) {
+	if (o->folded || o->svg || o->perfetto) {
 		struct window w = { &a.snap, &b.snap, NULL, NULL,
 				    a.has_wakers && b.has_wakers ? &a.wakers :
 				    NULL, a.has_wakers && b.has_wakers ?

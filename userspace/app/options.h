@@ -39,6 +39,7 @@ struct options {
 	size_t neuids, nruids;
 	int folded;		/* --folded: the window's folded stacks */
 	const char *svg;	/* --svg FILE: the window's picture */
+	const char *perfetto;	/* --perfetto FILE: the window's trace */
 	char stamp;		/* -d u|d: 'u' or 'd' before each report */
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * app/pictures.c - the pictures of a window (--folded, --svg), from any
- * source: a recording's window (recorder.c hands its first and last
+ * app/pictures.c - the pictures of a window (--folded, --svg, --perfetto),
+ * from any source: a recording's window (recorder.c hands its first and last
  * blocks; --svg reads its intervals again here), a compare (files.c: the
  * two captures) or a live run, which records into a directory of its
  * own and then draws that recording (docs/pictures.md).
@@ -18,6 +18,7 @@
 #include "util.h"
 #include "folded.h"
 #include "svg.h"
+#include "perfetto.h"
 #include "record.h"
 #include "sort.h"
 #include "app.h"
@@ -169,6 +170,14 @@ struct svg_build {
 	struct tsa_hbounds bounds;
 	struct tsa_hview *hv;
 	size_t hcap;
+	/* --perfetto: each line's cell of each column (NULL: --svg) */
+	struct pf_cell *cells;
+	size_t nd;			/* the last interval's lines in d */
+	struct tsa_delta *sub;		/* those of the bands, and theirs */
+	long *sub_band;
+	struct tsa_call_line *cl;
+	size_t ccap;
+	struct tsa_wakers_report wr;
 };
 
 static double wall_s(const struct timespec *t)
@@ -262,6 +271,7 @@ static void svg_interval(struct svg_build *sb, const struct tsa_snap *p,
 	} else {
 		n = tsa_delta_compute(p, c, &sel, &sb->d, &sb->cap, &tot);
 		d = sb->d;
+		sb->nd = n;
 	}
 	for (i = 0; i < n; i++) {
 		long b = band_of(sb, &d[i]);
@@ -273,23 +283,110 @@ static void svg_interval(struct svg_build *sb, const struct tsa_snap *p,
 	}
 }
 
+/* "other" and "none": no waker a line can be named by. */
+static int named_waker(const struct tsa_wview *v)
+{
+	return v->wtid || (strncmp(v->kind, "other", 5) &&
+			   strncmp(v->kind, "none", 4));
+}
+
+/*
+ * --perfetto: the top system call and waker of each band's line in
+ * column @col over the interval from @p to @c (svg_interval() has just
+ * left its lines in sb->d), from the calls @cp, @cc and the wakers @wp,
+ * @wc (any NULL: none).
+ */
+static void cells_interval(struct svg_build *sb, size_t col,
+			   const struct tsa_snap *p, const struct tsa_snap *c,
+			   const struct tsa_calls_snap *cp,
+			   const struct tsa_calls_snap *cc,
+			   const struct tsa_wakers_snap *wp,
+			   const struct tsa_wakers_snap *wc)
+{
+	const struct show *sh = &sb->o->show;
+	struct tsa_select sel = sb->l->sel;
+	size_t i, n = 0, ncl;
+
+	if (sb->l->grouped)
+		return;
+	sel.interval = (double)(c->now - p->now) / 1e9;
+	sb->sub = xrealloc(sb->sub, (sb->nd + 1) * sizeof(*sb->sub));
+	sb->sub_band = xrealloc(sb->sub_band, (sb->nd + 1) *
+				sizeof(*sb->sub_band));
+	for (i = 0; i < sb->nd; i++) {
+		long b = band_of(sb, &sb->d[i]);
+
+		if (b < 0)
+			continue;
+		sb->sub[n] = sb->d[i];
+		sb->sub_band[n++] = b;
+	}
+	ncl = cp && cc ? tsa_calls_compute(p, c, cp, cc, &sel, sb->sub, n,
+					   &sb->cl, &sb->ccap) : 0;
+	for (i = 0; i < ncl; i++) {
+		const struct tsa_call_line *l = &sb->cl[i];
+		struct pf_cell *e = &sb->cells[(size_t)sb->sub_band[l->who -
+					       sb->sub] * sb->ncols + col];
+
+		if (l->d.ns > e->call_ns) {
+			e->call_ns = l->d.ns;
+			snprintf(e->call, sizeof(e->call), "%s", l->name);
+		}
+	}
+	if (!wp || !wc)
+		return;
+	tsa_wakers_compute(&sb->wr, wp, wc, sh->lwps, sh->pids, sh->npids);
+	for (i = 0; i < sb->wr.n; i++) {
+		const struct tsa_wview *v = &sb->wr.v[i];
+		long b = v->state >= 0 && v->ns && named_waker(v) ?
+			 band_at(sb, v->pid, v->tid) : -1;
+		struct pf_cell *e;
+		const struct tsa_row *r;
+
+		if (b < 0)
+			continue;
+		e = &sb->cells[(size_t)b * sb->ncols + col];
+		if (v->ns <= e->waker_ns)
+			continue;
+		e->waker_ns = v->ns;
+		e->waker_line = -1;
+		if (v->wtid) {
+			snprintf(e->waker, sizeof(e->waker), "%.*s/%" PRIu64,
+				 v->name_len, v->name, v->wtid);
+			r = tsa_snap_thread(c, v->wtid);
+			if (r)
+				e->waker_line = band_at(sb, r->v[F_PID],
+							v->wtid);
+		} else {
+			snprintf(e->waker, sizeof(e->waker), "%.*s",
+				 v->kind_len, v->kind);
+		}
+	}
+}
+
 /* A recording's intervals from w->a to w->b, read again. */
 static void svg_replay(struct svg_build *sb)
 {
 	const struct window *w = sb->w;
 	struct tsa_snap snaps[2];
 	struct tsa_hist_snap hs[2];
+	struct tsa_calls_snap cs[2];
+	struct tsa_wakers_snap ws[2];
 	struct cgroup_cache cc;
 	struct replay rec;
 	char msg[256], boot[64] = "";
-	int cur = 0, have = 0, hok[2] = { 0, 0 };
+	int cur = 0, have = 0, hok[2] = { 0, 0 }, cok[2] = { 0, 0 };
+	int wok[2] = { 0, 0 }, cells = sb->cells != NULL;
 
 	memset(snaps, 0, sizeof(snaps));
 	memset(hs, 0, sizeof(hs));
+	memset(cs, 0, sizeof(cs));
+	memset(ws, 0, sizeof(ws));
 	memset(&cc, 0, sizeof(cc));
 	if (replay_open(&rec, w->dir, w->a->wall.tv_sec, msg, sizeof(msg)))
 		die(EXIT_BADDATA, "%s: %s", w->dir, msg);
-	while (replay_next(&rec, &snaps[cur], NULL, NULL) > 0) {
+	while (replay_next(&rec, &snaps[cur], cells ? &cs[cur] : NULL,
+			   cells ? &ws[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p = &snaps[!cur];
 
 		if (wall_s(&c->wall) > wall_s(&w->b->wall))
@@ -298,13 +395,23 @@ static void svg_replay(struct svg_build *sb)
 			continue;
 		if (sb->l->grouped)
 			replay_cgroups(&rec, c, &cc);
-		hok[cur] = !sb->l->grouped &&
+		hok[cur] = !sb->l->grouped && !cells &&
 			   replay_hist(&rec, &hs[cur]) == TSA_OK;
+		cok[cur] = cells && rec.calls_err == TSA_OK;
+		wok[cur] = cells && rec.wakers_err == TSA_OK;
 		if (have && !strcmp(boot, rec.boot_id) && p->now < c->now) {
 			svg_interval(sb, p, c, &cc);
 			if (hok[0] && hok[1])
 				heat_interval(sb, column_of(sb, p, c),
 					      &hs[!cur], &hs[cur]);
+			if (cells)
+				cells_interval(sb, column_of(sb, p, c), p, c,
+					       cok[0] && cok[1] ? &cs[!cur] :
+					       NULL, cok[0] && cok[1] ?
+					       &cs[cur] : NULL, wok[0] &&
+					       wok[1] ? &ws[!cur] : NULL,
+					       wok[0] && wok[1] ? &ws[cur] :
+					       NULL);
 		}
 		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
 		have = 1;
@@ -313,6 +420,10 @@ static void svg_replay(struct svg_build *sb)
 	replay_close(&rec);
 	tsa_hist_free(&hs[0]);
 	tsa_hist_free(&hs[1]);
+	tsa_calls_free(&cs[0]);
+	tsa_calls_free(&cs[1]);
+	tsa_wakers_free(&ws[0]);
+	tsa_wakers_free(&ws[1]);
 	cgroup_cache_free(&cc);
 	tsa_snap_free(&snaps[0]);
 	tsa_snap_free(&snaps[1]);
@@ -423,7 +534,76 @@ static void band_name(char *out, size_t len, const struct window *w,
 		 d->pid);
 }
 
-static void svg_window(const struct options *o, const struct window *w)
+/* Open @path to write ("-": stdout), or die. */
+static FILE *open_out(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		die(EXIT_BADDATA, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+/* Close @f (of @path): on an error, what was written is removed. */
+static void close_out(FILE *f, const char *path, int err)
+{
+	if (err || (f != stdout && fclose(f) == EOF)) {
+		if (f != stdout)
+			unlink(path);
+		write_failed(path);
+	}
+}
+
+/* --perfetto: the bands, their columns and cells as a trace. */
+static void perfetto_out(const struct options *o, const struct window *w,
+			 const struct svg_build *sb, const struct lines *l)
+{
+	struct pf_line *pl = xmalloc((l->n + 1) * sizeof(*pl));
+	char (*proc)[64] = xmalloc((l->n + 1) * sizeof(*proc));
+	char (*thr)[64] = xmalloc((l->n + 1) * sizeof(*thr));
+	struct pf_in in;
+	uint64_t a = (uint64_t)w->a->wall.tv_sec * 1000000000ull +
+		     (uint64_t)w->a->wall.tv_nsec;
+	uint64_t b = (uint64_t)w->b->wall.tv_sec * 1000000000ull +
+		     (uint64_t)w->b->wall.tv_nsec;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < l->n; i++) {
+		const struct tsa_delta *d = &l->d[i];
+
+		tsa_thread_name(w->b, w->a, d->pid, 0, proc[i],
+				sizeof(proc[i]));
+		tsa_thread_name(w->b, w->a, d->pid, d->id, thr[i],
+				sizeof(thr[i]));
+		/* A thread's track is under its process's: its own name. */
+		pl[i].name = o->show.lwps && !l->grouped ? thr[i] :
+			     sb->b[i].name;
+		pl[i].proc = l->grouped ? NULL : proc[i];
+		pl[i].pid = l->grouped ? 0 : d->pid;
+		pl[i].tid = l->grouped ? 0 : o->show.lwps ? d->id : d->pid;
+		pl[i].ns = sb->b[i].ns;
+		pl[i].cell = sb->cells ? &sb->cells[i * sb->ncols] : NULL;
+	}
+	in.t0 = a;
+	in.len = b > a ? b - a : 1;
+	in.ncols = sb->ncols;
+	in.l = pl;
+	in.n = l->n;
+	f = open_out(o->perfetto);
+	close_out(f, o->perfetto, perfetto_write(f, &in));
+	free(pl);
+	free(proc);
+	free(thr);
+}
+
+/*
+ * --svg (@pf 0) or --perfetto (@pf 1): the window's lines, their states
+ * by column of time (and for --perfetto each column's top call and
+ * waker), drawn.
+ */
+static void draw_window(const struct options *o, const struct window *w,
+			int pf)
 {
 	struct svg_build sb;
 	struct svg_in in;
@@ -438,7 +618,16 @@ static void svg_window(const struct options *o, const struct window *w)
 	sb.o = o;
 	sb.w = w;
 	sb.l = &l;
-	sb.ncols = svg_columns(nint);
+	sb.ncols = !pf ? svg_columns(nint) : nint < PF_MAXCOLS ?
+		   (nint ? nint : 1) : PF_MAXCOLS;
+	if (pf && !l.grouped) {
+		sb.cells = xmalloc((l.n ? l.n : 1) * sb.ncols *
+				   sizeof(*sb.cells));
+		memset(sb.cells, 0, (l.n ? l.n : 1) * sb.ncols *
+		       sizeof(*sb.cells));
+		for (i = 0; i < l.n * sb.ncols; i++)
+			sb.cells[i].waker_line = -1;
+	}
 	sb.t0 = wall_s(&w->a->wall);
 	sb.len = wall_s(&w->b->wall) - sb.t0;
 	if (sb.len <= 0)
@@ -464,8 +653,15 @@ static void svg_window(const struct options *o, const struct window *w)
 		svg_replay(&sb);
 	} else {
 		svg_interval(&sb, w->a, w->b, w->cc);
-		if (w->ha && w->hb && !l.grouped)
+		if (w->ha && w->hb && !l.grouped && !pf)
 			heat_interval(&sb, 0, w->ha, w->hb);
+		if (sb.cells)
+			cells_interval(&sb, 0, w->a, w->b, w->ca, w->cb, w->wa,
+				       w->wb);
+	}
+	if (pf) {
+		perfetto_out(o, w, &sb, &l);
+		goto out;
 	}
 
 	in.title = w->src;
@@ -490,14 +686,9 @@ static void svg_window(const struct options *o, const struct window *w)
 	in.wk = wk;
 	in.wk_why = w->wa && w->wb ? NULL : "the source has no wakers";
 
-	f = strcmp(o->svg, "-") ? fopen(o->svg, "w") : stdout;
-	if (!f)
-		die(EXIT_BADDATA, "%s: %s", o->svg, strerror(errno));
-	if (svg_write(f, &in) || (f != stdout && fclose(f) == EOF)) {
-		if (f != stdout)
-			unlink(o->svg);
-		write_failed(o->svg);
-	}
+	f = open_out(o->svg);
+	close_out(f, o->svg, svg_write(f, &in));
+out:
 	for (i = 0; i < l.n; i++)
 		free(sb.b[i].ns);
 	free(sb.b);
@@ -505,6 +696,11 @@ static void svg_window(const struct options *o, const struct window *w)
 	free(sb.heat);
 	free(sb.hv);
 	free(sb.d);
+	free(sb.cells);
+	free(sb.sub);
+	free(sb.sub_band);
+	free(sb.cl);
+	tsa_wakers_report_free(&sb.wr);
 	group_report_free(&sb.gr);
 	free(wk);
 	free(sc);
@@ -516,7 +712,9 @@ void picture_window(const struct options *o, const struct window *w)
 	if (o->folded)
 		folded_window(o, w);
 	if (o->svg)
-		svg_window(o, w);
+		draw_window(o, w, 0);
+	if (o->perfetto)
+		draw_window(o, w, 1);
 }
 
 /* Empty and remove the directory a live run recorded into. */

@@ -223,7 +223,7 @@ int replay_recording(struct options *o)
 	struct tsa_hist_snap hsnaps[3];
 	int prev = -1, cur = 0, first = -1, calls = o->show.view == VIEW_CALLS;
 	int wakers = o->show.view == VIEW_WAKERS, cok[3] = { 0, 0, 0 };
-	int wok[3] = { 0, 0, 0 }, pic = o->folded || o->svg;
+	int wok[3] = { 0, 0, 0 }, pic = o->folded || o->svg || o->perfetto;
 	size_t nblocks = 0;	/* from the first, in the window */
 	struct reporter rp;
 	struct replay rec;
@@ -242,7 +242,8 @@ int replay_recording(struct options *o)
 	if (pic) {
 		o->summary = 1;
 		calls = 1;
-		wakers |= o->svg != NULL;	/* its top wakers, if any */
+		/* the top wakers, if any */
+		wakers |= o->svg || o->perfetto;
 	}
 	while (replay_next(&rec, &snaps[cur], calls ? &csnaps[cur] : NULL,
 			   wakers ? &wsnaps[cur] : NULL) > 0) {
