@@ -590,6 +590,20 @@ for phase in spin sleep lock; do
 	[ $st -eq 0 ] && awk -v f="${frac:-0}" 'BEGIN { exit !(f >= 0.95) }'
 	t $? "record: --svg of the $phase phase's window, drawn by rsvg-convert: the phases thread's band ('$band') is $key's colour over ${frac:-?} of its width (${hit:-?} of ${width:-?} px; expected >= 0.95; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 done
+# The whole recording as a Perfetto trace, decoded by protoc against the
+# project's subset of Perfetto's protos: the phases thread's slices are
+# named USR, SLP and LCK (its three phases), each with its states' time.
+"$prstat" --replay "$rec" -L -p "${ph_pid:-0}" --perfetto "$tmp/ph.pb" \
+	2>"$tmp/ph.err"
+st=$?
+pfout=$(python3 "$(dirname "$pixels")/perfetto_check.py" \
+	"$(dirname "$pixels")/../perfetto.proto" "$tmp/ph.pb" 2>&1)
+pfrc=$?
+names=$(protoc --decode=perfetto.protos.Trace \
+	--proto_path="$(dirname "$pixels")/.." perfetto.proto <"$tmp/ph.pb" 2>/dev/null |
+	awk '/^    name: "(USR|SLP|LCK)"$/ { n[$2] = 1 } END { for (k in n) printf "%s ", k }')
+[ $st -eq 0 ] && [ $pfrc -eq 0 ] && [[ $names == *USR* && $names == *SLP* && $names == *LCK* ]]
+t $? "record: --perfetto -L of the phases process's recording, decoded by protoc: slices named ${names:-none}(expected USR, SLP and LCK among them; $(head -1 <<<"$pfout"); exit $st)"
 # tsa-record 2 keeps the LAT distributions: -H of the whole recording.
 "$prstat" --replay "$rec" --summary -H -L >"$tmp/ph.H" 2>"$tmp/ph.err"
 st=$?

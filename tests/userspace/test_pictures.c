@@ -255,19 +255,22 @@ static void test_live_fails(void)
 	free(err);
 }
 
-/* fx/perfetto_check.py on @trace, @want its TRACK=STATE arguments. */
+/*
+ * fx/perfetto_check.py --whole on @trace (every line here has time in
+ * every interval), @want its TRACK=STATE arguments.
+ */
 static int check_trace(const char *trace, const char *const *want,
 		       char **out)
 {
 	char script[4200], proto[4200], *err;
-	const char *args[8] = { script, proto, trace };
+	const char *args[9] = { script, "--whole", proto, trace };
 	int rc, i;
 
 	snprintf(script, sizeof(script), "%s/fx/perfetto_check.py",
 		 abs_testdir);
 	snprintf(proto, sizeof(proto), "%s/perfetto.proto", abs_testdir);
 	for (i = 0; want && want[i] && i < 4; i++)
-		args[3 + i] = want[i];
+		args[4 + i] = want[i];
 	rc = run_prog("/usr/bin/python3", ".", args, out, &err);
 	free(err);
 	return rc;
