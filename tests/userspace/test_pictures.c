@@ -376,6 +376,60 @@ static void test_perfetto_intervals(const char *fifo, const char *dir)
 	free(snaps[2]);
 }
 
+/*
+ * golden/record-guest: tsa-record 2 made at 1 s in a 6.1 guest while
+ * tsa-ptest's "phases" thread (136) spun, slept and waited for a lock,
+ * 4 s each (tests/pictures-demo.sh). Each phase's whole seconds drawn,
+ * by both renderers: the thread's band in the phase's state's colour.
+ */
+static void test_guest_phases(void)
+{
+	static const char *const ph[][4] = {
+		{ "spin", "@1796607330", "@1796607332", "USR" },
+		{ "sleep", "@1796607335", "@1796607337", "SLP" },
+		{ "lock", "@1796607339", "@1796607341", "LCK" },
+	};
+	static const char *const how[] = { "rsvg-convert", "chromium" };
+	char svg[400], png[400], script[4200], *out, *err, what[64];
+	size_t i, k;
+	int rc;
+
+	snprintf(script, sizeof(script), "%s/fx/pixels.py", abs_testdir);
+	for (i = 0; i < 3; i++) {
+		snprintf(svg, sizeof(svg), "%s/guest-%s.svg", tmp, ph[i][0]);
+		rc = run(testdir, (const char *[]){ "--replay", "record-guest",
+			 "--from", ph[i][1], "--to", ph[i][2], "-L", "-p",
+			 "136", "--svg", svg, NULL }, &out, &err, 0);
+		ok(rc == 0, "the guest recording's %s phase drawn (exit %d, "
+		   "'%s')", ph[i][0], rc, err);
+		free(out);
+		free(err);
+		for (k = 0; k < 2; k++) {
+			double f;
+
+			snprintf(png, sizeof(png), "%s/guest-%s-%zu.png", tmp,
+				 ph[i][0], k);
+			rc = render(how[k], svg, png, &err);
+			free(err);
+			rc = rc ? rc : run_prog("/usr/bin/python3", ".",
+				(const char *[]){ script, svg, png,
+				"phases/136 in phases/136", ph[i][3], NULL },
+				&out, &err);
+			f = rc ? 0 : atof(out);
+			snprintf(what, sizeof(what), "%s", rc ? "" : out);
+			what[strcspn(what, "\n")] = '\0';
+			ok(rc == 0 && f >= 0.95, "the guest's %s phase, drawn "
+			   "by %s: the phases thread's band is %s's colour over "
+			   "%.1f %% of its width (expected >= 95; %s)",
+			   ph[i][0], how[k], ph[i][3], 100 * f, what);
+			if (!rc) {
+				free(out);
+				free(err);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	char *out, *err, *snaps[2], dir[300], fifo[400], svg[400], png[400];
@@ -495,6 +549,7 @@ int main(void)
 	perfetto_golden("cmp-group", (const char *[]){ "--compare",
 			"capture-3/a", "capture-3/b", "--group", "comm",
 			NULL }, "4 line tracks");
+	test_guest_phases();
 	test_live_fails();
 	fx_done(tap_failed);
 	return tap_done();
