@@ -53,9 +53,10 @@ suites=(
 	# reads their pixels: 0.9 s each on the host; the section took
 	# 108 s in all on 6.1)
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
-	# test-pictures in it: about 7 s (rsvg-convert and headless
-	# Chromium each draw four SVGs; protoc decodes five traces); their
-	# packages, installed by tests/deps.sh, took 11 s, 20 s and 8 s here
+	# test-pictures in it (rsvg-convert and headless Chromium each draw
+	# four SVGs; protoc decodes five traces): 6 s of CPU, 25 s on the
+	# clock measured beside two other suites; its packages, installed
+	# by tests/deps.sh, took 11 s, 20 s and 8 s here
 	userspace	"make -s -C userspace WERROR=y test"
 	# the same suite built by clang with ASan and UBSan, every report
 	# fatal, in a copy (tests/out/san): 3 to 6 min (178 s alone; 224
