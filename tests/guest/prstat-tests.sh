@@ -590,11 +590,16 @@ for phase in spin sleep lock; do
 	[ $st -eq 0 ] && awk -v f="${frac:-0}" 'BEGIN { exit !(f >= 0.95) }'
 	t $? "record: --svg of the $phase phase's window, drawn by rsvg-convert: the phases thread's band ('$band') is $key's colour over ${frac:-?} of its width (${hit:-?} of ${width:-?} px; expected >= 0.95; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 done
-# The whole recording as a Perfetto trace, decoded by protoc against the
-# project's subset of Perfetto's protos: the phases thread's slices are
-# named USR, SLP and LCK (its three phases), each with its states' time.
-"$prstat" --replay "$rec" -L -p "${ph_pid:-0}" --perfetto "$tmp/ph.pb" \
-	2>"$tmp/ph.err"
+# The three phases as a Perfetto trace (a window that ends in the lock
+# phase: a window's lines are those alive at its end), decoded by protoc
+# against the project's subset of Perfetto's protos: the phases thread's
+# slices are named USR, SLP and LCK, each with its states' time.
+read -r _ _ s0 _ <<<"$(grep "^phase spin " "$tmp/phases")"
+read -r _ _ _ l1 <<<"$(grep "^phase lock " "$tmp/phases")"
+from=$(awk -v t="${s0:-0}" 'BEGIN { printf "%d", t }')
+to=$(awk -v t="${l1:-0}" 'BEGIN { printf "%d", t - 1 }')
+"$prstat" --replay "$rec" --from "@$from" --to "@$to" -L -p "${ph_pid:-0}" \
+	--perfetto "$tmp/ph.pb" 2>"$tmp/ph.err"
 st=$?
 pfout=$(python3 "$(dirname "$pixels")/perfetto_check.py" \
 	"$(dirname "$pixels")/../perfetto.proto" "$tmp/ph.pb" 2>&1)

@@ -60,7 +60,7 @@ struct svg_in {
 #define SVG_PLOT_W	900	/* and their width */
 #define SVG_BAND_H	24	/* a band's bar height */
 long svg_height(const struct svg_in *in);
-/* Columns of time for a window of @secs: at most one per 2 pixels. */
+/* Columns of time for @nintervals intervals: at most one per 3 pixels. */
 size_t svg_columns(size_t nintervals);
 /* Write @in to @f. Returns 0, or -1 on a write error. */
 int svg_write(FILE *f, const struct svg_in *in);
