@@ -49,7 +49,14 @@ suites=(
 	# after the others: the 7.x debug kernel's build installs its source
 	# in the same root first, under the series' lock
 	matrix-7	"tests/guest/run-matrix-tests.sh 7"
+	# (its record section also draws three --svg with rsvg-convert and
+	# reads their pixels: 0.9 s each on the host; the section took
+	# 108 s in all on 6.1)
 	prstat		"tests/guest/run-prstat-tests.sh with-exporter"
+	# test-pictures in it (rsvg-convert and headless Chromium each draw
+	# four SVGs; protoc decodes five traces): 6 s of CPU, 25 s on the
+	# clock measured beside two other suites; its packages, installed
+	# by tests/deps.sh, took 11 s, 20 s and 8 s here
 	userspace	"make -s -C userspace WERROR=y test"
 	# the same suite built by clang with ASan and UBSan, every report
 	# fatal, in a copy (tests/out/san): 3 to 6 min (178 s alone; 224

@@ -43,6 +43,13 @@ pkgs=(
 	# promtool (check metrics; its OpenMetrics parser) and by the
 	# OpenMetrics parser of the Python client
 	prometheus python3-prometheus-client
+	# tsa-prstat --svg's pictures drawn as a person sees them, pixels
+	# checked (test-pictures): librsvg and headless Chromium (measured
+	# on this host: 11 s and 20 s to install, 3 s for the test)
+	librsvg2-bin chromium
+	# tsa-prstat --perfetto's traces decoded against the project's
+	# subset of Perfetto's protos (test-pictures; 8 s to install here)
+	protobuf-compiler
 )
 
 # A dpkg run that was killed (a session's packaging test, a lost power)

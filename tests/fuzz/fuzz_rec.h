@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_rec.h - a recording's file read back as --replay reads it, every
- * block in turn with its system-call rows and wakers, then as
- * --compare DIR@TIME reads it (fuzz_record.c, fuzz_recblock.c).
+ * block in turn with its system-call rows, wakers and LAT distributions,
+ * then as --compare DIR@TIME reads it (fuzz_record.c, fuzz_recblock.c).
  */
 #ifndef FUZZ_REC_H
 #define FUZZ_REC_H
@@ -23,6 +23,7 @@ static inline void fuzz_replay(const void *file, size_t size)
 {
 	struct tsa_calls_snap cs = { 0 };
 	struct tsa_wakers_snap ws = { 0 };
+	struct tsa_hist_snap hs = { 0 };
 	struct tsa_snap s = { 0 };
 	struct capture c;
 	struct replay rp;
@@ -34,8 +35,9 @@ static inline void fuzz_replay(const void *file, size_t size)
 	if (replay_open(&rp, fuzz_dir(), 0, msg, sizeof(msg)))
 		abort();	/* a directory with a recording's file */
 	while (replay_next(&rp, &s, &cs, &ws) > 0 && ++n < 1000)
-		;
+		replay_hist(&rp, &hs);
 	replay_close(&rp);
+	tsa_hist_free(&hs);
 	tsa_snap_free(&s);
 	tsa_calls_free(&cs);
 	tsa_wakers_free(&ws);

@@ -16,8 +16,8 @@ zstd.ZSTD_decompress.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
 zstd.ZSTD_isError.argtypes = [ctypes.c_size_t]
 
 data = open(sys.argv[1], "rb").read()
-head = b"tsa-record 1\n"
-if not data.startswith(head):
+head = data[:13]
+if head not in (b"tsa-record 1\n", b"tsa-record 2\n"):
     sys.exit("%s: not a recording" % sys.argv[1])
 pos, blocks = len(head), []
 while pos + 20 <= len(data):

@@ -565,6 +565,56 @@ line=$(grep -E " futex .*phases/${ph_tid:-0}\$" "$tmp/ph.y")
 lck=$(awk '{ print $(NF - 5) }' <<<"$line")
 [ $st -eq 0 ] && awk -v v="${lck:-0}" 'BEGIN { exit !(v >= 80) }'
 t $? "record: -y of the lock phase's window replayed: the phases thread's futex call is LCK ${lck:-?} % of its time (expected >= 80; line: ${line:-none}; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
+# The pictures of each phase's window (--svg), drawn by rsvg-convert:
+# the phases thread's band, along its middle row, is the phase's state's
+# colour over >= 95 % of its width (tests/userspace/fx/pixels.py reads
+# the PNG; the states stack from the top, so a state with most of the
+# time holds the middle).
+pixels=$(cd "$(dirname "$0")/../userspace/fx" && pwd)/pixels.py
+for phase in spin sleep lock; do
+	read -r _ _ t0 t1 <<<"$(grep "^phase $phase " "$tmp/phases")"
+	from=$(awk -v t="${t0:-0}" 'BEGIN { printf "%d", t + 1 }')
+	to=$(awk -v t="${t1:-0}" 'BEGIN { printf "%d", t - 1 }')
+	svg=$tmp/ph-$phase.svg
+	"$prstat" --replay "$rec" --from "@$from" --to "@$to" -L \
+		-p "${ph_pid:-0}" --svg "$svg" 2>"$tmp/ph.err"
+	st=$?
+	case $phase in
+	spin) key=USR ;;
+	sleep) key=SLP ;;
+	lock) key=LCK ;;
+	esac
+	band=$(grep -o ">[^<>]*/${ph_tid:-0} in [^<>]*/${ph_pid:-0}</text>" "$svg" 2>/dev/null | head -1 | sed 's/^>//; s/<\/text>$//')
+	rsvg-convert "$svg" -o "$tmp/ph-$phase.png" 2>>"$tmp/ph.err"
+	read -r frac hit width <<<"$(python3 "$pixels" "$svg" "$tmp/ph-$phase.png" "$band" "$key" 2>&1)"
+	[ $st -eq 0 ] && awk -v f="${frac:-0}" 'BEGIN { exit !(f >= 0.95) }'
+	t $? "record: --svg of the $phase phase's window, drawn by rsvg-convert: the phases thread's band ('$band') is $key's colour over ${frac:-?} of its width (${hit:-?} of ${width:-?} px; expected >= 0.95; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
+done
+# The three phases as a Perfetto trace (a window that ends in the lock
+# phase: a window's lines are those alive at its end), decoded by protoc
+# against the project's subset of Perfetto's protos: the phases thread's
+# slices are named USR, SLP and LCK, each with its states' time.
+read -r _ _ s0 _ <<<"$(grep "^phase spin " "$tmp/phases")"
+read -r _ _ _ l1 <<<"$(grep "^phase lock " "$tmp/phases")"
+from=$(awk -v t="${s0:-0}" 'BEGIN { printf "%d", t }')
+to=$(awk -v t="${l1:-0}" 'BEGIN { printf "%d", t - 1 }')
+"$prstat" --replay "$rec" --from "@$from" --to "@$to" -L -p "${ph_pid:-0}" \
+	--perfetto "$tmp/ph.pb" 2>"$tmp/ph.err"
+st=$?
+pfout=$(python3 "$(dirname "$pixels")/perfetto_check.py" \
+	"$(dirname "$pixels")/../perfetto.proto" "$tmp/ph.pb" 2>&1)
+pfrc=$?
+names=$(protoc --decode=perfetto.protos.Trace \
+	--proto_path="$(dirname "$pixels")/.." perfetto.proto <"$tmp/ph.pb" 2>/dev/null |
+	awk '/^    name: "(USR|SLP|LCK)"$/ { n[$2] = 1 } END { for (k in n) printf "%s ", k }')
+[ $st -eq 0 ] && [ $pfrc -eq 0 ] && [[ $names == *USR* && $names == *SLP* && $names == *LCK* ]]
+t $? "record: --perfetto -L of the phases process's recording, decoded by protoc: slices named ${names:-none}(expected USR, SLP and LCK among them; $(head -1 <<<"$pfout"); exit $st)"
+# tsa-record 2 keeps the LAT distributions: -H of the whole recording.
+"$prstat" --replay "$rec" --summary -H -L >"$tmp/ph.H" 2>"$tmp/ph.err"
+st=$?
+nlat=$(awk '$3 == "LAT" && $4 > 0' "$tmp/ph.H" | wc -l)
+[ $st -eq 0 ] && [ "$nlat" -ge 1 ]
+t $? "record: --replay --summary -H -L of the whole recording (its LAT distributions): $nlat threads with LAT stays that ended (expected >= 1; exit $st$([ -s "$tmp/ph.err" ] && echo ": $(head -c 200 "$tmp/ph.err")"))"
 "$prstat" --replay "$rec" -c -n 3 >"$tmp/replay.out" 2>"$tmp/replay.err"
 st=$?
 reps=$(grep -c '^Replay: ' "$tmp/replay.out")

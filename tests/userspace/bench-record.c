@@ -13,6 +13,13 @@
  * thread and recorded hour.  Each thread also has three system-call
  * rows, as /proc/tsa/calls shows them: the call it sleeps in (which
  * grows while it sleeps), and two it makes when it runs.
+ *
+ * "hist" adds /proc/tsa/hist (hist=lat: a LAT row per thread, one stay
+ * each time a thread is active), which the recorder keeps too.
+ *
+ * With BENCH_SVG=1 in the environment, the recording is then drawn
+ * ("--replay --svg FILE -L": its top 40 threads over every interval),
+ * and the time, the largest resident size and the SVG's bytes printed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +33,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NS	14	/* the states of tsa-all 1 */
@@ -39,8 +47,11 @@ static const char *const st[NS] = { "usr", "sys", "trp", "tfl", "dfl",
 #define NC	3
 static const char *const cname[NC] = { "clock_nanosleep", "read", "other" };
 
+#define NB	28	/* tsa-hist 2's buckets */
+
 struct th {
 	uint64_t elapsed, state_ns, ns[NS], n[NS], max[NS], scl, vcx, icx;
+	uint64_t lat_b[NB];	/* its LAT stays, by bucket (hist=lat) */
 	uint64_t c_calls[NC], c_ns[NC], c_max[NC], c_sys[NC], c_slp[NC];
 	int state;
 };
@@ -139,6 +150,10 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 	t->ns[1] += sys;
 	t->n[0]++;
 	t->n[1]++;
+	/* It waited for a CPU when woken: one LAT stay of 4-64 us. */
+	t->ns[12] += 1000;
+	t->n[12]++;
+	t->lat_b[8 + rnd(seed) % 4]++;
 	if (t->max[0] < usr)
 		t->max[0] = usr;
 	if (t->max[1] < sys)
@@ -159,11 +174,96 @@ static void step(struct th *t, uint64_t dt, int active, uint64_t *seed)
 	call_add(t, 0, 0, t->state_ns, t->state_ns);
 }
 
+/* /proc/tsa/hist as hist=lat keeps it: a LAT row per thread. */
+static void put_hist(FILE *f, struct th *t, int n, uint64_t now)
+{
+	int i, b;
+
+	fprintf(f, "tsa-hist 2\nnow %llu\nbuckets 28 -20\nstates TFL DFL KFL "
+		"APG LCK KLK IOW IDL SLP LAT STP\nfields tid pid uid flags "
+		"elapsed at state n ns max max_at open open_ns",
+		(unsigned long long)now);
+	for (b = 0; b < NB; b++)
+		fprintf(f, " b%d", b);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%d %d 0 0 %llu %llu LAT %llu %llu %llu %llu 0 0",
+			1000 + i, 1000 + i / 8 * 8,
+			(unsigned long long)t[i].elapsed,
+			(unsigned long long)now, (unsigned long long)t[i].n[12],
+			(unsigned long long)t[i].ns[12],
+			(unsigned long long)t[i].max[12],
+			(unsigned long long)now);
+		for (b = 0; b < NB; b++)
+			fprintf(f, " %llu", (unsigned long long)t[i].lat_b[b]);
+		fputc('\n', f);
+	}
+}
+
+/* tsa-prstat --replay REC @what..., measured, its stdout to /dev/null. */
+static int timed(const char *prstat, const char *rec, const char *const *what,
+		 double *secs, double *mib)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	const char *argv[12] = { prstat, "--replay", rec };
+	int status, i;
+	pid_t pid;
+
+	for (i = 0; what[i] && i < 8; i++)
+		argv[3 + i] = what[i];
+	fflush(stdout);		/* not the child's to write again */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(prstat, (char *const *)argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return fprintf(stderr, "bench-record: %s failed\n", what[0]), 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) +
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	*mib = ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+/*
+ * --replay REC --svg DIR/rec.svg -L, measured, beside what --summary -L
+ * of the same window costs (the pictures read the recording twice).
+ */
+static int draw(const char *prstat, const char *dir, const char *rec,
+		int threads, int blocks)
+{
+	struct stat sb;
+	char svg[600];
+	double s1, m1, s2, m2, s3, m3;
+
+	snprintf(svg, sizeof(svg), "%s/rec.svg", dir);
+	if (timed(prstat, rec, (const char *[]){ "--summary", "-L", "-n",
+		  "40", NULL }, &s1, &m1) ||
+	    timed(prstat, rec, (const char *[]){ "--svg", svg, "-L", NULL },
+		  &s2, &m2) ||
+	    timed(prstat, rec, (const char *[]){ "--folded", "-L", NULL },
+		  &s3, &m3) || stat(svg, &sb))
+		return 1;
+	printf("bench-record: %d threads over %d blocks (%.1f h at 10 s): "
+	       "--svg -L (the top 40) %.2f s, %.1f MiB resident at most, "
+	       "%lld bytes; --folded -L (all) %.2f s, %.1f MiB; --summary -L "
+	       "-n 40 %.2f s, %.1f MiB\n", threads, blocks, blocks / 360.0,
+	       s2, m2, (long long)sb.st_size, s3, m3, s1, m1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/bench-record.XXXXXX", fifo[300], cfifo[300];
+	char hfifo[300];
 	char rec[300], n_s[16];
-	int threads, blocks, active, i, b, status, calls;
+	int threads, blocks, active, i, b, status, calls = 0, hist = 0;
 	uint64_t seed = 1, now = 1000 * SEC;
 	long long bytes = 0;
 	struct rusage ru;
@@ -172,10 +272,17 @@ int main(int argc, char **argv)
 	pid_t pid;
 	DIR *d;
 
-	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "calls")))
+	for (i = 5; i < argc; i++) {
+		if (!strcmp(argv[i], "calls"))
+			calls = 1;
+		else if (!strcmp(argv[i], "hist"))
+			hist = 1;
+		else
+			break;
+	}
+	if (argc < 5 || i < argc)
 		return fprintf(stderr, "usage: bench-record TSA_PRSTAT THREADS "
-			       "BLOCKS ACTIVE_PCT [calls]\n"), 2;
-	calls = argc == 6;
+			       "BLOCKS ACTIVE_PCT [calls] [hist]\n"), 2;
 	threads = atoi(argv[2]);
 	blocks = atoi(argv[3]);
 	active = atoi(argv[4]);
@@ -183,9 +290,11 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(fifo, sizeof(fifo), "%s/all", dir);
 	snprintf(cfifo, sizeof(cfifo), "%s/calls", dir);
+	snprintf(hfifo, sizeof(hfifo), "%s/hist", dir);
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(n_s, sizeof(n_s), "%d", blocks);
-	if (mkfifo(fifo, 0600) || mkfifo(cfifo, 0600))
+	if (mkfifo(fifo, 0600) || mkfifo(cfifo, 0600) ||
+	    (hist && mkfifo(hfifo, 0600)))
 		return 2;
 	t = calloc(threads, sizeof(*t));
 	for (i = 0; i < threads; i++) {
@@ -233,6 +342,14 @@ int main(int argc, char **argv)
 				"apg_ns lck_ns klk_ns iow_ns idl_ns slp_ns lat_ns "
 				"stp_ns\n", (unsigned long long)now);
 		fclose(f);
+		/* hist=lat's file, read after calls (no wakers file here). */
+		if (hist) {
+			f = fopen(hfifo, "w");
+			if (!f)
+				return 2;
+			put_hist(f, t, threads, now);
+			fclose(f);
+		}
 	}
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
@@ -248,16 +365,19 @@ int main(int argc, char **argv)
 	}
 	if (d)
 		closedir(d);
-	printf("bench-record: %d threads%s, %d blocks of 10 s, %d %% active a "
+	printf("bench-record: %d threads%s%s, %d blocks of 10 s, %d %% active a "
 	       "block: %.1f ms of CPU a block (%.3f %% of one CPU at 10 s); "
 	       "%lld bytes, %.0f bytes a thread an hour\n", threads,
-	       calls ? " with 3 call rows each" : "", blocks,
+	       calls ? " with 3 call rows each" : "",
+	       hist ? " and a LAT distribution" : "", blocks,
 	       active, (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 /
 	       blocks + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3 /
 	       blocks, ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3) / blocks /
 	       10000 * 100, bytes, (double)bytes / threads / (blocks * 10.0 /
 	       3600));
+	if (getenv("BENCH_SVG") && draw(argv[1], dir, rec, threads, blocks))
+		return 1;
 	snprintf(fifo, sizeof(fifo), "rm -rf %s", dir);
 	return system(fifo) ? 1 : 0;
 }

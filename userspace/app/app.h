@@ -17,6 +17,8 @@
 #include "calls.h"
 #include "group.h"
 #include "wakeups.h"
+#include "dist.h"
+#include "hist.h"
 #include "options.h"
 
 /* Set by SIGINT and SIGTERM (live.c; main.c's handler): every loop ends at it. */
@@ -33,6 +35,8 @@ struct reporter {
 	struct group_report groups;
 	struct group_report users;	/* -a: the users' lines */
 	struct tsa_wakers_report wakers;	/* -w in a replay */
+	struct hist_report hist;		/* -H in a replay */
+	const struct tsa_hist_snap *hprev, *hcur;	/* its snapshots */
 	struct tsa_select sel;
 	int redraw;
 	int tty;	/* stdout is a terminal: a person reads it */
@@ -97,6 +101,32 @@ int wakers_run(const struct options *o, volatile sig_atomic_t *stop);
 int record_loop(const struct options *o, const char *allpath,
 		const char *callspath, volatile sig_atomic_t *stop);
 int replay_recording(struct options *o);
+
+/*
+ * pictures.c: a window's two ends, with their calls and wakers when the
+ * source has them (else NULL), the cgroups it recorded (or NULL) and
+ * its name for messages.
+ */
+struct window {
+	const struct tsa_snap *a, *b;
+	const struct tsa_calls_snap *ca, *cb;
+	const struct tsa_wakers_snap *wa, *wb;
+	struct cgroup_cache *cc;
+	const char *src;
+	/*
+	 * A recording's window: its directory (NULL: a compare's, one
+	 * interval from a to b) and how many intervals it has from a to
+	 * b, each two blocks of one boot, a's wall clock to b's.
+	 */
+	const char *dir;
+	size_t nint;
+	/* a compare's distributions (captures of version 2, 3), or NULL */
+	const struct tsa_hist_snap *ha, *hb;
+};
+
+void picture_window(const struct options *o, const struct window *w);
+int picture_live(struct options *o, const char *allpath,
+		 const char *callspath, volatile sig_atomic_t *stop);
 
 /* files.c */
 int compare_captures(const struct options *o);

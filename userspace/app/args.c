@@ -45,6 +45,9 @@ static void usage(FILE *f, int code)
 "\ttsa-prstat --replay dir [--from time] [--to time] [--summary]\n"
 "\t[-LAyw] [--chain tid] [--json] [--group by] [-p pidlist]\n"
 "\t[-s key | -S key] [-n ntop]\n"
+"\ttsa-prstat --folded | --svg file | --perfetto file [-Lw] [--group by]\n"
+"\t[-p pidlist] [-s key] [-n ntop] (--replay dir [--from time] [--to time] |\n"
+"\t --compare a b | [interval [count]])\n"
 "\ttsa-prstat --calibrate[=cpulist]\n"
 "\ttsa-prstat -h | --help | --version\n"
 "\n"
@@ -119,6 +122,17 @@ static void usage(FILE *f, int code)
 "              from --from to --to (2026-11-26 03:00, 2026-11-26:\n"
 "              its midnight, 03:00, -2h, @epoch; local time), or with\n"
 "              --summary one report over that window\n"
+"  --folded    the window's time as folded stacks (flamegraph.pl,\n"
+"              inferno, speedscope): process;thread;STATE;call ns, with\n"
+"              -w the waker as the last frame (NAME_[w]); of a\n"
+"              recording's window, a compare, or a live run (interval\n"
+"              seconds, count intervals or until ^C, then drawn)\n"
+"  --svg file  the same windows as one SVG (no script): state bars per\n"
+"              line and time, pages of 20 lines (-n, 40), top wakers\n"
+"              and system calls, the LAT heat map\n"
+"  --perfetto file\n"
+"              the same windows as a Perfetto trace (ui.perfetto.dev):\n"
+"              a slice per line and interval, counters, wakers' flows\n"
 "  --calibrate measure on each CPU what a system call and a page fault\n"
 "              cost beyond tsa's hooks (the kernel's entry and exit\n"
 "              paths) and have tsa.ko charge it to SYS (root); with\n"
@@ -293,10 +307,45 @@ static void check_prstat_args(struct options *o, int other_mode)
 		sh->group_by = GROUP_USER;
 }
 
+/*
+ * --folded, --svg, --perfetto: pictures of a window (a recording's, a
+ * compare's or a live run's) of the -m states' lines, -p, -L, --group,
+ * -s, -n and -w choosing them; no other view, table option or mode.
+ */
+static void check_picture_args(struct options *o, int other_view)
+{
+	const struct show *sh = &o->show;
+
+	if (!o->folded && !o->svg && !o->perfetto)
+		return;
+	if ((o->folded || o->perfetto) && o->svg && !strcmp(o->svg, "-"))
+		bad_usage("%s", "--svg - and --folded or --perfetto: only one "
+			  "of them on stdout");
+	if (o->folded && o->perfetto && !strcmp(o->perfetto, "-"))
+		bad_usage("%s", "--folded writes to stdout: --perfetto FILE "
+			  "then, not -");
+	if (o->perfetto && !o->perfetto[0])
+		bad_usage("%s", "--perfetto needs a file name ('-': stdout)");
+	if (o->save || o->metrics || o->record || o->calibrate)
+		bad_usage("%s", "--folded, --svg and --perfetto draw a "
+			  "recording, a compare or a live run: not with "
+			  "--save, --record or an export");
+	if (other_view || sh->json || sh->csv || sh->cols[0] || sh->draw)
+		bad_usage("%s", "--folded, --svg and --perfetto draw the "
+			  "states (and -w's wakers): not with -A, -y, -H, "
+			  "--chain, --json, --csv, -o or --draw");
+	if (o->users || o->totals || o->neuids || o->nruids || o->stamp)
+		bad_usage("%s", "--folded, --svg and --perfetto choose their "
+			  "lines with -p, -L, --group, -s and -n: not -a, -t, "
+			  "-u, -U or -d");
+	if (o->svg && !o->svg[0])
+		bad_usage("%s", "--svg needs a file name ('-': stdout)");
+}
+
 enum { OPT_JSON = 256, OPT_VERSION, OPT_PROM, OPT_OPENMETRICS, OPT_GROUP,
        OPT_SAVE, OPT_COMPARE, OPT_CALIBRATE, OPT_RECORD, OPT_INTERVAL,
        OPT_KEEP, OPT_MAXSIZE, OPT_REPLAY, OPT_FROM, OPT_TO, OPT_SUMMARY,
-       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV };
+       OPT_DRAW, OPT_CHAIN, OPT_STATE, OPT_CSV, OPT_FOLDED, OPT_SVG, OPT_PERFETTO };
 
 static double parse_interval(const char *arg)
 {
@@ -390,6 +439,9 @@ void parse_args(struct options *o, int argc, char **argv)
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "draw", no_argument, NULL, OPT_DRAW },
 		{ "chain", required_argument, NULL, OPT_CHAIN },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sortk = NULL, *interval = NULL, *from = NULL, *to = NULL;
@@ -549,6 +601,15 @@ void parse_args(struct options *o, int argc, char **argv)
 		case OPT_SUMMARY:
 			o->summary = 1;
 			break;
+		case OPT_FOLDED:
+			o->folded = 1;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			break;
+		case OPT_PERFETTO:
+			o->perfetto = optarg;
+			break;
 		/* prstat's -a -t -u -U -d, checked in check_prstat_args(). */
 		case 'a':
 			o->users = 1;
@@ -604,7 +665,8 @@ void parse_args(struct options *o, int argc, char **argv)
 			bad_usage("%s", "--compare needs two captures: "
 				  "--compare a b");
 		o->compare[1] = argv[optind++];
-		if ((sh->lwps && !wakers) || calls)
+		if ((sh->lwps && !wakers && !o->folded && !o->svg &&
+		     !o->perfetto) || calls)
 			bad_usage("%s", "--compare shows processes or groups "
 				  "(and threads with -w): not with -L or -y");
 	}
@@ -644,17 +706,18 @@ void parse_args(struct options *o, int argc, char **argv)
 	/* One chain, as ps prints once, unless an interval asks for more. */
 	if (o->chain && !have_interval)
 		o->count = 1;
-	if (hist && (o->save || o->metrics || o->record || o->replay ||
-		     sortk))
+	if (hist && (o->save || o->metrics || o->record || sortk))
 		bad_usage("%s", "-H (--hist) shows threads, processes or "
-			  "groups, live or between two captures (--compare), "
-			  "the most time in the states shown first: not with "
-			  "-s, -S or another mode");
+			  "groups, live, between two captures (--compare) or "
+			  "in a recording (--replay: its LAT), the most time "
+			  "in the states shown first: not with -s, -S or "
+			  "another mode");
 	if (sh->draw && (!hist || sh->json))
 		bad_usage("%s", "--draw draws the buckets of -H (--hist): "
 			  "only with -H, not with --json");
 
 	check_cols(o);
+	check_picture_args(o, tsa || calls || hist || o->chain);
 
 	if (hist || wakers) {
 		sh->sort_key = 0;	/* its own order (the view's compute) */

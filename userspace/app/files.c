@@ -253,6 +253,18 @@ int compare_captures(const struct options *o)
 	if (b.snap.now < a.snap.now)
 		die(EXIT_BADDATA, "%s was taken before %s: give the earlier "
 		    "capture first", o->compare[1], o->compare[0]);
+	if (o->folded || o->svg || o->perfetto) {
+		struct window w = { &a.snap, &b.snap, NULL, NULL,
+				    a.has_wakers && b.has_wakers ? &a.wakers :
+				    NULL, a.has_wakers && b.has_wakers ?
+				    &b.wakers : NULL, &b.cc, o->compare[1],
+				    NULL, 1, a.has_hist && b.has_hist ?
+				    &a.hist : NULL, a.has_hist && b.has_hist ?
+				    &b.hist : NULL };
+
+		picture_window(o, &w);
+		goto out;
+	}
 	if (sh->view == VIEW_HIST) {
 		compare_hist(o, &a, &b);
 		goto out;

@@ -633,6 +633,7 @@ void reporter_free(struct reporter *rp, struct options *o)
 	free(o->euids);
 	free(o->ruids);
 	tsa_wakers_report_free(&rp->wakers);
+	hist_report_free(&rp->hist);
 	free(o->show.pids);
 }
 

@@ -86,6 +86,8 @@ int main(int argc, char **argv)
 		cut_at_width();
 	if (o.record)
 		return record_loop(&o, path, cpath, &stop);
+	if (o.folded || o.svg || o.perfetto)
+		return picture_live(&o, path, cpath, &stop);
 	if (o.show.view == VIEW_HIST || o.show.view == VIEW_WAKERS) {
 		int rc = o.show.view == VIEW_HIST ? hist_run(&o, &stop) :
 			 wakers_run(&o, &stop);

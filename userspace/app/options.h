@@ -37,6 +37,9 @@ struct options {
 	long nbottom;		/* -n's nbottom: -a's user lines; 0: all */
 	uint64_t *euids, *ruids;	/* -u, -U: only these users' */
 	size_t neuids, nruids;
+	int folded;		/* --folded: the window's folded stacks */
+	const char *svg;	/* --svg FILE: the window's picture */
+	const char *perfetto;	/* --perfetto FILE: the window's trace */
 	char stamp;		/* -d u|d: 'u' or 'd' before each report */
 };
 

@@ -18,7 +18,13 @@
 
 #include "all.h"
 
-#define REC_HEADER	"tsa-record 1\n"
+/*
+ * The first line of the files written: version 2 adds the "h" lines of
+ * /proc/tsa/hist's LAT rows; version 1 files (no "h" lines) are read
+ * as they are (REC_HEADER_V1).
+ */
+#define REC_HEADER	"tsa-record 2\n"
+#define REC_HEADER_V1	"tsa-record 1\n"
 #define REC_MAGIC	"TSAB"
 #define REC_HDR_LEN	20
 #define REC_KEY_SECS	600		/* at most between key blocks */

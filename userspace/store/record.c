@@ -194,6 +194,8 @@ static void rec_text(struct recorder *rc, FILE *m, const struct tsa_snap *prev,
 		ct_block(m, prev ? tprev->calls : NULL, tcur->calls);
 	if (tcur->wakers)
 		ct_block(m, prev ? tprev->wakers : NULL, tcur->wakers);
+	if (tcur->hist)
+		ct_block(m, prev ? tprev->hist : NULL, tcur->hist);
 	tsa_write_head(m, cur->now, TSA_LAYOUT_FULL);
 	for (i = 0; i < cur->nrows; i++) {
 		const struct tsa_row *r = &cur->rows[i];

@@ -17,6 +17,7 @@
 #include "all.h"
 #include "calls.h"
 #include "wakers.h"
+#include "hist.h"
 
 /* What the recorder takes of the command line. */
 struct rec_config {
@@ -46,6 +47,7 @@ struct recorder *recorder_open(const struct rec_config *o, int *err,
 struct rec_tables {
 	const struct ct_file *calls;	/* /proc/tsa/calls */
 	const struct ct_file *wakers;	/* /proc/tsa/wakers */
+	const struct ct_file *hist;	/* /proc/tsa/hist's LAT rows */
 };
 
 /*
@@ -92,6 +94,9 @@ struct replay {
 	int calls_err;		/* its last block's calls: a tsa_err */
 	struct ct_file wakers;	/* its wakers, if it has them */
 	int wakers_err;		/* its last block's wakers: a tsa_err */
+	struct ct_file hist;	/* its LAT distributions (tsa-record 2) */
+	int version;		/* of the current file: 1 or 2 */
+	int hist_err;		/* for the caller: replay_hist()'s last */
 	double interval;	/* the recorder's, as its blocks say */
 	uint64_t seq;
 	unsigned long damaged;	/* blocks skipped */
@@ -114,6 +119,12 @@ int replay_open(struct replay *rp, const char *dir, time_t from, char *msg,
  */
 int replay_next(struct replay *rp, struct tsa_snap *s,
 		struct tsa_calls_snap *cs, struct tsa_wakers_snap *ws);
+/*
+ * The LAT distributions of the block replay_next() last returned, into
+ * @hs: TSA_OK, TSA_ENOENT (the block has none: an older recorder, or a
+ * module without hist), or TSA_EFORMAT.
+ */
+int replay_hist(struct replay *rp, struct tsa_hist_snap *hs);
 /* Tell @cc the recorded cgroup of every process of @s. */
 void replay_cgroups(const struct replay *rp, const struct tsa_snap *s,
 		    struct cgroup_cache *cc);

@@ -36,10 +36,18 @@
 #include "rectable.h"
 #include "util.h"
 
-const struct ct_kind ct_calls = { "tsa-calls 1", 'c', "kind name", "", 1 };
+const struct ct_kind ct_calls = { "tsa-calls 1", 'c', "kind name", "", 1,
+				  NULL };
 const struct ct_kind ct_wakers = {
-	"tsa-wakers 1", 'w', "state kind name", "waker_tid", 0
+	"tsa-wakers 1", 'w', "state kind name", "waker_tid", 0, NULL
 };
+/*
+ * The distributions' LAT rows: every thread has one (hist=lat, the
+ * module's default, keeps no other state's buckets), of the same
+ * columns; the other states' rows (USR and SYS without buckets, calls)
+ * are not kept.
+ */
+const struct ct_kind ct_hist = { "tsa-hist ", 'h', "state", "", 0, "LAT" };
 
 /* A row's key: its key columns' numbers and its text columns. */
 struct ct_key {
@@ -315,6 +323,22 @@ static void put_key(FILE *m, const struct ct_file *f, const struct ct_row *r)
 	}
 }
 
+/* Is @line's first text column its kind's only one (ct_kind.only)? */
+static int has_only(const struct ct_file *f, const char *line)
+{
+	const char *p = line;
+	size_t n = strlen(f->k->only);
+	int col;
+
+	for (col = 0; col < f->str_col[0]; col++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return 0;
+		p++;
+	}
+	return !strncmp(p, f->k->only, n) && (p[n] == ' ' || !p[n]);
+}
+
 int ct_read(struct ct_file *f, const struct ct_kind *k, const char *path,
 	    char *msg, size_t msglen)
 {
@@ -351,7 +375,9 @@ int ct_read(struct ct_file *f, const struct ct_kind *k, const char *path,
 		return TSA_EFORMAT;
 	}
 	while ((line = tsa_next_line(&p, end)) != NULL)
-		if (ct_row_parse(f, line, ct_new_row(f), 1)) {
+		if (k->only && !has_only(f, line))
+			continue;
+		else if (ct_row_parse(f, line, ct_new_row(f), 1)) {
 			snprintf(msg, msglen, "a malformed row");
 			return TSA_EFORMAT;
 		}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * store/rectable.h - the module's tables in a recording: /proc/tsa/calls
- * (for -y) and /proc/tsa/wakers (for -w) as the recorder keeps them
+ * (for -y), /proc/tsa/wakers (for -w) and /proc/tsa/hist's LAT rows (the
+ * pictures' heat map, -H) as the recorder keeps them
  * (every row in a key block, then what changed) and as its replay
  * rebuilds them.  See store/rectable.c for the lines.
  */
@@ -30,10 +31,14 @@ struct ct_kind {
 	char tag;
 	const char *strs, *keys;
 	int states;
+	/* NULL, or the only rows kept: those whose first text column is it */
+	const char *only;
 };
 
 extern const struct ct_kind ct_calls;	/* tsa-calls 1: lines "c..." */
 extern const struct ct_kind ct_wakers;	/* tsa-wakers 1: lines "w..." */
+/* tsa-hist 1 or 2, its LAT rows alone: lines "h..." (tsa-record 2) */
+extern const struct ct_kind ct_hist;
 
 /* A row: its text columns, and its other columns as numbers. */
 struct ct_row {

@@ -114,10 +114,16 @@ static int next_file(struct replay *rp)
 			continue;
 		}
 		rp->data = (unsigned char *)buf;
-		if (rp->len < strlen(REC_HEADER) ||
-		    memcmp(rp->data, REC_HEADER, strlen(REC_HEADER))) {
+		if (rp->len >= strlen(REC_HEADER) &&
+		    !memcmp(rp->data, REC_HEADER, strlen(REC_HEADER))) {
+			rp->version = 2;
+		} else if (rp->len >= strlen(REC_HEADER_V1) &&
+			   !memcmp(rp->data, REC_HEADER_V1,
+				   strlen(REC_HEADER_V1))) {
+			rp->version = 1;
+		} else {
 			warnmsg("%s: not a tsa recording (no \"tsa-record 1\" "
-				"line): skipped", path);
+				"or \"tsa-record 2\" line): skipped", path);
 			continue;
 		}
 		rp->pos = strlen(REC_HEADER);
@@ -234,16 +240,20 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 			cg_clear(rp);	/* it names every process's */
 			ct_begin(&rp->calls, &ct_calls, 1);
 			ct_begin(&rp->wakers, &ct_wakers, 1);
+			ct_begin(&rp->hist, &ct_hist, 1);
 		} else if (!strcmp(line, "block 1 delta")) {
 			key = 0;
 			if (rp->need_key)
 				return 0;	/* no base to apply it to */
 			ct_begin(&rp->calls, &ct_calls, 0);
 			ct_begin(&rp->wakers, &ct_wakers, 0);
-		} else if ((line[0] == 'c' || line[0] == 'w') && line[1] &&
+			ct_begin(&rp->hist, &ct_hist, 0);
+		} else if ((line[0] == 'c' || line[0] == 'w' ||
+			    (line[0] == 'h' && rp->version >= 2)) && line[1] &&
 			   strchr("hr=-+.", line[1]) && line[2] == ' ') {
 			if (key < 0 || ct_line(line[0] == 'c' ? &rp->calls :
-					       &rp->wakers, line))
+					       line[0] == 'w' ? &rp->wakers :
+					       &rp->hist, line))
 				goto bad;
 		} else if (!strncmp(line, "wall ", 5)) {
 			long long sec;
@@ -324,6 +334,7 @@ static int apply_block(struct replay *rp, char *text, size_t len,
 		rp->need_key = 0;
 	ct_end(&rp->calls);
 	ct_end(&rp->wakers);
+	ct_end(&rp->hist);
 	blk->len = (size_t)(end - p);
 	if (blk->len + 1 > blk->cap) {
 		blk->cap = blk->len + 1;
@@ -390,6 +401,18 @@ bad:
 	free(ek);
 	free(ed);
 	return -1;
+}
+
+int replay_hist(struct replay *rp, struct tsa_hist_snap *hs)
+{
+	char msg[128];
+	int rc;
+
+	hs->n = 0;
+	rc = ct_text(&rp->hist, &hs->buf, &hs->len, &hs->cap);
+	if (rc == TSA_OK)
+		rc = tsa_hist_parse(hs, msg, sizeof(msg));
+	return rc;
 }
 
 int replay_next(struct replay *rp, struct tsa_snap *s,
@@ -484,6 +507,7 @@ void replay_close(struct replay *rp)
 {
 	ct_free(&rp->calls);
 	ct_free(&rp->wakers);
+	ct_free(&rp->hist);
 	rows_free(rp);
 	free(rp->rows);
 	cg_clear(rp);
