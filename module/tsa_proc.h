@@ -20,7 +20,7 @@ void tsa_proc_flush(void);
 #define TSA_COUNTER_BIT(c)	(1U << (16 + (c)))
 void tsa_proc_set_degraded(u32 lost);
 /* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
-void tsa_proc_show_degraded(struct seq_file *m);
+void tsa_proc_show_degraded(struct seq_file *m, const char *more);
 struct tsa_proc_stats {
 	u64 entries;		/* /proc/tsa/<tid> files now */
 	u64 made;		/* made since load */
