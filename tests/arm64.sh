@@ -146,7 +146,7 @@ provision() {
 		tsa_in_root "$root" sh -c "cd /tmp/userland && apt-get download -q busybox-static:arm64 bash-static:arm64" >/dev/null 2>&1 ||
 			tsa_die "downloading busybox-static:arm64 bash-static:arm64 failed"
 		for p in "$d"/*.deb; do dpkg-deb -x "$p" "$d/x"; done
-		cp "$d/x/bin/busybox" "$dir/userland/bin/busybox"
+		cp "$(find "$d/x" -path '*bin/busybox' -type f | head -n 1)" "$dir/userland/bin/busybox"
 		cp "$(find "$d/x" -path '*bin/bash-static' -type f | head -n 1)" "$dir/userland/bin/bash"
 		rm -rf "$d"
 	fi
