@@ -96,10 +96,12 @@ TSA_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 DKMS_STAGE ?= $(CURDIR)/dist/dkms
 DEBOUT ?= $(CURDIR)/dist
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-# tsa-prstat needs the C library it was built against (upstream version).
-DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
-DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
-DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}' libmicrohttpd12 2>/dev/null | sed 's/-[^-]*$$//')
+# tsa-prstat needs the C library it was built against (upstream version),
+# of the package's architecture: a multiarch root (an arm64 cross-build)
+# has both.
+DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}\n' libc6:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//')
+DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}\n' libzstd1:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//; s/+dfsg.*//')
+DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}\n' libmicrohttpd12:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
 DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h)
 

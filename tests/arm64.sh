@@ -18,6 +18,12 @@
 #   tests/arm64.sh userland SERIES      the guest's static busybox and bash
 #   tests/arm64.sh build SERIES VER OUT tsa.ko for VER (warnings are
 #                                       errors) into OUT/tsa.ko
+#   tests/arm64.sh deb SERIES OUT       make deb for arm64 (tsa-prstat's
+#                                       arm64 package, tsa-dkms) into OUT
+#   tests/arm64.sh dkms SERIES VER DEB  install tsa-dkms DEB in the root,
+#                                       DKMS building for VER (cross, as
+#                                       Debian's headers do it); prints the
+#                                       module's vermagic, then removes it
 #   tests/arm64.sh programs SERIES OUT  tsa-prstat and the guest test
 #                                       programs (static) and tsa-exporter
 #                                       (dynamic: no static GnuTLS) in OUT
@@ -82,13 +88,20 @@ provision() {
 		# The static libraries tsa-prstat and tsa-exporter link.
 		mmdebstrap --variant=apt --quiet --architectures=amd64,arm64 \
 			--aptopt='APT::Install-Recommends "false"' \
-			--include="make,gcc,libc6-dev,kmod,ca-certificates,gcc-aarch64-linux-gnu,libzstd-dev:arm64,zlib1g-dev:arm64,libmicrohttpd-dev:arm64" \
+			--include="make,gcc,libc6-dev,kmod,ca-certificates,gcc-aarch64-linux-gnu,libzstd-dev:arm64,zlib1g-dev:arm64,libmicrohttpd-dev:arm64,dkms,fakeroot" \
 			"$rel" "$root" "${srcs[@]}" >&2 ||
 			tsa_die "mmdebstrap $rel failed"
 	fi
 	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 	tsa_in_root "$root" apt-get update -q >/dev/null ||
 		tsa_log "arm64 $series: apt-get update failed; using what is there"
+	# DKMS and packaging (make deb) in the root; roots made before they
+	# were named here get them now.
+	if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -x "$root/usr/bin/fakeroot" ]; then
+		tsa_in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends dkms fakeroot >/dev/null 2>&1 ||
+			tsa_die "installing dkms and fakeroot in the root failed"
+	fi
 	ver=$(tsa_in_root "$root" apt-cache depends "linux-headers-arm64:arm64/$suite" 2>/dev/null |
 		sed -n 's/^ *Depends: linux-headers-\([^:]*-arm64\).*/\1/p' | head -n 1)
 	[ -n "$ver" ] || ver=$(versions "$series" | cut -d' ' -f2)
@@ -203,6 +216,47 @@ programs() {
 	rm -rf "$src"
 }
 
+# make deb for arm64 in the root: tsa-prstat_VERSION_arm64.deb (its
+# programs cross-built) and tsa-dkms_VERSION_all.deb, into OUT.
+deb() {
+	local series=$1 out=$2 root src
+	root=$TSA_CACHE/kernels/arm64-$series/root
+	[ -x "$root/usr/bin/${CROSS}gcc" ] || tsa_die "no arm64 root: tests/arm64.sh provision $series"
+	src=$root/build/deb-$$
+	rm -rf "$src" && mkdir -p "$src" "$out"
+	tar -C "$TSA_REPO_DIR" --exclude=./tests/out --exclude=./.git --exclude=./dist -cf - . | tar -C "$src" -xf -
+	find "$src" \( -name '*.o' -o -name '*.d' -o -name '*.ko' \) -delete
+	if tsa_in_root "$root" --build make -s -C "/build/deb-$$" deb WERROR=y \
+		CC="${CROSS}gcc" DEB_ARCH=arm64 DEBOUT="/build/deb-$$/dist" >"$out/deb.log" 2>&1; then
+		cp "$src"/dist/*.deb "$out/"
+		rm -rf "$src"
+		return 0
+	fi
+	cat "$out/deb.log" >&2
+	rm -rf "$src"
+	return 1
+}
+
+# dkms_env: the cross-build Debian's headers make for DKMS (.kernelvariables
+# sets CROSS_COMPILE when the build and host architectures differ); on an
+# arm64 machine DKMS builds natively and needs none of it.
+dkms_env=(env DEB_BUILD_ARCH=amd64 DEB_HOST_ARCH=arm64 DEB_HOST_GNU_TYPE=aarch64-linux-gnu)
+
+# The tsa-dkms package DEB installed in the root, DKMS building tsa.ko for
+# VER as its postinst does; prints the module's vermagic; removed again.
+dkms_check() {
+	local series=$1 ver=$2 deb=$3 root ko vm rc=0
+	root=$TSA_CACHE/kernels/arm64-$series/root
+	cp "$deb" "$root/tmp/tsa-dkms.deb"
+	tsa_in_root "$root" "${dkms_env[@]}" dpkg -i /tmp/tsa-dkms.deb >&2 || rc=1
+	ko=$(find "$root/var/lib/dkms/tsa" -path "*/$ver/*/module/tsa.ko*" 2>/dev/null | head -n 1)
+	vm=$( [ -z "$ko" ] || modinfo -F vermagic "$ko" 2>/dev/null)
+	echo "$vm"
+	tsa_in_root "$root" dpkg --purge tsa-dkms >&2 || rc=1
+	[ -z "$(tsa_in_root "$root" dkms status -m tsa 2>/dev/null)" ] || rc=1
+	return $rc
+}
+
 [ $# -ge 1 ] || usage 2 >&2
 case $1 in
 provision) [ $# -eq 2 ] || usage 2 >&2; provision "$2" ;;
@@ -211,6 +265,8 @@ moddir) [ $# -eq 3 ] || usage 2 >&2; echo "$TSA_CACHE/kernels/arm64-$2/images/$3
 userland) [ $# -eq 2 ] || usage 2 >&2; echo "$TSA_CACHE/kernels/arm64-$2/userland" ;;
 build) [ $# -eq 4 ] || usage 2 >&2; build "$2" "$3" "$4" ;;
 programs) [ $# -eq 3 ] || usage 2 >&2; programs "$2" "$3" ;;
+deb) [ $# -eq 3 ] || usage 2 >&2; deb "$2" "$3" ;;
+dkms) [ $# -eq 4 ] || usage 2 >&2; dkms_check "$2" "$3" "$4" ;;
 -h|--help) usage 0 ;;
 *) usage 2 >&2 ;;
 esac

@@ -59,6 +59,10 @@ suites=(
 	# each, seed 1 (150 s of fuzzing; 181 s in a lane with the build
 	# and replays; make fuzz: 300 s each, a new seed each run)
 	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
+	# Debian's arm64 6.1 and 7.x kernels, cross-built and booted in
+	# qemu-system-aarch64 (tests/arm64.sh; roots prefetched below):
+	# warm 171 s, both kernels' roots from nothing SEE-BELOW s
+	matrix-arm64	"tests/guest/run-arm64-tests.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
 	engine		"tests/guest/run-engine-tests.sh"
@@ -78,7 +82,7 @@ suites=(
 )
 first=" build "
 alone=" parallel engine-mt waits-mt replay-mt prstat-mt "
-matrix_parts="matrix-5.10 matrix-6.12 matrix-7"
+matrix_parts="matrix-5.10 matrix-6.12 matrix-7 matrix-arm64"
 
 repeat=0
 if [ "${1:-}" = --repeat ]; then
@@ -126,6 +130,11 @@ done
 for s in "${prefetch[@]}"; do
 	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &
 done
+if wanted matrix-arm64; then
+	for s in 6.1 7; do
+		bash tests/arm64.sh provision "$s" >"$out/prefetch-arm64-$s.log" 2>&1 &
+	done
+fi
 # The debug kernels (tests/kunit.sh, cached by source, configuration and
 # compiler): on a fresh machine each is a long build. They start now, at
 # the lowest priority, and take the CPU time the guests leave idle (a

@@ -6,6 +6,9 @@
 # each kernel:
 #
 #   build   tsa.ko cross-builds without a warning in the series' root
+#   dkms    the tsa-dkms package installs in that root and DKMS builds
+#           tsa.ko for the kernel (vermagic checked), cross as Debian's
+#           headers do it (on an arm64 machine DKMS builds natively)
 #   tests   one boot, tsa.ko loaded (tests/guest/arm64-tests.sh): the
 #           engine suite (tsa-gtest: known workloads against schedstat),
 #           the waits' LCK/KLK/IDL/IOW answers (IOW against delay
@@ -15,7 +18,8 @@
 #           in dmesg but tsa's own (tests/guest/churn-test.sh)
 #
 # tsa-prstat and the test programs are cross-built static once, in the 6.1
-# root; tsa-exporter is cross-built (dynamic) to prove it builds. Each test's
+# root; tsa-exporter is cross-built (dynamic) to prove it builds; and
+# `make deb` for arm64 there makes the tsa-prstat_VERSION_arm64.deb. Each test's
 # name is prefixed with the kernel; the run ends with one line per kernel
 # and a support table (tests/out/matrix-arm64/table.md).
 #
@@ -86,6 +90,16 @@ for series in "${series_list[@]}"; do
 		file=$(od -An -j18 -N2 -tu2 "$bin/tsa-exporter" | tr -d ' ')
 		tap $([ "$file" = 183 ] && echo 0 || echo 1) "tsa-exporter is an arm64 program (ELF machine expected 183, saw $file)"
 		programs=1
+		t0=$SECONDS
+		bash tests/arm64.sh deb "$series" "$out/deb" >/dev/null 2>"$out/deb.log"
+		tap $? "make deb for arm64 in the $series root ($((SECONDS - t0)) s)" || sed 's/^/# /' "$out/deb.log" | tail -n 20
+		pdeb=$(find "$out/deb" -name 'tsa-prstat_*_arm64.deb' 2>/dev/null | head -n 1)
+		ddeb=$(find "$out/deb" -name 'tsa-dkms_*_all.deb' 2>/dev/null | head -n 1)
+		m=$( [ -z "$pdeb" ] || dpkg-deb --fsys-tarfile "$pdeb" | tar -xOf - ./usr/bin/tsa-prstat | head -c 20 | od -An -j18 -N2 -tu2 | tr -d ' ')
+		a=$( [ -z "$pdeb" ] || dpkg-deb -f "$pdeb" Architecture)
+		dep=$( [ -z "$pdeb" ] || dpkg-deb -f "$pdeb" Depends)
+		[ "$a" = arm64 ] && [ "$m" = 183 ] && [[ $dep =~ ^libc6\ \(\>=\ [0-9.]+\), ]]
+		tap $? "tsa-prstat's arm64 package: Architecture arm64, an arm64 tsa-prstat, one libc6 version (expected arm64 183 'libc6 (>= N), ...', saw ${a:-none} ${m:-none} '${dep:-none}')"
 		# The IOW disk: an ext4 image with a 32 MiB data file, made
 		# from a staging directory (no loop device).
 		mkdir -p "$out/stage"
@@ -101,10 +115,18 @@ for series in "${series_list[@]}"; do
 	tap $st "[$ver] tsa.ko cross-builds without warnings in its arm64 $series build root ($((SECONDS - t0)) s)"
 	if [ $st -ne 0 ]; then
 		sed 's/^/# /' "$out/$ver.err" | head -n 30
-		rows+=("$ver|arm64|build FAILED|-|-")
+		rows+=("$ver|arm64|build FAILED||-|-|-")
 		continue
 	fi
 	ko=$out/$ver/tsa.ko
+	dk=
+	if [ -n "${ddeb:-}" ]; then
+		vm=$(bash tests/arm64.sh dkms "$series" "$ver" "$ddeb" 2>"$out/dkms-$ver.log")
+		st=$?
+		[ $st -eq 0 ] && [ "${vm%% *}" = "$ver" ] && [[ $vm == *" aarch64"* ]]
+		tap $? "[$ver] tsa-dkms installs in the arm64 $series root, DKMS builds tsa.ko (expected vermagic '$ver ... aarch64', saw '${vm:-none}'), and it is removed again (exit $st)" &&
+			dk=dkms
+	fi
 	moddir=$(bash tests/arm64.sh moddir "$series" "$ver")
 	files=()
 	for f in "$bin"/*; do [ -x "$f" ] && files+=(--file "$f"); done
@@ -117,21 +139,21 @@ for series in "${series_list[@]}"; do
 		-- bash "$PWD/tests/guest/churn-test.sh" "$ko" "$bin/churn" 3
 	res=passed
 	[ "$bad" -eq 0 ] || res=FAILED
-	rows+=("$ver|arm64|built|${deg:-?}|${row# }|$res")
+	rows+=("$ver|arm64|built (cross)|$dk|${deg:-?}|${row# }|$res")
 done
 rm -f "$out/disk.img"
 
 {
-	echo "| kernel | flavour | tsa.ko | degraded at load | suites (passed/run) | result |"
-	echo "|---|---|---|---|---|---|"
+	echo "| kernel | flavour | tsa.ko | DKMS | degraded at load | suites (passed/run) | result |"
+	echo "|---|---|---|---|---|---|---|"
 	for r in "${rows[@]}"; do
-		IFS='|' read -r v f b g s res <<<"$r"
-		echo "| $v | $f | $b (cross) | $g | $s | $res |"
+		IFS='|' read -r v f b d g s res <<<"$r"
+		echo "| $v | $f | $b | ${d:-no} | $g | $s | $res |"
 	done
 } >"$out/table.md"
 for r in "${rows[@]}"; do
-	IFS='|' read -r v f b g s res <<<"$r"
-	echo "# matrix: $v ($f): $b, degraded $g, $s: $res"
+	IFS='|' read -r v f b d g s res <<<"$r"
+	echo "# matrix: $v ($f): $b, ${d:-no dkms}, degraded $g, $s: $res"
 done
 echo "1..$n"
 echo "matrix-arm64: $((n - fails)) passed, $fails failed"
