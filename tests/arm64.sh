@@ -71,7 +71,7 @@ deb_x() {
 }
 
 provision() {
-	local series=$1 rel suite dir root ver kbuild d p img pkgs=() srcs
+	local series=$1 rel suite dir root ver kbuild d p img pkgs=() srcs deps
 	rel=$(series_release "$series") suite=$(series_suite "$series")
 	dir=$TSA_CACHE/kernels/arm64-$series root=$dir/root
 	mkdir -p "$dir"
@@ -114,9 +114,9 @@ provision() {
 		rm -rf "$d" && mkdir -p "$d"
 		tsa_in_root "$root" sh -c "cd /tmp/debs-$ver && apt-get download -q linux-headers-$ver:arm64" >/dev/null 2>&1 ||
 			tsa_die "downloading linux-headers-$ver:arm64 failed"
-		pkgs=$(dpkg-deb -f "$d"/linux-headers-*.deb Depends | tr ',' '\n' |
+		deps=$(dpkg-deb -f "$d"/linux-headers-*.deb Depends | tr ',' '\n' |
 			sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p')
-		for p in $pkgs; do
+		for p in $deps; do
 			case $p in
 			linux-kbuild-*) kbuild=$p ;;
 			*) tsa_in_root "$root" sh -c "cd /tmp/debs-$ver && apt-get download -q $p" >/dev/null 2>&1 ||

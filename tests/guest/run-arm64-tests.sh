@@ -88,7 +88,8 @@ for series in "${series_list[@]}"; do
 		tap $st "tsa-prstat, tsa-exporter and the test programs cross-build for arm64, warnings as errors ($((SECONDS - t0)) s)"
 		[ $st -eq 0 ] || { sed 's/^/# /' "$out/programs.log" | head -n 30; exit 1; }
 		file=$(od -An -j18 -N2 -tu2 "$bin/tsa-exporter" | tr -d ' ')
-		tap $([ "$file" = 183 ] && echo 0 || echo 1) "tsa-exporter is an arm64 program (ELF machine expected 183, saw $file)"
+		[ "$file" = 183 ]
+		tap $? "tsa-exporter is an arm64 program (ELF machine expected 183, saw $file)"
 		programs=1
 		t0=$SECONDS
 		bash tests/arm64.sh deb "$series" "$out/deb" >/dev/null 2>"$out/deb.log"
@@ -104,7 +105,7 @@ for series in "${series_list[@]}"; do
 		# from a staging directory (no loop device).
 		mkdir -p "$out/stage"
 		head -c 32M /dev/urandom >"$out/stage/data"
-		mke2fs -q -F -t ext4 -b 4096 -d "$out/stage" "$out/disk.img" 64M
+		mke2fs -q -F -t ext4 -b 4096 -d "$out/stage" "$out/disk.img" 64M >/dev/null
 		rm -rf "$out/stage"
 	fi
 	ver=${versions#arm64 }
