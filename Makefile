@@ -16,8 +16,13 @@
 # else the newest installed Debian generic headers.
 
 VERSION := $(shell sed -n 's/^\#define TSA_VERSION "\(.*\)"/\1/p' module/tsa_version.h)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+# The headers' Debian architecture: arm64 on an arm64 machine or when
+# cross-building for one (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-,
+# where the running kernel's tree is not the one), else amd64.
+TSA_HDR_ARCH := $(if $(filter arm64,$(ARCH))$(filter aarch64,$(shell uname -m)),arm64,amd64)
+TSA_CROSS := $(if $(filter arm64,$(ARCH)),$(if $(filter aarch64,$(shell uname -m)),,y))
+KDIR ?= $(firstword $(if $(TSA_CROSS),,$(wildcard /lib/modules/$(shell uname -r)/build)) \
+	$(shell ls -d /usr/src/linux-headers-*-$(TSA_HDR_ARCH) 2>/dev/null | \
 		grep -v -- '-rt-' | sort -V | tail -n 1))
 # Warnings are errors in CI and in `make check`.
 WERROR ?= $(if $(CI),y,)
@@ -28,7 +33,7 @@ WERROR ?= $(if $(CI),y,)
 all: module userspace
 
 module:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "tsa: no kernel build tree; install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "tsa: no kernel build tree; install linux-headers-$(TSA_HDR_ARCH) or set KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) TSA_WERROR=$(WERROR) modules
 
 userspace:

@@ -20,10 +20,13 @@
 #                                       errors) into OUT/tsa.ko
 #   tests/arm64.sh deb SERIES OUT       make deb for arm64 (tsa-prstat's
 #                                       arm64 package, tsa-dkms) into OUT
-#   tests/arm64.sh dkms SERIES VER DEB  install tsa-dkms DEB in the root,
+#   tests/arm64.sh dkms SERIES VER DEB [OUT]
+#                                       install tsa-dkms DEB in the root,
 #                                       DKMS building for VER (cross, as
-#                                       Debian's headers do it); prints the
-#                                       module's vermagic, then removes it
+#                                       Debian's headers do it, warnings
+#                                       as errors); prints the module's
+#                                       vermagic, leaves it and make.log in
+#                                       OUT, then removes the package
 #   tests/arm64.sh programs SERIES OUT  tsa-prstat and the guest test
 #                                       programs (static) and tsa-exporter
 #                                       (dynamic: no static GnuTLS) in OUT
@@ -189,7 +192,7 @@ build() {
 # The readers and the guest's test programs, static (the guest has no C
 # library of its own), warnings as errors.
 programs() {
-	local series=$1 out=$2 root src cc t
+	local series=$1 out=$2 root src cc t libs
 	root=$TSA_CACHE/kernels/arm64-$series/root
 	[ -x "$root/usr/bin/${CROSS}gcc" ] || tsa_die "no arm64 root: tests/arm64.sh provision $series"
 	src=$root/build/prog-$$
@@ -212,6 +215,25 @@ programs() {
 		tsa_in_root "$root" --build sh -c "cd /build/prog-$$/tests/guest && $cc -o ../../tsa-wtest tsa-wtest.c tsa-read.c && $cc -o ../../churn churn.c"
 	} >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; rm -rf "$src"; return 1; }
 	cp "$src/userspace/tsa-prstat" "$src/userspace/tsa-exporter" "$out/"
+	# The exporter's shared libraries and loader, from the root's arm64
+	# packages, for the guest (OUT/lib: run it as
+	# OUT/lib/ld-linux-aarch64.so.1 --library-path OUT/lib OUT/tsa-exporter).
+	rm -rf "${out:?}/lib" && mkdir -p "$out/lib"
+	# shellcheck disable=SC2016 # expanded by the root's sh
+	libs=$(tsa_in_root "$root" --build sh -c '
+		todo="/build/prog-'"$$"'/userspace/tsa-exporter" seen=
+		while [ -n "$todo" ]; do
+			set -- $todo; f=$1; shift; todo="$*"
+			for n in $('"$CROSS"'readelf -d "$f" | sed -n "s/.*(NEEDED).*\[\(.*\)\]/\1/p"); do
+				case " $seen " in *" $n "*) continue ;; esac
+				seen="$seen $n"
+				p=$(ls /usr/lib/aarch64-linux-gnu/$n /lib/aarch64-linux-gnu/$n 2>/dev/null | head -n 1)
+				[ -n "$p" ] || { echo "missing $n" >&2; exit 1; }
+				echo "$p"; todo="$todo $p"
+			done
+		done') || { rm -rf "$src"; tsa_die "the exporter's arm64 libraries"; }
+	for t in $libs; do cp -L "$root$t" "$out/lib/"; done
+	cp -L "$root/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1" "$out/lib/"
 	for t in tsa-gtest tsa-waketest tsa-ptest tsa-wtest churn; do cp "$src/$t" "$out/"; done
 	rm -rf "$src"
 }
@@ -243,15 +265,22 @@ deb() {
 dkms_env=(env DEB_BUILD_ARCH=amd64 DEB_HOST_ARCH=arm64 DEB_HOST_GNU_TYPE=aarch64-linux-gnu)
 
 # The tsa-dkms package DEB installed in the root, DKMS building tsa.ko for
-# VER as its postinst does; prints the module's vermagic; removed again.
+# VER as its postinst does (warnings as errors: TSA_WERROR=y reaches Kbuild
+# from the environment); prints the module's vermagic; with OUT, leaves the
+# module and DKMS's make.log there; removed again.
 dkms_check() {
-	local series=$1 ver=$2 deb=$3 root ko vm rc=0
+	local series=$1 ver=$2 deb=$3 out=${4:-} root ko vm rc=0
 	root=$TSA_CACHE/kernels/arm64-$series/root
 	cp "$deb" "$root/tmp/tsa-dkms.deb"
-	tsa_in_root "$root" "${dkms_env[@]}" dpkg -i /tmp/tsa-dkms.deb >&2 || rc=1
+	tsa_in_root "$root" "${dkms_env[@]}" TSA_WERROR=y dpkg -i /tmp/tsa-dkms.deb >&2 || rc=1
 	ko=$(find "$root/var/lib/dkms/tsa" -path "*/$ver/*/module/tsa.ko*" 2>/dev/null | head -n 1)
 	vm=$( [ -z "$ko" ] || modinfo -F vermagic "$ko" 2>/dev/null)
 	echo "$vm"
+	if [ -n "$out" ] && [ -n "$ko" ]; then
+		mkdir -p "$out"
+		cp "$ko" "$out/tsa.ko"
+		cp "$(find "$root/var/lib/dkms/tsa" -name make.log | head -n 1)" "$out/build.log"
+	fi
 	tsa_in_root "$root" dpkg --purge tsa-dkms >&2 || rc=1
 	[ -z "$(tsa_in_root "$root" dkms status -m tsa 2>/dev/null)" ] || rc=1
 	return $rc
@@ -266,7 +295,7 @@ userland) [ $# -eq 2 ] || usage 2 >&2; echo "$TSA_CACHE/kernels/arm64-$2/userlan
 build) [ $# -eq 4 ] || usage 2 >&2; build "$2" "$3" "$4" ;;
 programs) [ $# -eq 3 ] || usage 2 >&2; programs "$2" "$3" ;;
 deb) [ $# -eq 3 ] || usage 2 >&2; deb "$2" "$3" ;;
-dkms) [ $# -eq 4 ] || usage 2 >&2; dkms_check "$2" "$3" "$4" ;;
+dkms) [ $# -eq 4 ] || [ $# -eq 5 ] || usage 2 >&2; dkms_check "$2" "$3" "$4" "${5:-}" ;;
 -h|--help) usage 0 ;;
 *) usage 2 >&2 ;;
 esac

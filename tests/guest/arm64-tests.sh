@@ -8,6 +8,9 @@
 #           delay accounting's blkio; SLP is the engine's sleeper)
 #   wakers  tsa-waketest's known answers
 #   prstat  tsa-ptest prstat: tsa-prstat -mL/-A/--json against /proc/tsa
+#   exporter tsa-exporter (dynamic: BIN/lib holds its libraries) scraped
+#           twice around a thread blocked in a pipe read: its IDL grows
+#           by what /proc/tsa says, its USR and SYS not at all
 #
 #   arm64-tests.sh BIN
 # /dev/vda: an ext4 image holding the 32 MiB data file (IOW).
@@ -15,6 +18,49 @@ set -u
 bin=$1
 n=0 failed=0
 say() { echo "# $*"; }
+
+t() {	# OK DESCRIPTION: one TAP line of this script's own
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+# The IDL, USR and SYS seconds of comm "tsa-xidle" in a scrape (FILE).
+scraped() {
+	awk '/^tsa_threadname_state_seconds_total\{comm="tsa-xidle",state="(IDL|USR|SYS)"\}/ {
+		s = $1; sub(/.*state="/, "", s); sub(/".*/, "", s); v[s] = $2 }
+		END { printf "%.9f %.9f %.9f\n", v["IDL"], v["USR"], v["SYS"] }' "$1"
+}
+# The IDL seconds of thread TID in /proc/tsa/TID.
+proc_idl() { awk '$1 == "IDL" { printf "%.9f\n", $2 / 1e9 }' "/proc/tsa/$1"; }
+
+exporter_test() {
+	local port=9837 ep xp a b pa pb au as bu bs
+	mkfifo /tmp/tsa-xfifo
+	printf '#!/bin/bash\nread -r -t 60 x <>/tmp/tsa-xfifo\n' >/tmp/tsa-xidle
+	chmod 755 /tmp/tsa-xidle
+	/tmp/tsa-xidle & xp=$!
+	"$bin/lib/ld-linux-aarch64.so.1" --library-path "$bin/lib" "$bin/tsa-exporter" \
+		--listen "127.0.0.1:$port" --group comm 2>/tmp/exporter.err & ep=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		wget -qO /tmp/scrape.0 "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+		sleep 0.5
+	done
+	sleep 0.5
+	wget -qO /tmp/scrape.1 "http://127.0.0.1:$port/metrics"; pa=$(proc_idl "$xp")
+	sleep 1
+	wget -qO /tmp/scrape.2 "http://127.0.0.1:$port/metrics"; pb=$(proc_idl "$xp")
+	# Here-strings: the initramfs has no /dev/fd for process substitution.
+	read -r a au as <<<"$(scraped /tmp/scrape.1)"
+	read -r b bu bs <<<"$(scraped /tmp/scrape.2)"
+	t "$(awk -v a="$a" -v b="$b" -v pa="$pa" -v pb="$pb" 'BEGIN { d = (b - a) - (pb - pa); if (d < 0) d = -d; exit !(b - a >= 0.9 && d <= 0.05) }'; echo $?)" \
+		"exporter: tsa-xidle's IDL grew by what /proc/tsa says between two scrapes 1 s apart (expected $(awk -v a="$pa" -v b="$pb" 'BEGIN { printf "%.3f", b - a }') s within 50 ms and >= 0.9 s, saw $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }') s)"
+	t "$(awk -v a="$au" -v b="$bu" -v c="$as" -v d="$bs" 'BEGIN { exit !(b - a + d - c < 0.01) }'; echo $?)" \
+		"exporter: its USR and SYS did not grow while it slept (expected < 0.01 s, saw USR $au -> $bu, SYS $as -> $bs)"
+	kill "$ep" "$xp" 2>/dev/null
+	wait "$ep"
+	t $? "exporter: exits 0 on SIGTERM"
+	[ -s /tmp/exporter.err ] && sed 's/^/# exporter: /' /tmp/exporter.err
+}
 
 run() {	# PROG ARGS...: a TAP program, continuing the numbering
 	local prog=$1 out rc
@@ -57,6 +103,8 @@ say "wakers: tsa-waketest"
 run "$bin/tsa-waketest" wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-sum
 say "prstat: tsa-ptest prstat"
 run "$bin/tsa-ptest" prstat "$bin/tsa-prstat"
+say "exporter: tsa-exporter"
+exporter_test
 echo "1..$n"
 echo "arm64: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
