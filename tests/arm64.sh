@@ -175,10 +175,12 @@ build() {
 	[ -d "$root/usr/src/linux-headers-$ver" ] || tsa_die "no headers for $ver in $root: tests/arm64.sh provision $series"
 	src=$root/build/tsa-$$
 	rm -rf "$src" && mkdir -p "$src" "$out"
-	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/module" "$src/"
+	cp -a "$TSA_REPO_DIR/Kbuild" "$TSA_REPO_DIR/Makefile" "$TSA_REPO_DIR/module" "$src/"
 	find "$src" -name '*.o' -delete
-	if tsa_in_root "$root" --build make -s -j"${JOBS:-$(nproc)}" -C "/usr/src/linux-headers-$ver" M="/build/tsa-$$" \
-		ARCH=arm64 CROSS_COMPILE="$CROSS" TSA_WERROR=y modules >"$out/build.log" 2>&1 &&
+	# As a user cross-builds it: the top-level Makefile's module target.
+	if tsa_in_root "$root" --build make -s -j"${JOBS:-$(nproc)}" -C "/build/tsa-$$" module \
+		KDIR="/usr/src/linux-headers-$ver" ARCH=arm64 CROSS_COMPILE="$CROSS" WERROR=y \
+		>"$out/build.log" 2>&1 &&
 		! grep -v -e 'Skipping BTF generation' "$out/build.log" | grep -q .; then
 		cp "$src/tsa.ko" "$out/tsa.ko"
 		rm -rf "$src"
