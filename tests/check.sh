@@ -3,7 +3,7 @@
 # run every suite, and end with one line "N passed, N failed".
 #
 #   tests/check.sh [SUITE...]     all suites, or only the named ones
-#                                 ("matrix" names its three series)
+#                                 ("matrix" names its four series)
 #   tests/check.sh --repeat N [SUITE...]
 #                                 run them N times over and end with each
 #                                 test's pass rate (a flake hunt: a test
@@ -61,9 +61,9 @@ suites=(
 	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
 	# Debian's arm64 6.1 and 7.x kernels, cross-built and booted in
 	# qemu-system-aarch64 (tests/arm64.sh; roots prefetched below):
-	# 171 s warm; 283 s with both roots made from nothing while it
-	# waited (93 s of it; make check's prefetch makes them beside the
-	# build suite)
+	# warm 159 s (211 s with the host's load average at 4.5); 283 s
+	# with both roots made from nothing while it waited (93 s of it;
+	# make check's prefetch makes them beside the build suite)
 	matrix-arm64	"tests/guest/run-arm64-tests.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"
