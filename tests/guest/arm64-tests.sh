@@ -74,16 +74,20 @@ exporter_test() {
 }
 
 run() {	# PROG ARGS...: a TAP program, continuing the numbering
-	local prog=$1 out rc
+	local prog=$1 out rc ran
 	shift
 	out=$(mktemp)
 	"$prog" --first $((n + 1)) "$@" | tee "$out"
 	rc=${PIPESTATUS[0]}
-	n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$out")))
+	ran=$(grep -cE '^(not )?ok [0-9]+' "$out")
+	n=$((n + ran))
 	failed=$((failed + $(grep -cE '^not ok [0-9]+' "$out")))
 	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
 		n=$((n + 1)) failed=$((failed + 1))
 		echo "not ok $n - ${prog##*/} $* exited with $rc"
+	elif [ "$ran" -eq 0 ]; then
+		n=$((n + 1)) failed=$((failed + 1))
+		echo "not ok $n - ${prog##*/} $* ran no test"
 	fi
 	rm -f "$out"
 }
