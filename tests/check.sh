@@ -61,9 +61,9 @@ suites=(
 	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
 	# Debian's arm64 6.1 and 7.x kernels, cross-built and booted in
 	# qemu-system-aarch64 (tests/arm64.sh; roots prefetched below):
-	# warm 159 s (211 s with the host's load average at 4.5); 283 s
-	# with both roots made from nothing while it waited (93 s of it;
-	# make check's prefetch makes them beside the build suite)
+	# warm 289 s with the host's load average at 4.7 (a third of it
+	# compiles); roots from nothing add about 90 s, which make check's
+	# prefetch spends beside the build suite (docs/kernels.md, arm64)
 	matrix-arm64	"tests/guest/run-arm64-tests.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	waits		"tests/guest/run-wait-tests.sh"

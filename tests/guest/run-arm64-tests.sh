@@ -12,10 +12,10 @@
 #           (tests/arm64.sh build makes it where DKMS cannot)
 #   tests   one boot, tsa.ko loaded (tests/guest/arm64-tests.sh): the
 #           engine suite (tsa-gtest: known workloads against schedstat),
-#           the waits' LCK/KLK/IDL/IOW answers (IOW against delay
-#           accounting), the wakers' known answers, tsa-prstat -mL/-A
-#           against /proc/tsa (tsa-ptest prstat), tsa-exporter's scrapes
-#           against /proc/tsa
+#           the waits' LCK/KLK/IDL/SIG/IOW answers (IOW against delay
+#           accounting); on the first kernel also the wakers' known
+#           answers, tsa-prstat -mL/-A against /proc/tsa (tsa-ptest
+#           prstat), tsa-exporter's scrapes against /proc/tsa
 #   churn   load and unload three times under thread churn, nothing new
 #           in dmesg but tsa's own (tests/guest/churn-test.sh)
 #
@@ -144,9 +144,13 @@ for series in "${series_list[@]}"; do
 	moddir=$(bash tests/arm64.sh moddir "$series" "$ver")
 	files=()
 	for f in "$bin"/* "$bin"/lib/*; do [ -f "$f" ] && [ "${f##*.}" != log ] && files+=(--file "$f"); done
+	# The readers' guest parts (wakers, tsa-prstat, tsa-exporter: the
+	# same code on any kernel) on the first kernel only.
+	part=()
+	[ ${#rows[@]} -eq 0 ] || part=(kernel)
 	run_suite "$ver" tests tests/guest-run --arch arm64 --kernel "$moddir" --module "$ko" \
 		--append delayacct --disk "$out/disk.img" --disk-iops 200 --timeout 400 "${files[@]}" \
-		--file tests/guest/arm64-tests.sh -- bash "$PWD/tests/guest/arm64-tests.sh" "$bin"
+		--file tests/guest/arm64-tests.sh -- bash "$PWD/tests/guest/arm64-tests.sh" "$bin" "${part[@]}"
 	deg=$(sed -n 's/^# aarch64 [^;]*; degraded //p' "$out/$ver-tests.log" | head -n 1)
 	run_suite "$ver" churn tests/guest-run --arch arm64 --kernel "$moddir" --timeout 300 \
 		--file "$ko" --file "$bin/churn" --file tests/guest/churn-test.sh --file tests/guest/tsa-allsum \
