@@ -16,8 +16,13 @@
 # else the newest installed Debian generic headers.
 
 VERSION := $(shell sed -n 's/^\#define TSA_VERSION "\(.*\)"/\1/p' module/tsa_version.h)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+# The headers' Debian architecture: arm64 on an arm64 machine or when
+# cross-building for one (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-,
+# where the running kernel's tree is not the one), else amd64.
+TSA_HDR_ARCH := $(if $(filter arm64,$(ARCH))$(filter aarch64,$(shell uname -m)),arm64,amd64)
+TSA_CROSS := $(if $(filter arm64,$(ARCH)),$(if $(filter aarch64,$(shell uname -m)),,y))
+KDIR ?= $(firstword $(if $(TSA_CROSS),,$(wildcard /lib/modules/$(shell uname -r)/build)) \
+	$(shell ls -d /usr/src/linux-headers-*-$(TSA_HDR_ARCH) 2>/dev/null | \
 		grep -v -- '-rt-' | sort -V | tail -n 1))
 # Warnings are errors in CI and in `make check`.
 WERROR ?= $(if $(CI),y,)
@@ -28,7 +33,7 @@ WERROR ?= $(if $(CI),y,)
 all: module userspace
 
 module:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "tsa: no kernel build tree; install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "tsa: no kernel build tree; install linux-headers-$(TSA_HDR_ARCH) or set KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) TSA_WERROR=$(WERROR) modules
 
 userspace:
@@ -96,11 +101,13 @@ TSA_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 DKMS_STAGE ?= $(CURDIR)/dist/dkms
 DEBOUT ?= $(CURDIR)/dist
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB_MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
-# tsa-prstat needs the C library it was built against (upstream version).
-DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}' libc6 2>/dev/null | sed 's/-[^-]*$$//')
-DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}' libzstd1 2>/dev/null | sed 's/-[^-]*$$//; s/+dfsg.*//')
-DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}' libmicrohttpd12 2>/dev/null | sed 's/-[^-]*$$//')
+DEB_MULTIARCH ?= $(shell dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+# tsa-prstat needs the C library it was built against (upstream version),
+# of the package's architecture: a multiarch root (an arm64 cross-build)
+# has both.
+DEB_LIBC ?= $(shell dpkg-query -W -f='$${Version}\n' libc6:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//')
+DEB_ZSTD ?= $(shell dpkg-query -W -f='$${Version}\n' libzstd1:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//; s/+dfsg.*//')
+DEB_MHD ?= $(shell dpkg-query -W -f='$${Version}\n' libmicrohttpd12:$(DEB_ARCH) 2>/dev/null | head -n 1 | sed 's/-[^-]*$$//')
 # What DKMS needs to build the module (no userspace, no tests).
 DKMS_FILES = Kbuild dkms.conf LICENSE $(wildcard module/*.c module/*.h module/uapi/*.h)
 

@@ -7,7 +7,9 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
+#include <linux/unistd.h>
 
+#include "tsa_arch.h"
 #include "tsa_calls.h"
 
 /*
@@ -24,7 +26,7 @@ static const char *const tsa_call_names_ia32[] = {
 };
 #endif
 
-#define TSA_X32_BIT	0x40000000L	/* __X32_SYSCALL_BIT */
+#define TSA_X32_BIT	TSA_ARCH_X32_BIT
 
 /* tsa_call_key() for what is not a plain 64-bit number. */
 u16 tsa_call_key_slow(long nr, bool ia32)

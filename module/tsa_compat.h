@@ -34,7 +34,7 @@
 #ifdef TSA_HAVE_EXEC_STATE
 #include <linux/sched/exec_state.h>
 #endif
-#include <asm/syscall.h>
+#include "tsa_arch.h"
 
 /*
  * Features that stable backports add, so that no version tells: Kbuild
@@ -219,75 +219,6 @@ static inline unsigned int tsa_switch_prev_state(bool preempt,
 	return state;
 }
 #endif
-
-/*
- * Copy the user registers of @p, which need not be current (seeding walks
- * every task). A task reference does not pin its stack: a thread that dies
- * meanwhile frees it at its last switch and sets ->stack to NULL (and
- * put_task_stack(), which would pin it, is not exported). The memory stays
- * mapped for an RCU grace period after that (thread_stack_delayed_free(),
- * or the per-CPU stack cache), so a nofault copy of a non-NULL ->stack
- * taken under RCU is safe; a dead task's copy is stale and harmless.
- * Returns false once the stack is gone. x86-64 layout (task_pt_regs()).
- */
-static inline bool tsa_task_user_regs(struct task_struct *p,
-				      struct pt_regs *regs)
-{
-	unsigned long stack;
-	bool ok = false;
-
-	rcu_read_lock();
-	stack = (unsigned long)READ_ONCE(p->stack);
-	if (stack) {
-		stack += THREAD_SIZE - TOP_OF_KERNEL_STACK_PADDING;
-		ok = !copy_from_kernel_nofault(regs,
-					       (struct pt_regs *)stack - 1,
-					       sizeof(*regs));
-	}
-	rcu_read_unlock();
-	return ok;
-}
-
-/*
- * Whether a task that is not running was stopped inside a system call.
- * On x86 the syscall number (orig_ax) is -1 for exceptions and interrupts.
- */
-static inline bool tsa_task_in_syscall(struct task_struct *p)
-{
-	struct pt_regs regs;
-
-	if (p->flags & PF_KTHREAD)
-		return true;
-	return tsa_task_user_regs(p, &regs) && syscall_get_nr(p, &regs) >= 0;
-}
-
-/* A 32-bit task inside a compat system call (x86: TS_COMPAT). */
-static inline bool tsa_task_compat(struct task_struct *p)
-{
-#ifdef CONFIG_IA32_EMULATION
-	return task_thread_info(p)->status & TS_COMPAT;
-#else
-	return false;
-#endif
-}
-
-/*
- * The first two arguments of the system call in @regs, as
- * syscall_get_arguments() reads them on x86, without its six-word copy
- * (hot: every sleep of a user thread looks at its call).
- */
-static inline void tsa_syscall_args01(struct task_struct *p,
-				      const struct pt_regs *regs,
-				      unsigned long *a0, unsigned long *a1)
-{
-	if (tsa_task_compat(p)) {
-		*a0 = regs->bx;
-		*a1 = regs->cx;
-	} else {
-		*a0 = regs->di;
-		*a1 = regs->si;
-	}
-}
 
 /*
  * In the cgroup v2 freezer's trap (cgroup.freeze, docker pause): the task

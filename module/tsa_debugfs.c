@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "tsa_arch.h"
 #include "tsa_calib.h"
 #include "tsa_debugfs.h"
 #include "tsa_hooks.h"
@@ -56,7 +57,7 @@ static int tsa_stats_show(struct seq_file *m, void *v)
 		   st.read_locks);
 	tsa_hooks_show(m);
 	tsa_calib_stats(m);
-	tsa_proc_show_degraded(m);
+	tsa_proc_show_degraded(m, TSA_ARCH_DEGRADED);
 	return 0;
 }
 

@@ -21,7 +21,7 @@ void tsa_proc_flush(void);
 void tsa_proc_set_degraded(u32 lost);
 u32 tsa_proc_degraded(void);
 /* "degraded" and what is lost, or " -": the same line in /proc and debugfs. */
-void tsa_proc_show_degraded(struct seq_file *m);
+void tsa_proc_show_degraded(struct seq_file *m, const char *more);
 struct tsa_proc_stats {
 	u64 entries;		/* /proc/tsa/<tid> files now */
 	u64 made;		/* made since load */

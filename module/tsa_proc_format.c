@@ -27,7 +27,8 @@ u32 tsa_proc_degraded(void)
 	return READ_ONCE(tsa_degraded);
 }
 
-void tsa_proc_show_degraded(struct seq_file *m)
+/* @more: words of what else is lost (debugfs: the architecture's), or NULL. */
+void tsa_proc_show_degraded(struct seq_file *m, const char *more)
 {
 	u32 lost = READ_ONCE(tsa_degraded);
 	int i;
@@ -39,7 +40,9 @@ void tsa_proc_show_degraded(struct seq_file *m)
 	for (i = 0; i < TSA_NR_COUNTERS; i++)
 		if (lost & TSA_COUNTER_BIT(i))
 			seq_printf(m, " %s", tsa_counter_names[i]);
-	seq_puts(m, lost ? "\n" : " -\n");
+	if (more)
+		seq_printf(m, " %s", more);
+	seq_puts(m, lost || more ? "\n" : " -\n");
 }
 
 

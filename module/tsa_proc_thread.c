@@ -132,7 +132,7 @@ static int tsa_thread_show(struct seq_file *m, void *v)
 	seq_printf(m, "since %s\nstate %s %llu\nelapsed %llu\n",
 		   (a.flags & TSA_F_SINCE_LOAD) ? "load" : "birth",
 		   tsa_state_names[a.state], stay, tsa_acct_elapsed(&a));
-	tsa_proc_show_degraded(m);
+	tsa_proc_show_degraded(m, NULL);
 	seq_printf(m, "calibration %s\n", tsa_calib_state());
 	tsa_show_acct(m, "", &a);
 	tsa_show_tables(m, "", tables, tsa_acct_elapsed(&a));

@@ -690,14 +690,17 @@ enum tsa_wait tsa_syscall_wait(long nr, bool compat, unsigned long arg1)
 {
 	if (nr < 0)
 		return TSA_W_NONE;
-#ifdef CONFIG_IA32_EMULATION
+	/* A compat call's number is not the 64-bit table's (arm64: no table). */
 	if (compat) {
+#ifdef CONFIG_IA32_EMULATION
 		if (nr == TSA_NR_FUTEX_IA32 || nr == TSA_NR_FUTEX_TIME64_IA32)
 			return tsa_futex_waits(arg1) ? TSA_W_FUTEX : TSA_W_NONE;
 		return tsa_wait_lookup(tsa_wait_table_ia32,
 				       ARRAY_SIZE(tsa_wait_table_ia32), nr);
-	}
+#else
+		return TSA_W_NONE;
 #endif
+	}
 	if (nr == __NR_futex)
 		return tsa_futex_waits(arg1) ? TSA_W_FUTEX : TSA_W_NONE;
 	return tsa_wait_lookup(tsa_wait_table, ARRAY_SIZE(tsa_wait_table), nr);

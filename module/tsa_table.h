@@ -26,14 +26,15 @@
  * before them charged the current state no later than their stamp, so
  * the time it saw is never taken back, but for one window: a writer that
  * opens the record and then reads the clock has no full barrier between
- * (x86 lets the clock read pass the store that opened the record), so a
- * reader whose clock is later may still see the record closed and charge
- * the state in progress up to its clock, past the stamp the writer then
- * writes. What it saw is taken back by at most the time a store takes to
- * leave a CPU's store buffer (nanoseconds). Closing it costs a locked
- * instruction at every open: two a null system call, fourteen a pipe
- * round trip (make bench), where tsa adds none of its own now; readers
- * that difference two reads clamp at zero (docs/proc-format.md).
+ * (x86-64 and arm64 both let the clock read pass the store that opened
+ * the record), so a reader whose clock is later may still see the record
+ * closed and charge the state in progress up to its clock, past the
+ * stamp the writer then writes. What it saw is taken back by at most the
+ * time a store takes to leave a CPU's store buffer (nanoseconds).
+ * Closing it costs a locked instruction at every open: two a null system
+ * call, fourteen a pipe round trip (make bench), where tsa adds none of
+ * its own now; readers that difference two reads clamp at zero
+ * (docs/proc-format.md).
  *
  * Threads of one process share a struct tsa_group, found by the
  * signal_struct they share: it keeps the totals of the process's exited

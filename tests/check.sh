@@ -3,7 +3,7 @@
 # run every suite, and end with one line "N passed, N failed".
 #
 #   tests/check.sh [SUITE...]     all suites, or only the named ones
-#                                 ("matrix" names its three series)
+#                                 ("matrix" names its four series)
 #   tests/check.sh --repeat N [SUITE...]
 #                                 run them N times over and end with each
 #                                 test's pass rate (a flake hunt: a test
@@ -67,6 +67,12 @@ suites=(
 	# and replays before fuzz_selftext, which adds 16 s; make fuzz:
 	# 300 s each, a new seed each run)
 	fuzz		"bash tests/fuzz/run.sh --seconds 15 --seed 1"
+	# Debian's arm64 6.1 and 7.x kernels, cross-built and booted in
+	# qemu-system-aarch64 (tests/arm64.sh; roots prefetched below):
+	# warm 289 s with the host's load average at 4.7 (a third of it
+	# compiles); roots from nothing add about 90 s, which make check's
+	# prefetch spends beside the build suite (docs/kernels.md, arm64)
+	matrix-arm64	"tests/guest/run-arm64-tests.sh"
 	rt		"tests/guest/run-rt-tests.sh"
 	# (tsa-selftest's self-* in phase 1, a thread reading itself: about
 	# 2 s of the guest's time and 1 s of builds)
@@ -88,7 +94,7 @@ suites=(
 )
 first=" build "
 alone=" parallel engine-mt waits-mt replay-mt prstat-mt "
-matrix_parts="matrix-5.10 matrix-6.12 matrix-7"
+matrix_parts="matrix-5.10 matrix-6.12 matrix-7 matrix-arm64"
 
 repeat=0
 if [ "${1:-}" = --repeat ]; then
@@ -136,6 +142,11 @@ done
 for s in "${prefetch[@]}"; do
 	bash tests/kernels.sh provision "$s" >"$out/prefetch-$s.log" 2>&1 &
 done
+if wanted matrix-arm64; then
+	for s in 6.1 7; do
+		bash tests/arm64.sh provision "$s" >"$out/prefetch-arm64-$s.log" 2>&1 &
+	done
+fi
 # The debug kernels (tests/kunit.sh, cached by source, configuration and
 # compiler): on a fresh machine each is a long build. They start now, at
 # the lowest priority, and take the CPU time the guests leave idle (a

@@ -15,6 +15,10 @@ pkgs=(
 	busybox-static kmod cpio xz-utils
 	# build roots for the kernel matrix's other Debian releases (tests/kernels.sh)
 	mmdebstrap
+	# the arm64 series: its guests (qemu-system-aarch64), and the cross
+	# compiler for `make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-`
+	# against unpacked arm64 headers (tests/arm64.sh uses its root's own)
+	qemu-system-arm gcc-aarch64-linux-gnu
 	# the KUnit/debug kernel built from source (tests/kunit.sh)
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves gcc make
 	# packaging and static checks (make deb, man page lint, DKMS signing)

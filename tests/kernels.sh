@@ -34,7 +34,7 @@ TSA_PROG=kernels
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 # The archive: TSA_DEBIAN_MIRROR, else the one the host's own apt sources
-# name for its release (no address is written here; see host_mirror).
+# name for its release (no address is written here; see tsa_host_mirror in tests/lib.sh).
 MIRROR=${TSA_DEBIAN_MIRROR:-}
 FLAVOURS=(amd64 rt-amd64 cloud-amd64)
 
@@ -54,22 +54,6 @@ series_suite() {
 	5.10) echo bullseye ;;
 	*) echo "$(series_release "$1")-backports" ;;
 	esac
-}
-
-# host_mirror: the URI the host's apt sources (one-line or deb822) give
-# its own release's main suite, e.g. bookworm's rather than -security's
-# or -updates'; else the first Debian-looking suite's. apt reads its own
-# configuration, so every format and sources.list.d file counts.
-host_mirror() {
-	local code uris
-	code=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-	# shellcheck disable=SC2016 # apt's own $(FIELD)s, not the shell's
-	uris=$(apt-get indextargets --no-release-info \
-		--format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null | sort -u)
-	awk -v code="$code" '
-		$2 == code && !hit { hit = $1 }
-		$2 !~ /-/ && !any { any = $1 }
-		END { u = hit ? hit : any; sub(/\/$/, "", u); if (u == "") exit 1; print u }' <<<"$uris"
 }
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit "${1:-0}"; }
@@ -95,7 +79,7 @@ provision() {
 	dir=$TSA_CACHE/kernels/$series root=$dir/root bpo=$(series_suite "$series")
 	mkdir -p "$dir"
 	command -v mmdebstrap >/dev/null || tsa_die "mmdebstrap missing: run tests/deps.sh"
-	[ -n "$MIRROR" ] || MIRROR=$(host_mirror) ||
+	[ -n "$MIRROR" ] || MIRROR=$(tsa_host_mirror) ||
 		tsa_die "the host's apt sources name no Debian archive; set TSA_DEBIAN_MIRROR"
 	exec 9>"$dir/.lock"
 	flock 9

@@ -112,3 +112,19 @@ tsa_in_root() {
 		unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 	) 8>"$root.lock"
 }
+
+# tsa_host_mirror: the URI the host's apt sources (one-line or deb822) give
+# its own release's main suite, e.g. bookworm's rather than -security's
+# or -updates'; else the first Debian-looking suite's. apt reads its own
+# configuration, so every format and sources.list.d file counts.
+tsa_host_mirror() {
+	local code uris
+	code=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	# shellcheck disable=SC2016 # apt's own $(FIELD)s, not the shell's
+	uris=$(apt-get indextargets --no-release-info \
+		--format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null | sort -u)
+	awk -v code="$code" '
+		$2 == code && !hit { hit = $1 }
+		$2 !~ /-/ && !any { any = $1 }
+		END { u = hit ? hit : any; sub(/\/$/, "", u); if (u == "") exit 1; print u }' <<<"$uris"
+}

@@ -733,14 +733,20 @@ static void test_dfl(void)
  * 4 MiB of text that the child runs one instruction per page of: each
  * page starts with a jump to the next one, so every page is fetched.
  */
+#if defined(__x86_64__)
+#define TSA_SLED_JUMP	"jmp 1f\n.p2align 12,0xcc\n"	/* int3 between */
+#elif defined(__aarch64__)
+#define TSA_SLED_JUMP	"b 1f\n.p2align 12\n"		/* nops between */
+#else
+#error "the TFL sled: x86-64 and arm64 only"
+#endif
 __asm__(".pushsection .text.tsa_sled,\"ax\",@progbits\n"
 	".globl tsa_sled\n"
 	".type tsa_sled,@function\n"
 	".p2align 12\n"
 	"tsa_sled:\n"
 	".rept 1024\n"
-	"jmp 1f\n"
-	".p2align 12,0xcc\n"
+	TSA_SLED_JUMP
 	"1:\n"
 	".endr\n"
 	"ret\n"
