@@ -120,21 +120,37 @@ TSA_PUBLIC void tsa_self_close(void)
 static int read_mapped(struct tsa_snap *s)
 {
 	const struct tsa_slot *m = self_slot;
-	struct tsa_slot k;
-	uint64_t now, stay, head, sum = 0;
-	unsigned int i, tries = 0;
+	unsigned int i, tries = 0, nst, nct, st, flags;
+	uint64_t now, stamp, head, stay, gen, sum = 0;
 	uint32_t seq;
+	int tid;
 
 	/*
-	 * The clock inside the section: an event between the copy and the
-	 * clock (an interrupt, a preemption) would otherwise be charged to
-	 * the copied state, and taken back by the next read. Any event after
-	 * the second look at @seq stamps no earlier than this clock.
+	 * Only the fields and the entries in use are copied, straight into
+	 * @s. The clock inside the section: an event between the copy and
+	 * the clock (an interrupt, a preemption) would otherwise be charged
+	 * to the copied state, and taken back by the next read. Any event
+	 * after the second look at @seq stamps no earlier than this clock.
 	 */
 	for (;;) {
 		seq = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
 		if (!(seq & 1)) {
-			memcpy(&k, m, sizeof(k));
+			gen = m->generation;
+			flags = m->flags;
+			tid = m->tid;
+			nst = m->nr_states;
+			nct = m->nr_counters;
+			st = m->state;
+			head = m->head;
+			stamp = m->stamp;
+			if (nst > TSA_SELF_STATES)
+				nst = TSA_SELF_STATES;
+			if (nct > TSA_SELF_COUNTERS)
+				nct = TSA_SELF_COUNTERS;
+			for (i = 0; i < nst; i++)
+				s->ns[i] = m->ns[i];
+			for (i = 0; i < nct; i++)
+				s->count[i] = m->count[i];
 			now = mono_ns();
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			if (__atomic_load_n(&m->seq, __ATOMIC_RELAXED) == seq)
@@ -145,38 +161,37 @@ static int read_mapped(struct tsa_snap *s)
 			return -1;
 		}
 	}
-	if ((k.flags & (TSA_SLOT_ENDED | TSA_SLOT_NOT_LIVE)) ||
-	    k.generation != self_gen || k.state >= TSA_SELF_STATES) {
+	if ((flags & (TSA_SLOT_ENDED | TSA_SLOT_NOT_LIVE)) ||
+	    gen != self_gen || st >= nst) {
 		errno = ESTALE;
 		return -1;
 	}
-	if (now < k.stamp)
-		now = k.stamp;
-	stay = now - k.stamp;
-	if (k.state == TSA_ST_USR) {
-		head = k.head < stay ? k.head : stay;
-		k.ns[TSA_ST_SYS] += head;
+	if (now < stamp)
+		now = stamp;
+	stay = now - stamp;
+	if (st == TSA_ST_USR && nst > TSA_ST_SYS) {
+		head = head < stay ? head : stay;
+		s->ns[TSA_ST_SYS] += head;
 		stay -= head;
 	}
-	k.ns[k.state] += stay;
-	memset(s, 0, sizeof(*s));
+	s->ns[st] += stay;
+	for (i = 0; i < nst; i++)
+		sum += s->ns[i];
+	for (i = nst; i < TSA_SNAP_STATES; i++)
+		s->ns[i] = 0;
+	for (i = nct; i < TSA_SNAP_COUNTERS; i++)
+		s->count[i] = 0;
 	s->how = TSA_HOW_MAPPED;
-	s->tid = k.tid;
+	s->tid = tid;
 	s->pid = self_pid;
-	s->nr_states = k.nr_states < TSA_SELF_STATES ? k.nr_states : TSA_SELF_STATES;
-	s->nr_counters = k.nr_counters < TSA_SELF_COUNTERS ? k.nr_counters : TSA_SELF_COUNTERS;
-	s->state = k.state;
-	s->flags = (k.flags & TSA_SLOT_SINCE_LOAD) ? TSA_SNAP_SINCE_LOAD : 0;
+	s->nr_states = nst;
+	s->nr_counters = nct;
+	s->state = st;
+	s->flags = (flags & TSA_SLOT_SINCE_LOAD) ? TSA_SNAP_SINCE_LOAD : 0;
 	s->degraded = self_degraded;
 	s->at = now;
-	s->state_since = k.stamp;
-	for (i = 0; i < s->nr_states; i++) {
-		s->ns[i] = k.ns[i];
-		sum += k.ns[i];
-	}
+	s->state_since = stamp;
 	s->elapsed = sum;
-	for (i = 0; i < s->nr_counters; i++)
-		s->count[i] = k.count[i];
 	return 0;
 }
 
