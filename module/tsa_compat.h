@@ -10,6 +10,7 @@
 #define TSA_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <trace/events/sched.h>
@@ -167,6 +168,20 @@
 #else
 #define tsa_syscall_preempt_disable()	do { } while (0)
 #define tsa_syscall_preempt_enable()	do { } while (0)
+#endif
+
+/*
+ * A VMA's flags are changed through vm_flags_*() from 6.3 (which assert
+ * the mmap lock); before, directly.
+ */
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
+static inline void tsa_vm_flags_mod(struct vm_area_struct *vma,
+				    unsigned long set, unsigned long clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+#else
+#define tsa_vm_flags_mod(vma, set, clear)	vm_flags_mod(vma, set, clear)
 #endif
 
 /*

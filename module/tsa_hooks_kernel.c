@@ -60,6 +60,9 @@ static __always_inline void tsa_probe_write_end(struct tsa_thread *th,
 		tsa_thread_own_end(th, flags, locked);
 		return;
 	}
+	/* A registered slot is published as by tsa_thread_own_end(). */
+	if (locked && unlikely(th->acct.hold & TSA_HOLD_SLOT))
+		tsa_slot_publish(th);
 	raw_write_seqcount_end(&th->seq);
 	if (locked)
 		raw_spin_unlock(&th->lock);

@@ -133,6 +133,9 @@ TSA_PROBE_EXEC(tsa_sched_process_exec)
 		tsa_acct_exec(&th->acct, false);
 		tsa_thread_own_end(th, flags, locked);
 	}
+	/* Its slot's mappings went with the old mm. */
+	if (th && unlikely(READ_ONCE(th->acct.hold) & TSA_HOLD_SLOT))
+		tsa_slot_stop(th);
 	if (old_pid != task_pid_nr(p)) {
 		tsa_proc_tid_changed(old_pid);
 		tsa_proc_tid_changed(task_pid_nr(p));

@@ -362,6 +362,18 @@ static long tsa_entry_ioctl(struct file *file, unsigned int cmd,
 	return ret;
 }
 
+static int tsa_entry_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct tsa_entry *e = pde_data(file_inode(file));
+	int ret;
+
+	if (!tsa_entry_enter(e))
+		return -ESRCH;
+	ret = tsa_self_mmap(file, vma);
+	atomic_dec(&e->readers);
+	return ret;
+}
+
 #ifdef CONFIG_COMPAT
 static long tsa_entry_compat_ioctl(struct file *file, unsigned int cmd,
 				   unsigned long arg)
@@ -376,6 +388,7 @@ static const struct proc_ops tsa_entry_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = tsa_entry_lseek,
 	.proc_ioctl = tsa_entry_ioctl,
+	.proc_mmap = tsa_entry_mmap,
 #ifdef CONFIG_COMPAT
 	.proc_compat_ioctl = tsa_entry_compat_ioctl,
 #endif

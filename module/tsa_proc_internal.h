@@ -5,7 +5,7 @@
  *   tsa_proc_access.c   who may see a task, and by which ids
  *   tsa_proc_snap.c     consistent copies of threads and processes
  *   tsa_proc_format.c   the lines every file is made of
- *   tsa_proc_self.c     a thread's binary read of itself (the ioctl)
+ *   tsa_proc_self.c     a thread's binary read of itself (the ioctl, its slot)
  *   tsa_proc_thread.c   /proc/tsa/<tid>, self and thread-self
  *   tsa_proc_entries.c  making and removing the /proc/tsa/<tid> entries
  *   tsa_proc.c          the bulk files, calibration, setup
@@ -116,6 +116,8 @@ ssize_t tsa_write(struct file *file, const char __user *buf, size_t count,
 
 /* uapi/tsa.h's ioctls on a thread file (a seq_file whose private is its task). */
 long tsa_self_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+struct vm_area_struct;
+int tsa_self_mmap(struct file *file, struct vm_area_struct *vma);
 /* struct proc_ops has proc_compat_ioctl with CONFIG_COMPAT only. */
 #ifdef CONFIG_COMPAT
 long tsa_self_compat_ioctl(struct file *file, unsigned int cmd,

@@ -12,11 +12,13 @@
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include "tsa_compat.h"
 #include "tsa_proc.h"
 #include "tsa_proc_internal.h"
 #include "uapi/tsa.h"
@@ -71,6 +73,35 @@ static int tsa_self_fill(struct file *file, struct task_struct *t,
 	return 0;
 }
 
+/*
+ * Register the calling thread's mapped slot (uapi/tsa.h): a new page,
+ * with a new generation; a page registered before ends.
+ */
+static long tsa_slot_ioctl(struct file *file, struct task_struct *t)
+{
+	struct page *page, *old = NULL;
+	struct tsa_thread *th;
+	long ret = 0;
+
+	if (t != current)
+		return -EPERM;
+	page = tsa_slot_alloc(task_pid_nr_ns(t, tsa_proc_ns(file)));
+	if (!page)
+		return -ENOMEM;
+	rcu_read_lock();
+	th = tsa_thread_find(t);
+	if (th && !(READ_ONCE(th->acct.flags) & TSA_F_NOT_LIVE))
+		old = tsa_slot_install(th, page);
+	else
+		ret = -ESRCH;
+	rcu_read_unlock();
+	if (ret)
+		put_page(page);
+	if (old)
+		put_page(old);
+	return ret;
+}
+
 long tsa_self_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct task_struct *t = ((struct seq_file *)file->private_data)->private;
@@ -79,6 +110,8 @@ long tsa_self_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct tsa_self s;
 	int ret;
 
+	if (cmd == TSA_IOC_SLOT)
+		return tsa_slot_ioctl(file, t);
 	if (_IOC_TYPE(cmd) != TSA_IOC_MAGIC ||
 	    _IOC_NR(cmd) != TSA_IOC_SELF_NR || _IOC_DIR(cmd) != _IOC_READ)
 		return -ENOTTY;
@@ -96,6 +129,40 @@ long tsa_self_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (usize > n && clear_user(to + n, usize - n))
 		return -EFAULT;
 	return 0;
+}
+
+/*
+ * Map the caller's registered slot: one page, read-only for good (no
+ * VM_MAYWRITE, so no mprotect() makes it writable), not copied to a
+ * fork's child (VM_IO keeps madvise(MADV_DOFORK) from undoing
+ * VM_DONTCOPY) nor dumped. No vm_ops: nothing calls back into tsa, and
+ * the page lives on by the mapping's reference after tsa unloads.
+ */
+int tsa_self_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct task_struct *t = ((struct seq_file *)file->private_data)->private;
+	struct tsa_thread *th;
+	struct page *page = NULL;
+	int ret;
+
+	if (t != current)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	rcu_read_lock();
+	th = tsa_thread_find(t);
+	if (th)
+		page = tsa_slot_get(th);
+	rcu_read_unlock();
+	if (!page)
+		return -ENODATA;
+	tsa_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO,
+			 VM_MAYWRITE | VM_MAYEXEC);
+	ret = vm_insert_page(vma, vma->vm_start, page);
+	put_page(page);
+	return ret;
 }
 
 #ifdef CONFIG_COMPAT

@@ -211,6 +211,7 @@ static const struct proc_ops tsa_self_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
 	.proc_ioctl = tsa_self_ioctl,
+	.proc_mmap = tsa_self_mmap,
 #ifdef CONFIG_COMPAT
 	.proc_compat_ioctl = tsa_self_compat_ioctl,
 #endif
@@ -223,6 +224,7 @@ static const struct proc_ops tsa_thread_self_ops = {
 	.proc_write = tsa_write,
 	.proc_lseek = seq_lseek,
 	.proc_ioctl = tsa_self_ioctl,
+	.proc_mmap = tsa_self_mmap,
 #ifdef CONFIG_COMPAT
 	.proc_compat_ioctl = tsa_self_compat_ioctl,
 #endif

@@ -63,6 +63,7 @@
 #include "tsa_state.h"
 
 struct dentry;
+struct page;
 struct task_struct;
 struct signal_struct;
 
@@ -113,6 +114,11 @@ struct tsa_thread {
 	raw_spinlock_t lock;
 	u32 exit_gen;			/* its hand-over's number; 0: none yet */
 	/*
+	 * Its mapped slot's page (tsa_slot.c), written while acct.hold has
+	 * TSA_HOLD_SLOT, and referenced until the record is freed.
+	 */
+	struct page *slot;
+	/*
 	 * Who is waking it (tsa_hooks_wake.c): written by sched_waking in
 	 * the waker's context, read by the wakeup it leads to, wherever
 	 * that runs. Between the two no other wakeup of it begins (it is
@@ -158,6 +164,15 @@ static_assert(offsetof(struct tsa_thread, acct.call) < 64 &&
  */
 #define TSA_HOLD_SEEDER		0x01
 #define TSA_HOLD_READER		0x02
+#define TSA_HOLD_SLOT		0x04	/* a mapped slot to publish to */
+
+/* tsa_slot.c: copy the record's numbers to its slot; its lock held. */
+void tsa_slot_publish(struct tsa_thread *th);
+struct page *tsa_slot_alloc(pid_t tid);
+struct page *tsa_slot_install(struct tsa_thread *th, struct page *page);
+struct page *tsa_slot_get(struct tsa_thread *th);
+void tsa_slot_stop(struct tsa_thread *th);
+void tsa_slot_release(struct tsa_thread *th);
 
 /* Must @th's own events take its lock? */
 static __always_inline u8 tsa_thread_held(const struct tsa_thread *th)
@@ -263,6 +278,9 @@ static __always_inline void tsa_thread_own_end_irqs_off(struct tsa_thread *th,
 							bool locked)
 {
 	if (unlikely(locked)) {
+		/* Only a locked writer publishes: see tsa_slot.c. */
+		if (unlikely(th->acct.hold & TSA_HOLD_SLOT))
+			tsa_slot_publish(th);
 		write_seqcount_end(&th->seq);
 		raw_spin_unlock(&th->lock);
 		return;

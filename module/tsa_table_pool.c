@@ -386,12 +386,13 @@ void tsa_thread_free_rcu(struct rcu_head *head)
 
 	/* A reader may still hold it (tsa_thread_hold()). */
 	if (refcount_dec_and_test(&th->users))
-		tsa_obj_free(tsa_thread_cache_of(th->kern), th);
+		tsa_thread_obj_free(th);
 }
 
 
 void tsa_thread_obj_free(struct tsa_thread *th)
 {
+	tsa_slot_release(th);
 	tsa_obj_free(tsa_thread_cache_of(th->kern), th);
 }
 

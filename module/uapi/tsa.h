@@ -75,4 +75,63 @@ struct tsa_self {
 	_IOC(_IOC_READ, TSA_IOC_MAGIC, TSA_IOC_SELF_NR, (size))
 #define TSA_IOC_SELF		_IOR(TSA_IOC_MAGIC, TSA_IOC_SELF_NR, struct tsa_self)
 
+/*
+ * The mapped read (docs/proc-format.md, "The mapped slot"): a thread
+ * registers with TSA_IOC_SLOT on its own open thread file, then maps one
+ * page of that file read-only:
+ *
+ *	ioctl(fd, TSA_IOC_SLOT);
+ *	const struct tsa_slot *s = mmap(NULL, 4096, PROT_READ, MAP_SHARED,
+ *					fd, 0);
+ *
+ * tsa copies the thread's numbers there at each of its events, under
+ * @seq (odd while it writes; a reader copies, then checks @seq is even
+ * and unchanged). ns[] holds each state's time up to @stamp; the state in
+ * progress, @state, has gone on since: a reader at CLOCK_MONOTONIC @now
+ * adds max(now, stamp) - stamp to it, of which, in USR, the first @head
+ * ns are SYS (the calibrated return to user mode, as the ioctl does).
+ *
+ * @generation is new at each registration: a reader that kept it tells a
+ * page registered again. TSA_SLOT_ENDED: the page is no longer written
+ * (the thread exited or exec'd, registered again, or tsa unloaded); its
+ * numbers are frozen (an exited thread's as of its last event before its
+ * exit): read the ioctl instead. A fork's child gets no
+ * mapping. The page holds this thread's numbers and nothing else.
+ *
+ * Errors of TSA_IOC_SLOT: EPERM, not the caller's own thread's file;
+ * ESRCH, its record is not live; ENOMEM. Of mmap(): EPERM, not the
+ * caller's own file, or PROT_WRITE or PROT_EXEC asked; EACCES, a shared
+ * writable map (the file is read-only); EINVAL, not one page at offset
+ * 0; ENODATA, the thread has not registered (or exec'd since).
+ */
+#define TSA_SLOT_VERSION	1
+
+/* struct tsa_slot.flags */
+#define TSA_SLOT_ENDED		0x1	/* no longer written: see above */
+#define TSA_SLOT_NOT_LIVE	0x2	/* not measured yet: read the ioctl */
+#define TSA_SLOT_SINCE_LOAD	0x4	/* counted since tsa loaded */
+
+struct tsa_slot {
+	__u32 seq;		/* odd while tsa writes */
+	__u16 version;		/* TSA_SLOT_VERSION */
+	__u16 size;		/* bytes of the struct in use */
+	__u64 generation;	/* new at each registration */
+	__u32 flags;		/* TSA_SLOT_* */
+	__s32 tid;		/* in the registering file's pid namespace */
+	__u8 nr_states;		/* states used in ns[] */
+	__u8 nr_counters;	/* counters used in count[] */
+	__u8 state;		/* the state in progress: an index of ns[] */
+	__u8 reserved;		/* 0 */
+	__u32 head;		/* ns of a USR stay's start that are SYS */
+	__u64 stamp;		/* CLOCK_MONOTONIC ns: @state entered */
+	__u64 since;		/* CLOCK_MONOTONIC ns: birth, or load */
+	__u64 ns[TSA_SELF_STATES];	/* up to @stamp */
+	__u64 count[TSA_SELF_COUNTERS];
+};
+
+#define TSA_SLOT_SIZE_VER1	432	/* sizeof version 1 */
+
+#define TSA_IOC_SLOT_NR		2
+#define TSA_IOC_SLOT		_IO(TSA_IOC_MAGIC, TSA_IOC_SLOT_NR)
+
 #endif /* _UAPI_TSA_H */

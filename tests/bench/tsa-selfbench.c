@@ -12,6 +12,13 @@
  *   tsa ioctl                               TSA_IOC_SELF (module/uapi/tsa.h)
  *   libtsa ioctl                            tsa_self_read(), the same call
  *   libtsa text                             tsa_self_read(), the text way
+ *   libtsa mapped                           tsa_self_read(), the mapped slot
+ *   tsa mapped                              the slot (struct tsa_slot) copied
+ *                                           under its sequence count, and the
+ *                                           vDSO clock: no system call
+ *   getppid, unregistered / registered      a null system call of a thread
+ *                                           without a slot and with one: what
+ *                                           a registered thread pays per event
  *
  * Run in a thread that is not its process's leader: a leader's file also
  * sums its process, which the text way would pay for. Prints "NAME NS"
@@ -31,9 +38,10 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,6 +210,33 @@ static int way_taskstats(void)
 	return 0;
 }
 
+static const struct tsa_slot *slot;
+
+/* A consistent copy of what a reader needs, and the state charged to now. */
+static int way_mapped(void)
+{
+	uint64_t stamp, ns, now;
+	uint32_t seq;
+	unsigned int st;
+
+	do {
+		seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+		st = slot->state;
+		stamp = slot->stamp;
+		ns = slot->ns[st < TSA_SELF_STATES ? st : 0];
+		now = now_ns();		/* inside: see libtsa's read_mapped() */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) || __atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq);
+	sink += ns + (now > stamp ? now - stamp : 0);
+	return 0;
+}
+
+static int way_getppid(void)
+{
+	sink += syscall(SYS_getppid);
+	return 0;
+}
+
 static double best(const char *name, int (*way)(void))
 {
 	uint64_t t0, b = UINT64_MAX;
@@ -244,7 +279,9 @@ static void *bench(void *arg)
 	else
 		best("taskstats", way_taskstats);
 	best("tsa-ioctl", way_ioctl);
+	best("getppid-unregistered", way_getppid);
 	unsetenv("TSA_SELF_TEXT");
+	setenv("TSA_SELF_NO_MAP", "1", 1);
 	if (tsa_self_open() != TSA_HOW_IOCTL) {
 		fprintf(stderr, "tsa-selfbench: libtsa does not take the ioctl\n");
 		failed = 1;
@@ -257,6 +294,24 @@ static void *bench(void *arg)
 		failed = 1;
 	}
 	best("libtsa-text", way_libtsa);
+	tsa_self_close();
+	unsetenv("TSA_SELF_TEXT");
+	unsetenv("TSA_SELF_NO_MAP");
+	if (tsa_self_open() != TSA_HOW_MAPPED) {
+		fprintf(stderr, "tsa-selfbench: libtsa does not take the slot\n");
+		failed = 1;
+	}
+	best("libtsa-mapped", way_libtsa);
+	tsa_self_close();
+	if (ioctl(tsa_fd, TSA_IOC_SLOT) ||
+	    (slot = mmap(NULL, 4096, PROT_READ, MAP_SHARED, tsa_fd, 0)) ==
+	    MAP_FAILED) {
+		perror("tsa-selfbench: the slot");
+		failed = 1;
+		return NULL;
+	}
+	best("tsa-mapped", way_mapped);
+	best("getppid-registered", way_getppid);
 	return NULL;
 }
 

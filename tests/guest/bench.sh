@@ -182,6 +182,9 @@ if [ -x "$selfbench" ]; then
   tsa-ioctl:    TSA_IOC_SELF on an open /proc/tsa/thread-self (module/uapi/tsa.h)
   libtsa-ioctl: tsa_self_read(), the same call through libtsa
   libtsa-text:  tsa_self_read() with TSA_SELF_TEXT=1: the file's text, parsed
+  libtsa-mapped: tsa_self_read() from the thread's mapped slot (TSA_IOC_SLOT)
+  tsa-mapped:   the slot copied under its sequence count, and the vDSO clock
+  getppid-*:    a null system call, the thread without a slot, then with one
   schedstat:    pread of an open /proc/thread-self/schedstat and its parse
   taskstats:    a TASKSTATS_CMD_GET genetlink query of its own tid (root)
 TXT

@@ -34,7 +34,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-selftest \
 tests/guest-run --kernel "$bz" --timeout 1200 --module "$ko" \
 	--modparams "interrupts=1 hist=1" -- sh -c \
 	'"$0" "$@"; rc=$?; cat /proc/tsa/hist >/dev/null || rc=1
-	 tests/out/tsa-selftest self-ioctl self-errors self-agree self-fork self-pool self-stress || rc=1
+	 tests/out/tsa-selftest self-ioctl self-errors self-agree self-fork self-pool self-stress self-slot self-slot-refuse self-slot-fork self-slot-end self-slot-exec self-slot-mono || rc=1
 	 exit $rc' \
 	tests/out/tsa-gtest sleep syscalls stop entries burst all kthreads
 tests/guest-run --tcg-single --kernel "$bz" --timeout 1200 -- \

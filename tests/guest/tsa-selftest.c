@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -235,10 +236,11 @@ static int way(int how)
 	tsa_self_close();
 	if (how == TSA_HOW_TEXT)
 		setenv("TSA_SELF_TEXT", "1", 1);
-	else
-		unsetenv("TSA_SELF_TEXT");
+	if (how == TSA_HOW_IOCTL)
+		setenv("TSA_SELF_NO_MAP", "1", 1);
 	got = tsa_self_open();
 	unsetenv("TSA_SELF_TEXT");
+	unsetenv("TSA_SELF_NO_MAP");
 	if (got != how) {
 		tap(0, "libtsa: tsa_self_open() takes %s (expected %s): %s",
 		    tsa_self_how_name(got), tsa_self_how_name(how),
@@ -294,7 +296,8 @@ static int around(int how, const char *what, void (*work)(void),
 	return 0;
 }
 
-static const int hows[] = { TSA_HOW_IOCTL, TSA_HOW_TEXT };
+static const int hows[] = { TSA_HOW_MAPPED, TSA_HOW_IOCTL, TSA_HOW_TEXT };
+#define NHOWS	(sizeof(hows) / sizeof(hows[0]))
 
 static void nap50(void)
 {
@@ -315,7 +318,7 @@ static void test_sleep(void)
 	struct tsa_snap d;
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NHOWS; i++) {
 		if (around(hows[i], "self-sleep", nap50, &d))
 			continue;
 		tap(d.ns[TSA_ST_SLP] >= 49 * MS && d.ns[TSA_ST_SLP] <= 75 * MS &&
@@ -337,7 +340,7 @@ static void test_spin(void)
 	uint64_t cpu;
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NHOWS; i++) {
 		if (around(hows[i], "self-spin", spin50, &d))
 			continue;
 		cpu = d.ns[TSA_ST_USR] + d.ns[TSA_ST_SYS] + d.ns[TSA_ST_TRP] +
@@ -379,7 +382,7 @@ static void test_lock(void)
 	pthread_t th;
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NHOWS; i++) {
 		if (way(hows[i]))
 			continue;
 		atomic_store(&lck.phase, 0);
@@ -437,7 +440,7 @@ static void test_lat(void)
 		return;
 	}
 	pin(1);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NHOWS; i++) {
 		atomic_store(&lat_stop, 0);
 		pthread_create(&th, NULL, lat_spinner, NULL);
 		sleep_ms(20);	/* the spinner is running */
@@ -486,7 +489,7 @@ static void test_iow(void)
 		tap(0, "self-iow: open %s O_DIRECT: %s", path, strerror(errno));
 		return;
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NHOWS; i++) {
 		struct tsa_delays d0, d1;
 		uint64_t blkio;
 
@@ -598,7 +601,7 @@ static void test_pool(void)
 		       tsa_self_how_name(d->how), ms(d->at),
 		       ms(d->ns[TSA_ST_USR]), ms(d->ns[TSA_ST_SYS]),
 		       ms(d->ns[TSA_ST_LAT]), ms(d->ns[TSA_ST_SLP]));
-		ok &= good && d->how == TSA_HOW_IOCTL;
+		ok &= good && d->how == TSA_HOW_MAPPED;
 	}
 	tap(ok, "self-pool: %d tasks on one pool thread, a read pair each: sleeps SLP 19 to 45 ms and USR < 2, spins on CPU or LAT >= 20 (USR >= 10) and SLP < 1",
 	    POOL_TASKS);
@@ -612,7 +615,7 @@ static void test_fork(void)
 	pid_t c;
 	int got[2] = { 0, 0 };
 
-	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a) || pipe(p)) {
+	if (way(TSA_HOW_MAPPED) || tsa_self_read(&a) || pipe(p)) {
 		tap(0, "self-fork: %s", strerror(errno));
 		return;
 	}
@@ -632,8 +635,8 @@ static void test_fork(void)
 		got[0] = -EIO;
 	close(p[0]);
 	waitpid(c, &st, 0);
-	tap(got[0] == c && got[1] == TSA_HOW_IOCTL,
-	    "self-fork: the child reads its own tid %d by ioctl (saw %d by %s)",
+	tap(got[0] == c && got[1] == TSA_HOW_MAPPED,
+	    "self-fork: the child reads its own tid %d by its own slot, mapped (saw %d by %s)",
 	    c, got[0], tsa_self_how_name(got[1]));
 }
 
@@ -768,6 +771,364 @@ static void test_stress(void)
 }
 
 
+/* --- the mapped slot ------------------------------------------------------ */
+
+/* Register the caller's slot on @fd and map it: the page, or NULL. */
+static const struct tsa_slot *slot_map(int fd)
+{
+	void *p;
+
+	if (ioctl(fd, TSA_IOC_SLOT))
+		return NULL;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A consistent copy of @m (its sequence count even and unchanged). */
+static void slot_copy(const struct tsa_slot *m, struct tsa_slot *k)
+{
+	uint32_t seq;
+
+	do {
+		seq = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
+		memcpy(k, m, sizeof(*k));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) || __atomic_load_n(&m->seq, __ATOMIC_RELAXED) != seq);
+}
+
+/* Words of the page that look like x86-64 kernel addresses. */
+static int slot_kernel_words(const void *page)
+{
+	const uint64_t *w = page;
+	int i, n = 0;
+
+	for (i = 0; i < 4096 / 8; i++)
+		n += w[i] >= 0xffff800000000000ULL;
+	return n;
+}
+
+/*
+ * The page of a registered thread: its own tid, its version and size, no
+ * kernel address anywhere in it; libtsa's mapped read between two ioctl
+ * reads lies between them, every state and counter.
+ */
+static void test_slot(void)
+{
+	const struct tsa_slot *m;
+	struct tsa_snap a, t, b;
+	struct tsa_slot k;
+	int fd = open_self(), ok = 1, i;
+
+	m = fd < 0 ? NULL : slot_map(fd);
+	if (!m) {
+		tap(0, "self-slot: register and map: %s", strerror(errno));
+		return;
+	}
+	slot_copy(m, &k);
+	tap(k.version == TSA_SLOT_VERSION && k.size == sizeof(k) &&
+	    k.tid == gettid_() && k.generation && !(k.flags & TSA_SLOT_ENDED) &&
+	    k.nr_states == TSA_ST_KNOWN && k.nr_counters == TSA_CT_KNOWN &&
+	    k.state == TSA_ST_USR,
+	    "self-slot: version %u size %u tid %d generation %#llx flags %#x states %u counters %u state %u (expected %d %zu %d nonzero, not ended, %d %d, USR)",
+	    k.version, k.size, k.tid, (unsigned long long)k.generation,
+	    k.flags, k.nr_states, k.nr_counters, k.state, TSA_SLOT_VERSION,
+	    sizeof(k), gettid_(), TSA_ST_KNOWN, TSA_CT_KNOWN);
+	tap(slot_kernel_words(m) == 0,
+	    "self-slot: no word of the page is a kernel address (saw %d)",
+	    slot_kernel_words(m));
+	munmap((void *)m, 4096);
+	close(fd);
+
+	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a) || way(TSA_HOW_MAPPED) ||
+	    tsa_self_read(&t) || way(TSA_HOW_IOCTL) || tsa_self_read(&b)) {
+		tap(0, "self-slot: reads: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < TSA_ST_KNOWN; i++)
+		ok &= a.ns[i] <= t.ns[i] && t.ns[i] <= b.ns[i];
+	for (i = 0; i < TSA_CT_KNOWN; i++)
+		ok &= a.count[i] <= t.count[i] && t.count[i] <= b.count[i];
+	tap(ok && t.how == TSA_HOW_MAPPED && a.tid == t.tid && t.tid == b.tid &&
+	    t.pid == a.pid && a.elapsed <= t.elapsed && t.elapsed <= b.elapsed &&
+	    a.at <= t.at && t.at <= b.at && t.degraded == a.degraded &&
+	    t.flags == a.flags && t.state == TSA_ST_USR,
+	    "self-slot: libtsa's mapped read between two ioctl reads lies between them (by %s, USR %llu %llu %llu, SYS %llu %llu %llu, elapsed %llu %llu %llu)",
+	    tsa_self_how_name(t.how), (unsigned long long)a.ns[TSA_ST_USR],
+	    (unsigned long long)t.ns[TSA_ST_USR],
+	    (unsigned long long)b.ns[TSA_ST_USR],
+	    (unsigned long long)a.ns[TSA_ST_SYS],
+	    (unsigned long long)t.ns[TSA_ST_SYS],
+	    (unsigned long long)b.ns[TSA_ST_SYS],
+	    (unsigned long long)a.elapsed, (unsigned long long)t.elapsed,
+	    (unsigned long long)b.elapsed);
+}
+
+static int slot_fd_other;
+static int slot_other_err[2];
+
+static void *slot_other(void *arg)
+{
+	int fd = open_self();
+	void *p;
+
+	(void)arg;
+	/* Another thread's handle: neither registered nor mapped here. */
+	slot_other_err[0] = ioctl(slot_fd_other, TSA_IOC_SLOT) ? errno : 0;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, slot_fd_other, 0);
+	slot_other_err[1] = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	/* Its own file, never registered: ENODATA. */
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(fd);
+	return (void *)(long)(p == MAP_FAILED ? errno : 0);
+}
+
+static void slot_expect(void *p, int want, const char *what)
+{
+	int e = p == MAP_FAILED ? errno : 0;
+
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	tap(e == want, "self-slot-refuse: %s: %s (saw %s)", what,
+	    strerror(want), e ? strerror(e) : "mapped");
+}
+
+/* What a slot refuses, each with its errno, nothing mapped. */
+static void test_slot_refuse(void)
+{
+	int fd = open_self(), r, e;
+	const struct tsa_slot *m;
+	pthread_t th;
+	void *ret;
+
+	if (fd < 0 || !(m = slot_map(fd))) {
+		tap(0, "self-slot-refuse: register and map: %s", strerror(errno));
+		return;
+	}
+	slot_expect(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0),
+		    EPERM, "PROT_WRITE, MAP_PRIVATE");
+	slot_expect(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+		    EACCES, "PROT_WRITE, MAP_SHARED");
+	slot_expect(mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0),
+		    EPERM, "PROT_EXEC");
+	slot_expect(mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0),
+		    EINVAL, "two pages");
+	slot_expect(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096),
+		    EINVAL, "offset 4096");
+	r = mprotect((void *)m, 4096, PROT_READ | PROT_WRITE);
+	e = errno;
+	tap(r == -1 && e == EACCES, "self-slot-refuse: mprotect(PROT_WRITE): EACCES (saw %d %s)",
+	    r, r ? strerror(e) : "ok");
+	r = madvise((void *)m, 4096, MADV_DOFORK);
+	e = errno;
+	tap(r == -1 && e == EINVAL, "self-slot-refuse: madvise(MADV_DOFORK): EINVAL (saw %d %s)",
+	    r, r ? strerror(e) : "ok");
+	slot_fd_other = fd;
+	pthread_create(&th, NULL, slot_other, NULL);
+	pthread_join(th, &ret);
+	tap(slot_other_err[0] == EPERM && slot_other_err[1] == EPERM &&
+	    (long)ret == ENODATA,
+	    "self-slot-refuse: another thread: TSA_IOC_SLOT and mmap on this one's file EPERM, mmap of its own unregistered file ENODATA (saw %s, %s, %s)",
+	    strerror(slot_other_err[0]), strerror(slot_other_err[1]),
+	    strerror((int)(long)ret));
+	munmap((void *)m, 4096);
+	close(fd);
+}
+
+/*
+ * A fork's child has no mapping of the slot (mincore: ENOMEM), cannot
+ * map it through the inherited file (EPERM), and libtsa reads the child's
+ * own (self-fork).
+ */
+static void test_slot_fork(void)
+{
+	int fd = open_self(), st = 0, p[2], got[2] = { -1, -1 };
+	const struct tsa_slot *m;
+	unsigned char v;
+	pid_t c;
+
+	if (fd < 0 || !(m = slot_map(fd)) || pipe(p)) {
+		tap(0, "self-slot-fork: %s", strerror(errno));
+		return;
+	}
+	c = fork();
+	if (c == 0) {
+		void *q;
+		int r[2];
+
+		r[0] = mincore((void *)m, 4096, &v) ? errno : 0;
+		q = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		r[1] = q == MAP_FAILED ? errno : 0;
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		got[0] = -1;
+	close(p[0]);
+	waitpid(c, &st, 0);
+	tap(got[0] == ENOMEM && got[1] == EPERM,
+	    "self-slot-fork: the child has no mapping (mincore: %s, expected ENOMEM) and may not map the parent's thread's file (%s, expected EPERM)",
+	    got[0] >= 0 ? strerror(got[0]) : "?", got[1] >= 0 ? strerror(got[1]) : "?");
+	munmap((void *)m, 4096);
+	close(fd);
+}
+
+static const struct tsa_slot *slot_exit_page;
+static int slot_exit_tid;
+
+static void *slot_exiting(void *arg)
+{
+	int fd = open_self();
+
+	(void)arg;
+	slot_exit_tid = gettid_();
+	slot_exit_page = fd < 0 ? NULL : slot_map(fd);
+	if (fd >= 0)
+		close(fd);	/* the mapping stays */
+	spin_ns(5 * MS);
+	return NULL;
+}
+
+/*
+ * A thread that exits leaves its mapping reading ENDED, its numbers
+ * frozen; a second registration gives a new generation, and the first
+ * page ends.
+ */
+static void test_slot_end(void)
+{
+	struct tsa_slot k, k2;
+	const struct tsa_slot *m1, *m2;
+	pthread_t th;
+	int fd;
+
+	pthread_create(&th, NULL, slot_exiting, NULL);
+	pthread_join(th, NULL);
+	if (!slot_exit_page) {
+		tap(0, "self-slot-end: the thread could not map its slot");
+	} else {
+		sleep_ms(50);	/* its record is freed after a grace period */
+		slot_copy(slot_exit_page, &k);
+		sleep_ms(10);
+		slot_copy(slot_exit_page, &k2);
+		tap((k.flags & TSA_SLOT_ENDED) && k.tid == slot_exit_tid &&
+		    k.ns[TSA_ST_USR] >= 4 * MS && !memcmp(&k, &k2, sizeof(k)),
+		    "self-slot-end: an exited thread's mapping reads ENDED (flags %#x), its tid %d (expected %d), USR %.3f ms (expected >= 4), unchanged 10 ms later (%s)",
+		    k.flags, k.tid, slot_exit_tid, ms(k.ns[TSA_ST_USR]),
+		    memcmp(&k, &k2, sizeof(k)) ? "changed" : "yes");
+		munmap((void *)slot_exit_page, 4096);
+	}
+	fd = open_self();
+	m1 = fd < 0 ? NULL : slot_map(fd);
+	m2 = m1 ? slot_map(fd) : NULL;
+	if (!m2) {
+		tap(0, "self-slot-end: register twice: %s", strerror(errno));
+		return;
+	}
+	slot_copy(m1, &k);
+	slot_copy(m2, &k2);
+	tap((k.flags & TSA_SLOT_ENDED) && !(k2.flags & TSA_SLOT_ENDED) &&
+	    k.generation != k2.generation && k2.tid == gettid_(),
+	    "self-slot-end: registered again: the first page ENDED (flags %#x), the second live (%#x), generations %#llx then %#llx",
+	    k.flags, k2.flags, (unsigned long long)k.generation,
+	    (unsigned long long)k2.generation);
+	munmap((void *)m1, 4096);
+	munmap((void *)m2, 4096);
+	close(fd);
+}
+
+/*
+ * exec drops the registration: the new program's mmap of the same file
+ * (kept open across the exec) finds none (ENODATA). The child of a fork
+ * registers, maps, then execs this program with --slot-exec FD.
+ */
+static int slot_exec_child(int fd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (p != MAP_FAILED)
+		return 2;
+	return errno == ENODATA ? 0 : 3;
+}
+
+static void test_slot_exec(void)
+{
+	int st = 0;
+	pid_t c;
+
+	c = fork();
+	if (c == 0) {
+		int fd = open("/proc/tsa/thread-self", O_RDONLY);
+		char arg[16];
+
+		if (fd < 0 || !slot_map(fd))
+			_exit(4);
+		snprintf(arg, sizeof(arg), "%d", fd);
+		execl("/proc/self/exe", "tsa-selftest", "--slot-exec", arg,
+		      (char *)NULL);
+		_exit(5);
+	}
+	waitpid(c, &st, 0);
+	tap(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "self-slot-exec: after exec the file kept open maps no slot: ENODATA (exit %d: 0 ENODATA, 2 mapped, 3 another error, 4 no slot before, 5 exec failed)",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/*
+ * A thread reads its slot (libtsa) over and over between system calls
+ * and its own ticks: no state, counter or elapsed ever goes back (by
+ * more than 1 us, the window tsa_table.h describes). Under
+ * multi-threaded TCG the kernel's copies and the reads truly overlap.
+ */
+#define SLOT_MONO_READS	200000
+static void test_slot_mono(void)
+{
+	struct tsa_snap a, b;
+	int i, k, bad = 0, mapped = 0;
+	uint64_t back = 0;
+
+	if (way(TSA_HOW_MAPPED) || tsa_self_read(&a)) {
+		tap(0, "self-slot-mono: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < SLOT_MONO_READS && !bad; i++) {
+		if (i % 64 == 0)
+			getppid();
+		if (tsa_self_read(&b)) {
+			bad = 1;
+			break;
+		}
+		mapped += b.how == TSA_HOW_MAPPED;
+		bad |= b.elapsed + 1000 < a.elapsed || b.at < a.at;
+		for (k = 0; k < TSA_ST_KNOWN; k++) {
+			if (b.ns[k] < a.ns[k] && a.ns[k] - b.ns[k] > back)
+				back = a.ns[k] - b.ns[k];
+			if (b.ns[k] + 1000 < a.ns[k] && !bad)
+				printf("# self-slot-mono: read %d: %s went back %llu -> %llu (state %s since %llu at %llu, before %s since %llu at %llu)\n",
+				       i, tsa_self_state_name(k),
+				       (unsigned long long)a.ns[k],
+				       (unsigned long long)b.ns[k],
+				       tsa_self_state_name(b.state),
+				       (unsigned long long)b.state_since,
+				       (unsigned long long)b.at,
+				       tsa_self_state_name(a.state),
+				       (unsigned long long)a.state_since,
+				       (unsigned long long)a.at);
+			bad |= b.ns[k] + 1000 < a.ns[k];
+		}
+		for (k = 0; k < TSA_CT_KNOWN; k++)
+			bad |= b.count[k] < a.count[k];
+		a = b;
+	}
+	tap(!bad && mapped == i,
+	    "self-slot-mono: %d mapped reads of itself (%d by the slot) with a system call every 64: nothing went back by more than 1 us (most: %llu ns)",
+	    i, mapped, (unsigned long long)back);
+}
+
 /* tsa-self32 (TSA_SELF32): a 32-bit caller, through the compat ioctl. */
 static void test_compat(void)
 {
@@ -804,7 +1165,7 @@ static void test_reload(void)
 		tap(1, "# SKIP self-reload: no TSA_KO and TSA_QUIESCE");
 		return;
 	}
-	if (way(TSA_HOW_IOCTL) || tsa_self_read(&a)) {
+	if (way(TSA_HOW_MAPPED) || tsa_self_read(&a)) {
 		tap(0, "self-reload: first read: %s", strerror(errno));
 		return;
 	}
@@ -814,7 +1175,7 @@ static void test_reload(void)
 		return;
 	}
 	r = tsa_self_read(&b);
-	tap(r == 0 && b.how == TSA_HOW_IOCTL && b.tid == a.tid &&
+	tap(r == 0 && b.how == TSA_HOW_MAPPED && b.tid == a.tid &&
 	    (b.flags & TSA_SNAP_SINCE_LOAD) && b.elapsed < a.elapsed + b.at - a.at,
 	    "self-reload: after rmmod and insmod the same handle's next read works (%s), by %s, since load (flags %#x), elapsed %llu ns from the load (before: %llu since birth)",
 	    r ? strerror(errno) : "ok", tsa_self_how_name(b.how), b.flags,
@@ -835,12 +1196,20 @@ static const struct tsa_test tests[] = {
 	{ "self-example", test_example },
 	{ "self-stress", test_stress },
 	{ "self-compat", test_compat },
+	{ "self-slot", test_slot },
+	{ "self-slot-refuse", test_slot_refuse },
+	{ "self-slot-fork", test_slot_fork },
+	{ "self-slot-end", test_slot_end },
+	{ "self-slot-exec", test_slot_exec },
+	{ "self-slot-mono", test_slot_mono },
 	{ "self-reload", test_reload },
 };
 
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "--slot-exec"))
+		return slot_exec_child(atoi(argv[2]));
 	return tsa_test_main("tsa-selftest", tests,
 			     sizeof(tests) / sizeof(tests[0]), argc, argv);
 }

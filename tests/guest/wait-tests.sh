@@ -182,10 +182,11 @@ p1+=(trp-off degraded allsum calls hist)
 export TSA_CALLS_DISK=$disk_ok
 say "phase 1: tsa.ko with default parameters"
 TSA_EXPECT_DEGRADED="TRP$klk_lost" run $(want "${p1[@]}")
-# A thread reads itself (tsa-selftest): the ioctl and libtsa's known
-# answers, IOW from the data disk. About 2 s.
+# A thread reads itself (tsa-selftest): the mapped slot, the ioctl and
+# libtsa's known answers by each way, IOW from the data disk. About 3.5 s
+# (self-slot*: 0.3 s).
 TSA_SELF32=$(dirname "$wtest")/tsa-self32 TSA_REQUEST_LOOP=$(dirname "$wtest")/request-loop PROG=$(dirname "$wtest")/tsa-selftest \
-	run $(want self-ioctl self-errors self-agree self-sleep self-spin self-lock self-lat self-iow self-pool self-fork self-example self-stress self-compat)
+	run $(want self-ioctl self-errors self-agree self-sleep self-spin self-lock self-lat self-iow self-pool self-fork self-example self-stress self-compat self-slot self-slot-refuse self-slot-fork self-slot-end self-slot-exec self-slot-mono)
 # Who woke it (tsa-waketest): the wakers' known answers.
 PROG=$waketest run $(want wk-cond wk-mutex wk-pipe wk-sleep wk-stop wk-tcp wk-iow wk-sum wk-bulk)
 # dfl and tfl compare each page-in wait with delay accounting's, which

@@ -11,6 +11,15 @@
  * then opened again, as is a handle that stops working (its module was
  * reloaded). A read allocates nothing: the ioctl fills a struct
  * on the stack, the text is parsed from a buffer on the stack.
+ *
+ * Where the module offers it, the handle registers the thread's slot and
+ * maps it (uapi/tsa.h, struct tsa_slot): a read is then a copy of the page
+ * under its sequence count and a vDSO clock read. A fork's child has no
+ * such mapping (the kernel does not copy it): the fork counter is tested
+ * before the page is touched, and the child's handle is dropped without
+ * munmap(), whose range may hold the child's own mappings by then. A slot
+ * that ended (exit, exec, tsa reloaded) or that another registration
+ * replaced sends the read to the ioctl, once on a fresh handle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +62,10 @@ _Static_assert(TSA_SNAP_STATES >= TSA_SELF_STATES &&
 static __thread int self_fd = -1;
 static __thread int self_how;		/* enum tsa_how, while open */
 static __thread unsigned int self_forks;	/* forks when it was opened */
+static __thread const struct tsa_slot *self_slot;	/* mapped, or NULL */
+static __thread uint64_t self_gen;	/* its generation when mapped */
+static __thread int self_pid;		/* not in the slot: from the ioctl */
+static __thread uint32_t self_degraded;
 
 static atomic_uint forks;
 static pthread_key_t exit_key;
@@ -84,10 +98,130 @@ static uint64_t mono_ns(void)
 
 TSA_PUBLIC void tsa_self_close(void)
 {
+	/* Not in a fork's child: the page is not mapped there. */
+	if (self_slot &&
+	    self_forks == atomic_load_explicit(&forks, memory_order_relaxed))
+		munmap((void *)self_slot, sizeof(*self_slot));
+	self_slot = NULL;
 	if (self_fd >= 0)
 		close(self_fd);
 	self_fd = -1;
 	self_how = TSA_HOW_NONE;
+}
+
+/* Tries of a copy before a writer is taken to be stuck: the ioctl then. */
+#define TSA_SLOT_TRIES	1000
+
+/*
+ * A copy of the slot under its sequence count, its state in progress
+ * charged up to now as the module charges it (tsa_acct_close(): in USR,
+ * the first @head ns are SYS). ESTALE: it ended or was registered again.
+ */
+static int read_mapped(struct tsa_snap *s)
+{
+	const struct tsa_slot *m = self_slot;
+	unsigned int i, tries = 0, nst, nct, st, flags;
+	uint64_t now, stamp, head, stay, gen, sum = 0;
+	uint32_t seq;
+	int tid;
+
+	/*
+	 * Only the fields and the entries in use are copied, straight into
+	 * @s. The clock inside the section: an event between the copy and
+	 * the clock (an interrupt, a preemption) would otherwise be charged
+	 * to the copied state, and taken back by the next read. Any event
+	 * after the second look at @seq stamps no earlier than this clock.
+	 */
+	for (;;) {
+		seq = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
+		if (!(seq & 1)) {
+			gen = m->generation;
+			flags = m->flags;
+			tid = m->tid;
+			nst = m->nr_states;
+			nct = m->nr_counters;
+			st = m->state;
+			head = m->head;
+			stamp = m->stamp;
+			if (nst > TSA_SELF_STATES)
+				nst = TSA_SELF_STATES;
+			if (nct > TSA_SELF_COUNTERS)
+				nct = TSA_SELF_COUNTERS;
+			for (i = 0; i < nst; i++)
+				s->ns[i] = m->ns[i];
+			for (i = 0; i < nct; i++)
+				s->count[i] = m->count[i];
+			now = mono_ns();
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&m->seq, __ATOMIC_RELAXED) == seq)
+				break;
+		}
+		if (++tries == TSA_SLOT_TRIES) {
+			errno = ESTALE;
+			return -1;
+		}
+	}
+	if ((flags & (TSA_SLOT_ENDED | TSA_SLOT_NOT_LIVE)) ||
+	    gen != self_gen || st >= nst) {
+		errno = ESTALE;
+		return -1;
+	}
+	if (now < stamp)
+		now = stamp;
+	stay = now - stamp;
+	if (st == TSA_ST_USR && nst > TSA_ST_SYS) {
+		head = head < stay ? head : stay;
+		s->ns[TSA_ST_SYS] += head;
+		stay -= head;
+	}
+	s->ns[st] += stay;
+	for (i = 0; i < nst; i++)
+		sum += s->ns[i];
+	for (i = nst; i < TSA_SNAP_STATES; i++)
+		s->ns[i] = 0;
+	for (i = nct; i < TSA_SNAP_COUNTERS; i++)
+		s->count[i] = 0;
+	s->how = TSA_HOW_MAPPED;
+	s->tid = tid;
+	s->pid = self_pid;
+	s->nr_states = nst;
+	s->nr_counters = nct;
+	s->state = st;
+	s->flags = (flags & TSA_SLOT_SINCE_LOAD) ? TSA_SNAP_SINCE_LOAD : 0;
+	s->degraded = self_degraded;
+	s->at = now;
+	s->state_since = stamp;
+	s->elapsed = sum;
+	return 0;
+}
+
+/* TSA_SELF_NO_MAP=1 in the environment: no slot, to compare the ways. */
+static int no_map(void)
+{
+	const char *v = getenv("TSA_SELF_NO_MAP");
+
+	return v && !strcmp(v, "1");
+}
+
+/* Register and map the thread's slot: 0, or -1 (the ioctl is used). */
+static int map_slot(void)
+{
+	const struct tsa_slot *m;
+	void *p;
+
+	if (no_map() || ioctl(self_fd, TSA_IOC_SLOT))
+		return -1;
+	p = mmap(NULL, sizeof(*m), PROT_READ, MAP_SHARED, self_fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	m = p;
+	if (__atomic_load_n(&m->version, __ATOMIC_RELAXED) != TSA_SLOT_VERSION) {
+		munmap(p, sizeof(*m));
+		return -1;
+	}
+	self_gen = m->generation;
+	self_slot = m;
+	return 0;
 }
 
 static int read_ioctl(struct tsa_snap *s)
@@ -191,8 +325,13 @@ TSA_PUBLIC int tsa_self_open(void)
 	/* Each handle asks its own module: one may be reloaded, or upgraded. */
 	if (!force_text()) {
 		self_how = TSA_HOW_IOCTL;
-		if (!read_ioctl(&s))
+		if (!read_ioctl(&s)) {
+			self_pid = s.pid;
+			self_degraded = s.degraded;
+			if (!map_slot())
+				self_how = TSA_HOW_MAPPED;
 			return self_how;
+		}
 		if (errno != ENOTTY && errno != EINVAL) {
 			tsa_self_close();
 			return -1;
@@ -200,6 +339,18 @@ TSA_PUBLIC int tsa_self_open(void)
 	}
 	self_how = TSA_HOW_TEXT;
 	return self_how;
+}
+
+static int read_way(struct tsa_snap *s)
+{
+	switch (self_how) {
+	case TSA_HOW_MAPPED:
+		return read_mapped(s);
+	case TSA_HOW_IOCTL:
+		return read_ioctl(s);
+	default:
+		return read_text(s);
+	}
 }
 
 TSA_PUBLIC int tsa_self_read(struct tsa_snap *s)
@@ -213,7 +364,7 @@ TSA_PUBLIC int tsa_self_read(struct tsa_snap *s)
 			return -1;
 		}
 	}
-	ret = self_how == TSA_HOW_IOCTL ? read_ioctl(s) : read_text(s);
+	ret = read_way(s);
 	/*
 	 * A handle that stopped working: not its thread's file after all (a
 	 * clone without fork handlers: EPERM), or the file of a module since
@@ -223,7 +374,10 @@ TSA_PUBLIC int tsa_self_read(struct tsa_snap *s)
 		tsa_self_close();
 		if (tsa_self_open() < 0)
 			return -1;
-		ret = self_how == TSA_HOW_IOCTL ? read_ioctl(s) : read_text(s);
+		ret = read_way(s);
+		/* Registered, but not live yet, or stuck: the ioctl. */
+		if (ret && self_how == TSA_HOW_MAPPED)
+			ret = read_ioctl(s);
 	}
 	if (ret) {
 		int e = errno;
@@ -293,6 +447,8 @@ TSA_PUBLIC const char *tsa_self_how_name(int how)
 		return "ioctl";
 	case TSA_HOW_TEXT:
 		return "text";
+	case TSA_HOW_MAPPED:
+		return "mapped";
 	default:
 		return "none";
 	}

@@ -11,9 +11,10 @@
  * Each thread has its own handle (thread-local, opened by its first read,
  * closed at its exit or by tsa_self_close()), so every call is
  * thread-safe and a read allocates nothing. A read takes the fastest way
- * the running module offers and says which in struct tsa_snap.how: one
- * ioctl on /proc/tsa/thread-self (TSA_HOW_IOCTL), or, on a module without
- * it, a read and parse of the same file's text (TSA_HOW_TEXT).
+ * the running module offers and says which in struct tsa_snap.how: the
+ * thread's mapped slot, with no system call (TSA_HOW_MAPPED), one ioctl on
+ * /proc/tsa/thread-self (TSA_HOW_IOCTL), or, on a module without it, a
+ * read and parse of the same file's text (TSA_HOW_TEXT).
  */
 #ifndef TSA_H
 #define TSA_H
@@ -45,6 +46,7 @@ enum tsa_how {
 	TSA_HOW_NONE,		/* no way: tsa is not loaded or not tracking */
 	TSA_HOW_IOCTL,		/* one ioctl (module/uapi/tsa.h) */
 	TSA_HOW_TEXT,		/* the text of /proc/tsa/thread-self, parsed */
+	TSA_HOW_MAPPED,		/* its mapped slot: no system call */
 };
 
 /* struct tsa_snap.flags */
