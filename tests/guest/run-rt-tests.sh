@@ -30,6 +30,15 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-waketest \
 	tests/guest/tsa-waketest.c tests/guest/tsa-read.c
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
 	-- tests/out/tsa-waketest
+# A thread reads itself under RT (the mapped slot written from RT's
+# preemptible hooks, the ioctl): tsa-selftest's ways and pitfalls.
+make -s -C userspace WERROR=y libtsa.a >/dev/null
+gcc -O2 -Wall -Wextra -Werror -pthread -o tests/out/tsa-selftest \
+	tests/guest/tsa-selftest.c tests/guest/tsa-read.c userspace/libtsa.a
+tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams interrupts=1 \
+	-- tests/out/tsa-selftest self-ioctl self-agree self-sleep self-spin self-pool \
+	self-stress self-slot self-slot-refuse self-slot-fork self-slot-end \
+	self-slot-exec self-slot-mono
 # The burst again with a late queue shorter than its pool misses: the
 # rest must be found by the work item's walk over all threads.
 tests/guest-run --kernel "$kver" --module "$src/tsa.ko" --modparams "interrupts=1 late_queue=100" \
