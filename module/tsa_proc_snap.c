@@ -330,7 +330,7 @@ bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	struct tsa_group *g;
 	struct tsa_row *r;
 	u32 gen, exited;
-	bool full, may;
+	bool full, keep, may;
 	u64 at;
 
 	if (tsa_all_threads(all, p, start)) {
@@ -341,13 +341,19 @@ bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	rcu_read_lock();
 	g = tsa_group_pin(p->signal);
 	rcu_read_unlock();
-	may = g && tsa_may_read(p);
-	if (!may || all->n == all->max) {
-		full = may;
+	if (!g) {
+		/* Its threads are gone, and their totals with them. */
+		tsa_all_let_go(all, start);
+		all->n = start;
+		return true;
+	}
+	/* No totals row for a reader who may not read the process. */
+	may = tsa_may_read(p);
+	full = may && all->n == all->max;
+	if (!may || full) {
 		tsa_group_unpin(g);
 		tsa_all_let_go(all, start);
-		/* No group: its threads are gone, and their totals with them. */
-		if (!g || full)
+		if (full)
 			all->n = start;
 		return !full;
 	}
@@ -355,28 +361,27 @@ bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	gen = tsa_group_read(g, all->now, &all->rows[all->n].a,
 			     tsa_all_tables(all, all->n), &exited, &at);
 	tsa_group_unpin(g);
+	/* Each record is let go once its hand-over number is asked. */
 	for (i = j = start; i < all->n; i++) {
-		if (!tsa_thread_handed_over(all->rows[i].th, gen)) {
+		keep = !tsa_thread_handed_over(all->rows[i].th, gen);
+		tsa_thread_let_go(all->rows[i].th);
+		all->rows[i].th = NULL;
+		if (keep) {
 			if (j != i)
 				tsa_all_move(all, j, i);
 			j++;
-		} else {
-			tsa_thread_let_go(all->rows[i].th);
-			all->rows[i].th = NULL;
 		}
 		if (!(i % 256))
 			cond_resched();
 	}
 	if (!exited) {
 		all->n = j;
-		tsa_all_let_go(all, start);
 		return true;
 	}
 	r = &all->rows[j];
 	if (j != i)
 		tsa_all_move(all, j, i);
 	all->n = j;
-	tsa_all_let_go(all, start);
 	/* A hand-over during the copy holds numbers up to its clock. */
 	r->at = at;
 	r->stay = 0;
@@ -385,6 +390,36 @@ bool tsa_all_process(struct tsa_all *all, struct task_struct *p)
 	r->nr = exited;
 	all->n++;
 	return true;
+}
+
+/*
+ * The process of the lowest id in @ns from *@nr on, held (the caller puts
+ * it), with *@nr moved past it; NULL after the last. A pid at a time, in
+ * an RCU read section of its own: the ids of a process's many threads
+ * are passed over with a reschedule between them.
+ */
+static struct task_struct *tsa_next_process(struct pid_namespace *ns,
+					    int *nr)
+{
+	struct task_struct *p;
+	struct pid *pid;
+
+	for (;;) {
+		rcu_read_lock();
+		pid = tsa_find_ge_pid(*nr, ns);
+		if (!pid) {
+			rcu_read_unlock();
+			return NULL;
+		}
+		*nr = pid_nr_ns(pid, ns) + 1;
+		p = pid_task(pid, PIDTYPE_TGID);
+		if (p)
+			get_task_struct(p);
+		rcu_read_unlock();
+		if (p)
+			return p;
+		cond_resched();
+	}
 }
 
 /*
@@ -401,22 +436,13 @@ static unsigned int tsa_all_rows_wanted(struct pid_namespace *ns)
 {
 	struct task_struct *p;
 	unsigned int n = 0;
-	struct pid *pid;
 	int nr = 1;
 
-	for (;;) {
-		rcu_read_lock();
-		pid = tsa_find_ge_pid(nr, ns);
-		if (!pid) {
-			rcu_read_unlock();
-			break;
-		}
-		nr = pid_nr_ns(pid, ns) + 1;
-		p = pid_task(pid, PIDTYPE_TGID);
+	while ((p = tsa_next_process(ns, &nr))) {
 		/* A thread it may read in a process it may not: see below. */
-		if (p && tsa_may_read(p))
+		if (tsa_may_read(p))
 			n += get_nr_threads(p) + 1;
-		rcu_read_unlock();
+		put_task_struct(p);
 		cond_resched();
 	}
 	return n + n / 8 + 16;
@@ -435,26 +461,12 @@ static unsigned int tsa_all_rows_wanted(struct pid_namespace *ns)
 static bool tsa_all_walk(struct tsa_all *all)
 {
 	struct task_struct *p;
-	struct pid *pid;
 	bool full = false;
 	int nr = 1;
 
-	while (!full) {
-		rcu_read_lock();
-		pid = tsa_find_ge_pid(nr, all->ns);
-		if (!pid) {
-			rcu_read_unlock();
-			break;
-		}
-		nr = pid_nr_ns(pid, all->ns) + 1;
-		p = pid_task(pid, PIDTYPE_TGID);
-		if (p)
-			get_task_struct(p);
-		rcu_read_unlock();
-		if (p) {
-			full = !tsa_all_process(all, p);
-			put_task_struct(p);
-		}
+	while (!full && (p = tsa_next_process(all->ns, &nr))) {
+		full = !tsa_all_process(all, p);
+		put_task_struct(p);
 		cond_resched();
 	}
 	return full;
