@@ -442,17 +442,6 @@ static void test_stop(void)
 
 /* --- cgroup.freeze for 1 s (docker pause) ----------------------------- */
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static int cgroup_frozen(const char *cg)
 {
 	char path[128], buf[256];
@@ -533,7 +522,7 @@ static void test_freeze(void)
 			pause();
 	}
 	snprintf(pid, sizeof(pid), "%d", child);
-	ok = !write_file(path, pid) &&
+	ok = !tsa_write_file(path, pid) &&
 	     read(fz_pipe[0], &spin, sizeof(spin)) == sizeof(spin);
 	sleep_ms(300);
 	who[0] = child;
@@ -543,7 +532,7 @@ static void test_freeze(void)
 		ok = ok && !tsa_read_schedstat(who[k], &ss0[k]) &&
 		     !tsa_read_ctxt_switches(who[k], &v0[k], &i0[k]);
 	t0 = mono_s();
-	ok = ok && !write_file(path, "1");
+	ok = ok && !tsa_write_file(path, "1");
 	t0b = mono_s();
 	while (ok && cgroup_frozen(cg) == 0 && mono_s() < t0 + 10)
 		sleep_ms(1);
@@ -553,7 +542,7 @@ static void test_freeze(void)
 		ok = ok && !tsa_read_schedstat(who[k], &ss2[k]) &&
 		     !tsa_read_ctxt_switches(who[k], &v2[k], &i2[k]);
 	t2 = mono_s();
-	ok = ok && !write_file(path, "0");
+	ok = ok && !tsa_write_file(path, "0");
 	t3 = mono_s();
 	sleep_ms(200);
 	ok = ok && !tsa_read_thread(child, &sleeper) &&
@@ -1042,7 +1031,7 @@ static void fair_server_write(int cpu, const char *val)
 	snprintf(path, sizeof(path), FAIR_SERVER, cpu);
 	sched_getaffinity(0, sizeof(was), &was);
 	pin(cpu);
-	write_file(path, val);
+	tsa_write_file(path, val);
 	sched_setaffinity(0, sizeof(was), &was);
 }
 
@@ -1107,8 +1096,8 @@ static void test_burst(void)
 		close(fd);
 	rt = !uname(&u) && strstr(u.version, "PREEMPT_RT");
 	burst->spin_s = rt ? 120 : 10;
-	write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1");
-	write_file("/proc/sys/kernel/sched_rr_timeslice_ms", "5");
+	tsa_write_file("/proc/sys/kernel/sched_rt_runtime_us", "-1");
+	tsa_write_file("/proc/sys/kernel/sched_rr_timeslice_ms", "5");
 	fair_server_off(fair);
 	for (i = 0; i < BURST_CREATORS; i++) {
 		creator[i] = fork();
@@ -1133,9 +1122,9 @@ static void test_burst(void)
 	for (i = 0; i < 2; i++)
 		waitpid(spinner[i], &st, 0);
 	if (rt_runtime[0])
-		write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime);
+		tsa_write_file("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime);
 	if (rr_slice[0])
-		write_file("/proc/sys/kernel/sched_rr_timeslice_ms", rr_slice);
+		tsa_write_file("/proc/sys/kernel/sched_rr_timeslice_ms", rr_slice);
 	fair_server_restore(fair);
 	/* Late tracking is a work item: give it a moment. */
 	for (int tries = 0; tries < 100; tries++) {
@@ -1479,7 +1468,7 @@ static int umh_calls(struct tsa_calls *c, struct tsa_thread *t, char *why,
 	}
 	close(fd);
 	snprintf(pat, sizeof(pat), "|%s%s", via, sh);
-	if (write_file("/proc/sys/kernel/core_pattern", pat)) {
+	if (tsa_write_file("/proc/sys/kernel/core_pattern", pat)) {
 		snprintf(why, len, "set core_pattern: %s", strerror(errno));
 		return -1;
 	}
@@ -1495,7 +1484,7 @@ static int umh_calls(struct tsa_calls *c, struct tsa_thread *t, char *why,
 	for (int k = 0; k < 100 && access(out, R_OK); k++)
 		sleep_ms(50);
 	old[strcspn(old, "\n")] = 0;
-	write_file("/proc/sys/kernel/core_pattern", old[0] ? old : "core");
+	tsa_write_file("/proc/sys/kernel/core_pattern", old[0] ? old : "core");
 	f = fopen(out, "r");
 	if (f) {
 		size_t n = 0, got;
@@ -1559,10 +1548,10 @@ static void test_kthreads(void)
 		fclose(f);
 	old = find_comm("khugepaged");
 	if (mode[0] && strcmp(mode, "never") && old) {
-		write_file(thp, "never");
+		tsa_write_file(thp, "never");
 		for (int k = 0; k < 100 && find_comm("khugepaged") == old; k++)
 			sleep_ms(20);
-		write_file(thp, mode);
+		tsa_write_file(thp, mode);
 		for (int k = 0; k < 100 && !kh; k++) {
 			kh = find_comm("khugepaged");
 			if (!kh)

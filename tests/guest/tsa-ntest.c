@@ -848,17 +848,6 @@ static void test_sections(void)
 #define STALL_MS	50
 #define SCHED_DIR	"/sys/kernel/debug/sched/"
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* How many times the kernel's log says "need_resched set for > ". */
 static int stall_reports(void)
 {
@@ -955,9 +944,9 @@ static void test_stalls(void)
 	pin(0);
 	snprintf(num, sizeof(num), "%d", STALL_MS);
 	before = stall_reports();
-	if (write_text(SCHED_DIR "latency_warn_once", "0") ||
-	    write_text(SCHED_DIR "latency_warn_ms", num) ||
-	    write_text(SCHED_DIR "features", "LATENCY_WARN"))
+	if (tsa_write_file(SCHED_DIR "latency_warn_once", "0") ||
+	    tsa_write_file(SCHED_DIR "latency_warn_ms", num) ||
+	    tsa_write_file(SCHED_DIR "features", "LATENCY_WARN"))
 		failed++;
 	for (k = 0; k < 2; k++) {
 		for (i = 0; files[i]; i++) {
@@ -971,8 +960,8 @@ static void test_stalls(void)
 		reads++;
 		failed += tsa_read_discard(path) < 0;
 	}
-	write_text(SCHED_DIR "features", "NO_LATENCY_WARN");
-	write_text(SCHED_DIR "latency_warn_once", "1");
+	tsa_write_file(SCHED_DIR "features", "NO_LATENCY_WARN");
+	tsa_write_file(SCHED_DIR "latency_warn_once", "1");
 	after = stall_reports();
 	kill(spinner, SIGKILL);
 	waitpid(spinner, NULL, 0);

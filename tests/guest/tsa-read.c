@@ -265,6 +265,18 @@ const struct tsa_callrow *tsa_call_find(const struct tsa_calls *c,
 	return NULL;
 }
 
+int tsa_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;

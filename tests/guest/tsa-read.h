@@ -185,6 +185,8 @@ long tsa_module_param(const char *module, const char *name);
 double pct(uint64_t part, uint64_t whole);
 double gap(uint64_t a, uint64_t b);	/* |a - b| / b, in percent */
 void sleep_ms(long ms);
+/* Write @text to @path (a sysctl, a debugfs or cgroup knob): 0 or -1. */
+int tsa_write_file(const char *path, const char *text);
 /* Every read must sum exactly: check it wherever a thread is read. */
 void check_sum(const struct tsa_thread *t, const char *what);
 /* VCX/ICX against /proc/<tid>/status, read at the same rest point. */

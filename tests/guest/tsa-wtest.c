@@ -65,22 +65,10 @@ static const char *env_or(const char *name, const char *def)
 	return v && *v ? v : def;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static int drop_caches(void)
 {
 	sync();
-	return write_file("/proc/sys/vm/drop_caches", "3");
+	return tsa_write_file("/proc/sys/vm/drop_caches", "3");
 }
 
 /* --- windows: the change of a thread's numbers between two reads ------ */
@@ -937,7 +925,7 @@ static void test_apg(void)
 
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
-		if (write_file(path, pidbuf))
+		if (tsa_write_file(path, pidbuf))
 			_exit(2);
 		m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
