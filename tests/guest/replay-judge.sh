@@ -10,7 +10,8 @@
 #   replay-judge.sh TSA_REPLAY FIRST DIR
 #
 # DIR: t.dat (trace-cmd extract), s1 s2 (/proc/tsa/all), h1 h2
-# (/proc/tsa/hist), ss1 ss2 (schedstat), meta ("NAME PIDS UNDONE").
+# (/proc/tsa/hist), ss1 ss2 (schedstat), flags ("TID PF_FLAGS" of the
+# workload's threads, read in the guest), meta ("NAME PIDS UNDONE").
 # Environment: TSA_REPLAY_TOL_NS (2000), TSA_REPLAY_DEBUG.
 # Exit status: tsa-replay's, or 1 if a step failed (a "not ok" printed).
 set -u
@@ -29,7 +30,7 @@ if ! trace-cmd report -R -t -i "$d/t.dat" >"$d/report" 2>"$d/report.err"; then
 fi
 t1=$(date +%s.%N)
 "$replay" --first "$first" --tol-ns "$tol" --pids "$pids" --undone "$undone" \
-	--hist1 "$d/h1" --hist2 "$d/h2" --name "$name" \
+	--hist1 "$d/h1" --hist2 "$d/h2" --name "$name" --flags "$d/flags" \
 	"$d/s1" "$d/s2" "$d/report" "$d/ss1" "$d/ss2" >"$d/tap"
 rc=$?
 cat "$d/tap"

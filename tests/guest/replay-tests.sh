@@ -138,6 +138,19 @@ schedstat() {
 	grep -H . /proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null
 }
 
+# "TID PF_FLAGS" of every thread of session $1's processes (stat field 9;
+# the comm before it may hold spaces): the judge tells kernel threads and
+# io_uring workers by them, and it runs on the host, whose /proc is not
+# the guest's.
+task_flags() {
+	local p
+	for p in $(ps -o pid= -s "$1"); do
+		awk '{ t = FILENAME; sub(/^\/proc\/[0-9]+\/task\//, "", t)
+			sub(/\/stat$/, "", t); sub(/^.*\) /, ""); print t, $7 }' \
+			/proc/"$p"/task/[0-9]*/stat 2>/dev/null
+	done
+}
+
 # Switches tsa counted voluntary though the trace shows them as R: sleeps
 # a pending signal undid (tsa-replay.c); 0 where tsa does not say.
 undone() {
@@ -187,12 +200,14 @@ replay() {
 	cat /proc/tsa/hist >"$work/h1"
 	[ -z "$cg" ] || th1=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
 	schedstat >"$work/ss1"
+	task_flags "$sid" >"$work/flags"
 	sleep "$secs"
 	cat /proc/tsa/all >"$work/s2"
 	cat /proc/tsa/hist >"$work/h2"
 	u2=$(undone)
 	[ -z "$cg" ] || th2=$(awk '$1 == "throttled_usec" {print $2}' "$cg/cpu.stat")
 	schedstat >"$work/ss2"
+	task_flags "$sid" >>"$work/flags"
 	sleep 0.05
 	echo 0 >$T/tracing_on
 	pids=$(ps -o pid= -s "$sid" | xargs | tr ' ' ,)
@@ -219,7 +234,8 @@ replay() {
 	# extract switches the events off
 	(cd "$work" && quiesce trace-cmd extract -o "$d/t.dat" >/dev/null 2>&1) ||
 		{ not_ok "replay $name: trace-cmd extract"; rm -rf "$work/x"; return; }
-	mv "$work/s1" "$work/s2" "$work/h1" "$work/h2" "$work/ss1" "$work/ss2" "$d/"
+	mv "$work/s1" "$work/s2" "$work/h1" "$work/h2" "$work/ss1" "$work/ss2" \
+		"$work/flags" "$d/"
 	echo "$name $pids $((u2 - u1))" >"$d/meta"
 	if [ -n "$export_dev" ]; then
 		# One tar after the last (the guest's files live in its

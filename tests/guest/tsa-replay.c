@@ -6,7 +6,7 @@
  * two /proc/tsa/all snapshots taken while the trace ran.
  *
  *   tsa-replay [--first N] [--tol-ns NS] [--pids P,P...] [--name NAME]
- *              [--undone N]
+ *              [--undone N] --flags FLAGS
  *              S1 S2 REPORT [SCHEDSTAT1 SCHEDSTAT2]
  *
  * REPORT is `trace-cmd report -R -t` of sched_switch, sched_wakeup,
@@ -17,6 +17,10 @@
  * psi_task_switch ("rsleep" with sleep=%dx), all
  * stamped with trace_clock=mono, the clock tsa uses.
  * Raw (-R) output keeps prev_state numeric and -t keeps nanoseconds.
+ * FLAGS holds "TID PF_FLAGS" lines, read in the guest while the workload
+ * ran: the judge runs on the host, whose /proc knows other tasks by the
+ * same tids (a CI run took a host kernel thread's flags for a guest
+ * spinner and replayed its 530 ms of USR as SYS).
  *
  * Each thread's window runs from its `at` in S1 (or its birth) to its `at`
  * in S2. States are compared in groups the trace can tell apart: USR, SYS
@@ -754,13 +758,52 @@ static void replay_event(const struct ev *e)
 	}
 }
 
+/* The workload's threads' PF_* flags, from --flags. */
+static struct tflags {
+	pid_t tid;
+	unsigned long flags;
+} *tflags;
+static size_t ntflags;
+
+static int read_flags(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long flags;
+	size_t cap = 0;
+	char line[128];
+	int tid;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %lu", &tid, &flags) != 2)
+			continue;
+		if (ntflags == cap) {
+			struct tflags *n;
+
+			cap = cap ? 2 * cap : 256;
+			n = realloc(tflags, cap * sizeof(*n));
+			if (!n) {
+				fclose(f);
+				errno = ENOMEM;
+				return -1;
+			}
+			tflags = n;
+		}
+		tflags[ntflags].tid = tid;
+		tflags[ntflags++].flags = flags;
+	}
+	fclose(f);
+	return 0;
+}
+
 static int is_kthread(pid_t tid)
 {
-	unsigned long flags;
-
-	/* A kernel thread or an io_uring worker. */
-	return !tsa_read_task_flags(tid, &flags) &&
-	       (flags & (0x00200000 | 0x10));
+	/* A kernel thread (PF_KTHREAD) or an io_uring worker (PF_IO_WORKER). */
+	for (size_t i = 0; i < ntflags; i++)
+		if (tflags[i].tid == tid)
+			return !!(tflags[i].flags & (0x00200000 | 0x10));
+	return 0;
 }
 
 /*
@@ -851,7 +894,7 @@ static int want_pid(const char *pids, pid_t pid)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tsa-replay [--first N] [--tol-ns NS] [--pids P,...] [--name NAME] [--undone N] S1 S2 REPORT [SCHEDSTAT1 SCHEDSTAT2]\n");
+	fprintf(stderr, "usage: tsa-replay [--first N] [--tol-ns NS] [--pids P,...] [--name NAME] [--undone N] --flags FLAGS S1 S2 REPORT [SCHEDSTAT1 SCHEDSTAT2]\n");
 	exit(2);
 }
 
@@ -1202,7 +1245,7 @@ static void judge(const char *name, int stamps, uint64_t tol,
 
 int main(int argc, char **argv)
 {
-	const char *pids = NULL, *name = "trace";
+	const char *pids = NULL, *name = "trace", *flags = NULL;
 	uint64_t tol = 2000;
 	struct tsa_all a1, a2;
 	struct result own, ft;
@@ -1222,6 +1265,8 @@ int main(int argc, char **argv)
 			name = argv[ai + 1];
 		else if (!strcmp(argv[ai], "--undone"))
 			undone_max = strtoll(argv[ai + 1], NULL, 10);
+		else if (!strcmp(argv[ai], "--flags"))
+			flags = argv[ai + 1];
 		else if (!strcmp(argv[ai], "--hist1") ||
 			 !strcmp(argv[ai], "--hist2")) {
 			if (tsa_read_hist_file(argv[ai + 1], argv[ai][6] == '1' ?
@@ -1234,8 +1279,12 @@ int main(int argc, char **argv)
 		} else
 			usage();
 	}
-	if (argc - ai != 3 && argc - ai != 5)
+	if ((argc - ai != 3 && argc - ai != 5) || !flags)
 		usage();
+	if (read_flags(flags)) {
+		fprintf(stderr, "tsa-replay: %s: %s\n", flags, strerror(errno));
+		return 2;
+	}
 	if (tsa_read_all_file(argv[ai], &a1) ||
 	    tsa_read_all_file(argv[ai + 1], &a2)) {
 		fprintf(stderr, "tsa-replay: %s: %s\n", argv[ai], strerror(errno));
