@@ -3,7 +3,9 @@
  * app/: what its files share. main.c: main() and the signals, on top;
  * live.c: the loops and the reporter every mode uses, below all; wake.c:
  * -w; recorder.c: --record and --replay; files.c: --save, --compare and
- * the metrics; redraw.c: the keys. Nothing below app/ includes this.
+ * the metrics; redraw.c: the keys; pictures.c: --folded, --svg and
+ * --perfetto, over intervals.c: a recording's window interval by
+ * interval. Nothing below app/ includes this.
  */
 #ifndef TSA_APP_H
 #define TSA_APP_H
@@ -125,6 +127,65 @@ struct window {
 };
 
 void picture_window(const struct options *o, const struct window *w);
+
+/*
+ * intervals.c: a recording's window interval by interval. An interval's
+ * two blocks, and their distributions, calls and wakers when both
+ * have them and they were asked for (else NULL).
+ */
+struct interval {
+	const struct tsa_snap *p, *c;
+	const struct tsa_hist_snap *hp, *hc;
+	const struct tsa_calls_snap *cp, *cc;
+	const struct tsa_wakers_snap *wp, *wc;
+	struct cgroup_cache *cgroups;	/* with WALK_GROUPS: c's */
+};
+
+enum { WALK_GROUPS = 1, WALK_HIST = 2, WALK_CALLS = 4, WALK_WAKERS = 8 };
+
+/* @step for each interval of w's recording from w->a to w->b. */
+void walk_intervals(const struct window *w, int want,
+		    void (*step)(void *ctx, const struct interval *iv),
+		    void *ctx);
+
+/* A system call of a line that ended: summed over its intervals. */
+struct ended_call {
+	char *name;
+	int other;
+	struct tsa_cvec d;
+	long next;		/* the line's next call, or -1 */
+};
+
+/*
+ * A thread (-L) or process seen in a window's intervals but not at its
+ * end: its time summed over the intervals it was seen in (d.now NULL,
+ * d.comm its own name below), its names as its last block had them.
+ */
+struct ended_line {
+	struct tsa_delta d;
+	char pname[64], tname[64];
+	long calls;		/* its first call in ended.c[], or -1 */
+	int seen;
+};
+
+struct ended {
+	struct ended_line *l;
+	size_t n, cap;
+	struct ended_call *c;
+	size_t nc, ccap;
+};
+
+/*
+ * The lines of w's recording (not groups) that @sel selects and that
+ * ended inside the window: those of its intervals not among @d[0..n),
+ * the window's own.
+ */
+void ended_lines(const struct window *w, const struct tsa_select *sel,
+		 const struct tsa_delta *d, size_t n, struct ended *e);
+/* The ended line a copy @d of one of e's is, or NULL: not one. */
+const struct ended_line *ended_find(const struct ended *e,
+				    const struct tsa_delta *d);
+void ended_free(struct ended *e);
 int picture_live(struct options *o, const char *allpath,
 		 const char *callspath, volatile sig_atomic_t *stop);
 

@@ -42,12 +42,82 @@ struct lines {
 	size_t n, ncl, cap, ccap;
 	struct tsa_select sel;
 	int grouped, wakers;
+	struct ended ended;		/* lines that ended in the window */
+	char (*pname)[64], (*tname)[64];	/* d[i]'s names */
 };
+
+/*
+ * Line @d's process (@tid 0) or thread name: as the window's ends have
+ * it, or as its last block had it if it ended inside the window.
+ */
+static void line_name(const struct window *w, const struct lines *l,
+		      const struct tsa_delta *d, uint64_t tid, char *out,
+		      size_t len)
+{
+	const struct ended_line *el = ended_find(&l->ended, d);
+
+	if (el)
+		snprintf(out, len, "%s", tid ? el->tname : el->pname);
+	else
+		tsa_thread_name(w->b, w->a, d->pid, tid, out, len);
+}
+
+/*
+ * The call lines of the window's lines: those of its ends for the lines
+ * that are still there, and their sums for those that ended.
+ */
+static void window_calls(const struct window *w, struct lines *l)
+{
+	struct tsa_delta *live = xmalloc((l->n + 1) * sizeof(*live));
+	size_t *at = xmalloc((l->n + 1) * sizeof(*at));
+	size_t i, k, nlive = 0, n = 0;
+	long c;
+
+	for (i = 0; i < l->n; i++) {
+		if (ended_find(&l->ended, &l->d[i]))
+			continue;
+		live[nlive] = l->d[i];
+		at[nlive++] = i;
+	}
+	if (w->ca && w->cb && nlive)
+		n = tsa_calls_compute(w->a, w->b, w->ca, w->cb, &l->sel, live,
+				      nlive, &l->cl, &l->ccap);
+	for (k = 0; k < n; k++)
+		l->cl[k].who = &l->d[at[l->cl[k].who - live]];
+	for (i = 0; i < l->n; i++) {
+		const struct ended_line *el = ended_find(&l->ended, &l->d[i]);
+
+		for (c = el ? el->calls : -1; c >= 0; c = l->ended.c[c].next) {
+			const struct ended_call *ec = &l->ended.c[c];
+			struct tsa_call_line *cl;
+
+			if (n == l->ccap) {
+				l->ccap = l->ccap ? l->ccap * 2 : 64;
+				l->cl = xrealloc(l->cl, l->ccap *
+						 sizeof(*l->cl));
+			}
+			cl = &l->cl[n++];
+			memset(cl, 0, sizeof(*cl));
+			cl->who = &l->d[i];
+			cl->name = ec->name;
+			cl->other = ec->other;
+			cl->d = ec->d;
+			cl->total_calls = ec->d.calls;
+			cl->total_ns = ec->d.ns;
+			cl->elapsed = l->d[i].elapsed;
+		}
+	}
+	l->ncl = n;
+	free(live);
+	free(at);
+}
 
 /*
  * The window's lines as the report would have them: per thread (-L),
  * process or group (--group), only -p's, sorted by -s, cut to -n;
- * their calls (not for groups) and, with @wakers, their wakers.
+ * in a recording also the threads or processes that ended inside the
+ * window (intervals.c); their calls (not for groups) and, with
+ * @wakers, their wakers.
  */
 static void window_lines(const struct options *o, const struct window *w,
 			 struct lines *l, int wakers, long ntop)
@@ -55,7 +125,7 @@ static void window_lines(const struct options *o, const struct window *w,
 	const struct show *sh = &o->show;
 	struct tsa_totals tot;
 	struct options on = *o;
-	size_t n;
+	size_t n, i;
 
 	memset(l, 0, sizeof(*l));
 	l->grouped = sh->group_by > GROUP_PID;
@@ -80,14 +150,31 @@ static void window_lines(const struct options *o, const struct window *w,
 	} else {
 		n = tsa_delta_compute(w->a, w->b, &l->sel, &l->own, &l->cap,
 				      &tot);
+		if (w->dir)
+			ended_lines(w, &l->sel, l->own, n, &l->ended);
+		if (l->ended.n) {
+			l->cap = n + l->ended.n;
+			l->own = xrealloc(l->own, l->cap * sizeof(*l->own));
+			for (i = 0; i < l->ended.n; i++)
+				l->own[n++] = l->ended.l[i].d;
+		}
 		sort_lines_time(l->own, n, sh->sort_key, sh->sort_order);
 		l->d = l->own;
 	}
 	on.show.ntop = ntop;
 	l->n = lines_shown(&on, n, 0);
-	if (!l->grouped && w->ca && w->cb)
-		l->ncl = tsa_calls_compute(w->a, w->b, w->ca, w->cb, &l->sel,
-					   l->own, l->n, &l->cl, &l->ccap);
+	if (!l->grouped) {
+		l->pname = xmalloc((l->n + 1) * sizeof(*l->pname));
+		l->tname = xmalloc((l->n + 1) * sizeof(*l->tname));
+		for (i = 0; i < l->n; i++) {
+			line_name(w, l, &l->d[i], 0, l->pname[i],
+				  sizeof(l->pname[i]));
+			line_name(w, l, &l->d[i], sh->lwps ? l->d[i].id : 0,
+				  l->tname[i],
+				  sizeof(l->tname[i]));
+		}
+		window_calls(w, l);
+	}
 	if (wakers && w->wa && w->wb) {
 		struct tsa_wnames nm = { "/nonexistent", w->b, &l->gr.cc,
 					 w->a };
@@ -107,8 +194,11 @@ static void lines_free(struct lines *l, const struct window *w)
 		memset(&l->gr.cc, 0, sizeof(l->gr.cc));
 	tsa_wakers_report_free(&l->wr);
 	group_report_free(&l->gr);
+	ended_free(&l->ended);
 	free(l->own);
 	free(l->cl);
+	free(l->pname);
+	free(l->tname);
 }
 
 static void folded_window(const struct options *o, const struct window *w)
@@ -122,8 +212,8 @@ static void folded_window(const struct options *o, const struct window *w)
 		    "recorded it)", w->src);
 	window_lines(o, w, &l, o->show.view == VIEW_WAKERS, o->show.ntop);
 	memset(&in, 0, sizeof(in));
-	in.prev = w->a;
-	in.cur = w->b;
+	in.pname = l.pname;
+	in.tname = l.tname;
 	in.d = l.d;
 	in.n = l.n;
 	in.lwps = o->show.lwps;
@@ -364,69 +454,18 @@ static void cells_interval(struct svg_build *sb, size_t col,
 	}
 }
 
-/* A recording's intervals from w->a to w->b, read again. */
-static void svg_replay(struct svg_build *sb)
+/* An interval of a recording into the picture. */
+static void svg_step(void *ctx, const struct interval *iv)
 {
-	const struct window *w = sb->w;
-	struct tsa_snap snaps[2];
-	struct tsa_hist_snap hs[2];
-	struct tsa_calls_snap cs[2];
-	struct tsa_wakers_snap ws[2];
-	struct cgroup_cache cc;
-	struct replay rec;
-	char msg[256], boot[64] = "";
-	int cur = 0, have = 0, hok[2] = { 0, 0 }, cok[2] = { 0, 0 };
-	int wok[2] = { 0, 0 }, cells = sb->cells != NULL;
+	struct svg_build *sb = ctx;
+	size_t col = column_of(sb, iv->p, iv->c);
 
-	memset(snaps, 0, sizeof(snaps));
-	memset(hs, 0, sizeof(hs));
-	memset(cs, 0, sizeof(cs));
-	memset(ws, 0, sizeof(ws));
-	memset(&cc, 0, sizeof(cc));
-	if (replay_open(&rec, w->dir, w->a->wall.tv_sec, msg, sizeof(msg)))
-		die(EXIT_BADDATA, "%s: %s", w->dir, msg);
-	while (replay_next(&rec, &snaps[cur], cells ? &cs[cur] : NULL,
-			   cells ? &ws[cur] : NULL) > 0) {
-		struct tsa_snap *c = &snaps[cur], *p = &snaps[!cur];
-
-		if (wall_s(&c->wall) > wall_s(&w->b->wall))
-			break;
-		if (wall_s(&c->wall) < wall_s(&w->a->wall))
-			continue;
-		if (sb->l->grouped)
-			replay_cgroups(&rec, c, &cc);
-		hok[cur] = !sb->l->grouped && !cells &&
-			   replay_hist(&rec, &hs[cur]) == TSA_OK;
-		cok[cur] = cells && rec.calls_err == TSA_OK;
-		wok[cur] = cells && rec.wakers_err == TSA_OK;
-		if (have && !strcmp(boot, rec.boot_id) && p->now < c->now) {
-			svg_interval(sb, p, c, &cc);
-			if (hok[0] && hok[1])
-				heat_interval(sb, column_of(sb, p, c),
-					      &hs[!cur], &hs[cur]);
-			if (cells)
-				cells_interval(sb, column_of(sb, p, c), p, c,
-					       cok[0] && cok[1] ? &cs[!cur] :
-					       NULL, cok[0] && cok[1] ?
-					       &cs[cur] : NULL, wok[0] &&
-					       wok[1] ? &ws[!cur] : NULL,
-					       wok[0] && wok[1] ? &ws[cur] :
-					       NULL);
-		}
-		snprintf(boot, sizeof(boot), "%s", rec.boot_id);
-		have = 1;
-		cur = !cur;
-	}
-	replay_close(&rec);
-	tsa_hist_free(&hs[0]);
-	tsa_hist_free(&hs[1]);
-	tsa_calls_free(&cs[0]);
-	tsa_calls_free(&cs[1]);
-	tsa_wakers_free(&ws[0]);
-	tsa_wakers_free(&ws[1]);
-	cgroup_cache_free(&cc);
-	tsa_snap_free(&snaps[0]);
-	tsa_snap_free(&snaps[1]);
+	svg_interval(sb, iv->p, iv->c, iv->cgroups);
+	if (iv->hp)
+		heat_interval(sb, col, iv->hp, iv->hc);
+	if (sb->cells)
+		cells_interval(sb, col, iv->p, iv->c, iv->cp, iv->cc, iv->wp,
+			       iv->wc);
 }
 
 static int top_cmp(const void *x, const void *y)
@@ -514,24 +553,21 @@ static size_t top_wakers(const struct options *o, const struct window *w,
 	return n;
 }
 
-static void band_name(char *out, size_t len, const struct window *w,
-		      const struct lines *l, const struct tsa_delta *d,
-		      int lwps)
+/* A band's label: its line, and whether it ended inside the window. */
+static void band_name(char *out, size_t len, const struct lines *l,
+		      size_t i, int lwps)
 {
-	char p[64], t[64];
+	const struct tsa_delta *d = &l->d[i];
+	const char *ended = ended_find(&l->ended, d) ? ", ended" : "";
 
-	if (l->grouped) {
+	if (l->grouped)
 		snprintf(out, len, "%s", d->comm);
-		return;
-	}
-	tsa_thread_name(w->b, w->a, d->pid, 0, p, sizeof(p));
-	if (!lwps) {
-		snprintf(out, len, "%s/%" PRIu64, p, d->pid);
-		return;
-	}
-	tsa_thread_name(w->b, w->a, d->pid, d->id, t, sizeof(t));
-	snprintf(out, len, "%s/%" PRIu64 " in %s/%" PRIu64, t, d->id, p,
-		 d->pid);
+	else if (!lwps)
+		snprintf(out, len, "%s/%" PRIu64 "%s", l->pname[i], d->pid,
+			 ended);
+	else
+		snprintf(out, len, "%s/%" PRIu64 " in %s/%" PRIu64 "%s",
+			 l->tname[i], d->id, l->pname[i], d->pid, ended);
 }
 
 /* Open @path to write ("-": stdout), or die. */
@@ -559,8 +595,6 @@ static void perfetto_out(const struct options *o, const struct window *w,
 			 const struct svg_build *sb, const struct lines *l)
 {
 	struct pf_line *pl = xmalloc((l->n + 1) * sizeof(*pl));
-	char (*proc)[64] = xmalloc((l->n + 1) * sizeof(*proc));
-	char (*thr)[64] = xmalloc((l->n + 1) * sizeof(*thr));
 	struct pf_in in;
 	uint64_t a = (uint64_t)w->a->wall.tv_sec * 1000000000ull +
 		     (uint64_t)w->a->wall.tv_nsec;
@@ -572,14 +606,10 @@ static void perfetto_out(const struct options *o, const struct window *w,
 	for (i = 0; i < l->n; i++) {
 		const struct tsa_delta *d = &l->d[i];
 
-		tsa_thread_name(w->b, w->a, d->pid, 0, proc[i],
-				sizeof(proc[i]));
-		tsa_thread_name(w->b, w->a, d->pid, d->id, thr[i],
-				sizeof(thr[i]));
 		/* A thread's track is under its process's: its own name. */
-		pl[i].name = o->show.lwps && !l->grouped ? thr[i] :
+		pl[i].name = o->show.lwps && !l->grouped ? l->tname[i] :
 			     sb->b[i].name;
-		pl[i].proc = l->grouped ? NULL : proc[i];
+		pl[i].proc = l->grouped ? NULL : l->pname[i];
 		pl[i].pid = l->grouped ? 0 : d->pid;
 		pl[i].tid = l->grouped ? 0 : o->show.lwps ? d->id : d->pid;
 		pl[i].ns = sb->b[i].ns;
@@ -593,8 +623,6 @@ static void perfetto_out(const struct options *o, const struct window *w,
 	f = open_out(o->perfetto);
 	close_out(f, o->perfetto, perfetto_write(f, &in));
 	free(pl);
-	free(proc);
-	free(thr);
 }
 
 /*
@@ -639,7 +667,7 @@ static void draw_window(const struct options *o, const struct window *w,
 	for (i = 0; i < l.n; i++) {
 		size_t sz = sb.ncols * TSA_NSTATES * sizeof(uint64_t);
 
-		band_name(sb.b[i].name, sizeof(sb.b[i].name), w, &l, &l.d[i],
+		band_name(sb.b[i].name, sizeof(sb.b[i].name), &l, i,
 			  o->show.lwps);
 		sb.b[i].ns = xmalloc(sz);
 		memset(sb.b[i].ns, 0, sz);
@@ -650,7 +678,10 @@ static void draw_window(const struct options *o, const struct window *w,
 	if (!l.grouped)
 		qsort(sb.keys, l.n, sizeof(*sb.keys), key_cmp);
 	if (w->dir) {
-		svg_replay(&sb);
+		walk_intervals(w, (l.grouped ? WALK_GROUPS : 0) |
+			       (!l.grouped && !sb.cells ? WALK_HIST : 0) |
+			       (sb.cells ? WALK_CALLS | WALK_WAKERS : 0),
+			       svg_step, &sb);
 	} else {
 		svg_interval(&sb, w->a, w->b, w->cc);
 		if (w->ha && w->hb && !l.grouped && !pf)

@@ -27,21 +27,18 @@ static void frame(FILE *f, const char *s, size_t len)
 static void line_frames(FILE *f, const struct folded_in *in,
 			const struct tsa_delta *d)
 {
-	char name[64];
+	size_t i = (size_t)(d - in->d);
 
 	if (in->groups) {
 		frame(f, d->comm, strlen(d->comm));
 		return;
 	}
-	tsa_thread_name(in->cur, in->prev, d->pid, 0, name, sizeof(name));
-	frame(f, name, sizeof(name));
+	frame(f, in->pname[i], sizeof(in->pname[i]));
 	fprintf(f, "/%" PRIu64, d->pid);
 	if (!in->lwps)
 		return;
-	tsa_thread_name(in->cur, in->prev, d->pid, d->id, name,
-			sizeof(name));
 	fputc(';', f);
-	frame(f, name, sizeof(name));
+	frame(f, in->tname[i], sizeof(in->tname[i]));
 	fprintf(f, "/%" PRIu64, d->id);
 }
 

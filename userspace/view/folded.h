@@ -26,9 +26,10 @@
 #include "wakers.h"
 
 struct folded_in {
-	const struct tsa_snap *prev, *cur;	/* the window's ends (names) */
 	const struct tsa_delta *d;	/* the lines, in order, cut to -n */
 	size_t n;
+	/* d[i]'s process and (with lwps) thread names, not for groups */
+	const char (*pname)[64], (*tname)[64];
 	int lwps;			/* d[] are threads: process;thread */
 	int groups;			/* d[] are groups: the name is comm */
 	/* the call lines of d[] (who points into d[]), or NULL */
