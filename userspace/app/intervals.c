@@ -115,6 +115,7 @@ struct ended_walk {
 	size_t dcap, subcap;
 	struct tsa_call_line *cl;
 	size_t ccap;
+	int calls_pass;			/* the second walk: calls only */
 };
 
 static void rehash(struct ended_walk *ew)
@@ -226,26 +227,30 @@ static void ended_step(void *ctx, const struct interval *iv)
 	for (i = 0; i < n; i++) {
 		const struct tsa_delta *d = &ew->d[i];
 		uint64_t id = ew->lwps ? d->id : 0;
-		long k = key_find(ew, d->pid, id, 1, (long)e->n);
+		long k = key_find(ew, d->pid, id, !ew->calls_pass,
+				  (long)e->n);
 		struct ended_line *el;
 
-		if (ew->keys[k].ended < 0)
+		if (k < 0 || ew->keys[k].ended < 0)
 			continue;	/* a line of the window's end */
-		if ((size_t)ew->keys[k].ended == e->n) {
-			if (e->n == e->cap) {
-				e->cap = e->cap ? e->cap * 2 : 64;
-				e->l = xrealloc(e->l, e->cap * sizeof(*e->l));
+		if (!ew->calls_pass) {
+			if ((size_t)ew->keys[k].ended == e->n) {
+				if (e->n == e->cap) {
+					e->cap = e->cap ? e->cap * 2 : 64;
+					e->l = xrealloc(e->l, e->cap *
+							sizeof(*e->l));
+				}
+				memset(&e->l[e->n], 0, sizeof(e->l[e->n]));
+				e->l[e->n++].calls = -1;
 			}
-			memset(&e->l[e->n], 0, sizeof(e->l[e->n]));
-			e->l[e->n++].calls = -1;
+			el = &e->l[ew->keys[k].ended];
+			add_delta(el, d);
+			tsa_thread_name(iv->c, iv->p, d->pid, 0, el->pname,
+					sizeof(el->pname));
+			if (ew->lwps)
+				tsa_thread_name(iv->c, iv->p, d->pid, d->id,
+						el->tname, sizeof(el->tname));
 		}
-		el = &e->l[ew->keys[k].ended];
-		add_delta(el, d);
-		tsa_thread_name(iv->c, iv->p, d->pid, 0, el->pname,
-				sizeof(el->pname));
-		if (ew->lwps)
-			tsa_thread_name(iv->c, iv->p, d->pid, d->id,
-					el->tname, sizeof(el->tname));
 		ew->sub[nsub] = *d;
 		ew->sub_line[nsub++] = (size_t)ew->keys[k].ended;
 	}
@@ -286,7 +291,14 @@ void ended_lines(const struct window *w, const struct tsa_select *sel,
 	memset(ew.slot, 0, (ew.mask + 1) * sizeof(*ew.slot));
 	for (i = 0; i < n; i++)
 		key_find(&ew, d[i].pid, ew.lwps ? d[i].id : 0, 1, -1);
-	walk_intervals(w, WALK_CALLS, ended_step, &ew);
+	/*
+	 * The lines first, then, if there are any, their calls: a window
+	 * where no line ended (most) reads no call rows here.
+	 */
+	walk_intervals(w, 0, ended_step, &ew);
+	ew.calls_pass = 1;
+	if (e->n)
+		walk_intervals(w, WALK_CALLS, ended_step, &ew);
 	/* Names are the lines' own now: e->l no longer moves. */
 	for (i = 0; i < e->n; i++)
 		e->l[i].d.comm = ew.lwps ? e->l[i].tname : e->l[i].pname;
