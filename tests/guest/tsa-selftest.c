@@ -374,15 +374,17 @@ static void test_spin(void)
 		/*
 		 * Of the spin's time on a CPU (the kernel's thread clock; an
 		 * RT kernel's irq threads may preempt it under load, which
-		 * is LAT), 90 % at least is USR; the wall's 50 ms is on CPU
-		 * or waiting for one.
+		 * is LAT), 90 % at least is USR; the wall's 50 ms or more
+		 * (a host that stalls the vCPU makes the spin longer: 61 ms
+		 * once under load) is on CPU or waiting for one, all but
+		 * 1 ms of the time between the reads.
 		 */
 		tap(d.ns[TSA_ST_USR] >= spin50_cpu / 10 * 9 &&
 		    spin50_cpu >= 25 * MS && cpu >= 50 * MS &&
-		    cpu <= 60 * MS,
-		    "self-spin by %s: a 50 ms spin is USR %.3f ms (expected >= 90 %% of its %.3f ms on a CPU, by the thread's clock, itself >= 25), on CPU or LAT %.3f (expected 50 to 60)",
+		    d.elapsed - cpu <= MS,
+		    "self-spin by %s: a 50 ms spin is USR %.3f ms (expected >= 90 %% of its %.3f ms on a CPU, by the thread's clock, itself >= 25), on CPU or LAT %.3f of the %.3f between the reads (expected >= 50, and all but 1 ms)",
 		    tsa_self_how_name(hows[i]), ms(d.ns[TSA_ST_USR]),
-		    ms(spin50_cpu), ms(cpu));
+		    ms(spin50_cpu), ms(cpu), ms(d.elapsed));
 	}
 }
 
