@@ -269,6 +269,21 @@ static void test_live_fails(void)
 }
 
 /*
+ * tsa-prstat @args in @dir while a child hands @snaps[0..n) to its FIFOs
+ * @fifos[0..nf) in turn (fx/run.h): its exit status, stdout and stderr.
+ */
+static int run_fed(const char *const *fifos, int nf, char *const *snaps,
+		   int n, const char *dir, const char *const *args,
+		   char **out, char **err)
+{
+	pid_t feeder = feed_fifos(fifos, nf, snaps, n);
+	int rc = run(dir, args, out, err, 0);
+
+	waitpid(feeder, NULL, 0);
+	return rc;
+}
+
+/*
  * fx/perfetto_check.py on @trace, --whole (every line has time in every
  * interval) unless @part, @want its TRACK=STATE arguments.
  */
@@ -362,7 +377,6 @@ static void test_perfetto_intervals(const char *fifo, const char *dir)
 	static const char late2[] = "800 800 0 0 12000000000 0 0 12000000000 "
 				    "0 0 late\n";
 	char *snaps[3], *a, *b, *out, *err, pb[400];
-	pid_t feeder;
 	int rc;
 
 	snaps[0] = fixture("10000000000", "1000000000");
@@ -372,10 +386,9 @@ static void test_perfetto_intervals(const char *fifo, const char *dir)
 	    asprintf(&snaps[2], "%s%s", b, late2) < 0)
 		exit(2);
 	snprintf(pb, sizeof(pb), "%s/two.pb", tmp);
-	feeder = feed_fifo(fifo, snaps, 3);
-	rc = run(dir, (const char *[]){ "--perfetto", pb, "-L", "0.1", "2",
-		 NULL }, &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed((const char *[]){ fifo }, 1, snaps, 3, dir,
+		     (const char *[]){ "--perfetto", pb, "-L", "0.1", "2",
+		     NULL }, &out, &err);
 	free(out);
 	free(err);
 	rc = rc ? rc : check_trace(pb, (const char *[]){ "late=USR", NULL },
@@ -429,7 +442,6 @@ static void test_ended(const char *fifo, const char *dir)
 		  "sleep/600;SLP 30000000000\n" },
 	};
 	char *snaps[4], *a, *b, *out, *err, path[400];
-	pid_t feeder;
 	size_t i;
 	int rc;
 
@@ -441,11 +453,10 @@ static void test_ended(const char *fifo, const char *dir)
 	    asprintf(&snaps[2], "%s%s", b, b2) < 0)
 		exit(2);
 	for (i = 0; i < 2; i++) {
-		feeder = feed_fifo(fifo, snaps, 4);
-		rc = run(dir, i ? (const char *[]){ "--folded", "0.1", "3",
-			 NULL } : (const char *[]){ "--folded", "-L", "0.1",
-			 "3", NULL }, &out, &err, 0);
-		waitpid(feeder, NULL, 0);
+		rc = run_fed((const char *[]){ fifo }, 1, snaps, 4, dir, i ?
+			     (const char *[]){ "--folded", "0.1", "3", NULL } :
+			     (const char *[]){ "--folded", "-L", "0.1", "3",
+			     NULL }, &out, &err);
 		ok(rc == 0 && strstr(out, want[i][1]) &&
 		   strstr(out, want[i][2]), "--folded %s of a thread born and "
 		   "gone inside the window: its line, its 14 s of SLP to its "
@@ -467,10 +478,8 @@ static void test_ended(const char *fifo, const char *dir)
 		if (asprintf(&both[2 * i + 1], chead, cnow[i], crow[i]) < 0)
 			exit(2);
 	}
-	feeder = feed_fifos(fnames, 2, both, 8);
-	rc = run(cdir, (const char *[]){ "--folded", "-L", "0.1", "3", NULL },
-		 &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed(fnames, 2, both, 8, cdir, (const char *[]){ "--folded",
+		     "-L", "0.1", "3", NULL }, &out, &err);
 	ok(rc == 0 && strstr(out, "brief/900;brief/900;SLP;clock_nanosleep "
 			     "14000000000\n"), "--folded -L of it with its "
 	   "calls: its 14 s of SLP under clock_nanosleep (saw exit %d, '%s', "
@@ -481,10 +490,9 @@ static void test_ended(const char *fifo, const char *dir)
 		free(both[2 * i + 1]);
 
 	snprintf(path, sizeof(path), "%s/ended.pb", tmp);
-	feeder = feed_fifo(fifo, snaps, 4);
-	rc = run(dir, (const char *[]){ "--perfetto", path, "-L", "0.1", "3",
-		 NULL }, &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed((const char *[]){ fifo }, 1, snaps, 4, dir,
+		     (const char *[]){ "--perfetto", path, "-L", "0.1", "3",
+		     NULL }, &out, &err);
 	free(out);
 	free(err);
 	rc = rc ? rc : check_trace_part(path, NULL, &out, 1);
@@ -495,10 +503,9 @@ static void test_ended(const char *fifo, const char *dir)
 	if (!rc)
 		free(out);
 	snprintf(path, sizeof(path), "%s/ended.svg", tmp);
-	feeder = feed_fifo(fifo, snaps, 4);
-	rc = run(dir, (const char *[]){ "--svg", path, "-L", "0.1", "3", NULL },
-		 &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed((const char *[]){ fifo }, 1, snaps, 4, dir,
+		     (const char *[]){ "--svg", path, "-L", "0.1", "3", NULL },
+		     &out, &err);
 	free(out);
 	free(err);
 	out = rc ? NULL : slurp(path);
@@ -569,7 +576,6 @@ static void test_guest_phases(void)
 int main(void)
 {
 	char *out, *err, *snaps[2], dir[300], fifo[400], svg[400], png[400];
-	pid_t feeder;
 	int rc;
 
 	if (fx_init())
@@ -592,10 +598,9 @@ int main(void)
 		return 2;
 	snaps[0] = fixture("10000000000", "1000000000");
 	snaps[1] = fixture("20000000000", "11000000000");
-	feeder = feed_fifo(fifo, snaps, 2);
-	rc = run(dir, (const char *[]){ "--svg", svg, "-L", "0.1", "1",
-		 NULL }, &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed((const char *[]){ fifo }, 1, snaps, 2, dir,
+		     (const char *[]){ "--svg", svg, "-L", "0.1", "1", NULL },
+		     &out, &err);
 	ok(rc == 0 && !*out, "a live --svg of a spinner, a sleeper and a lock "
 	   "waiter: exit 0, nothing on stdout (saw %d, '%s')", rc, err);
 	free(out);
@@ -605,10 +610,9 @@ int main(void)
 
 	/* The same live run as a Perfetto trace. */
 	snprintf(svg, sizeof(svg), "%s/live.pb", tmp);
-	feeder = feed_fifo(fifo, snaps, 2);
-	rc = run(dir, (const char *[]){ "--perfetto", svg, "-L", "0.1", "1",
-		 NULL }, &out, &err, 0);
-	waitpid(feeder, NULL, 0);
+	rc = run_fed((const char *[]){ fifo }, 1, snaps, 2, dir,
+		     (const char *[]){ "--perfetto", svg, "-L", "0.1", "1",
+		     NULL }, &out, &err);
 	free(out);
 	free(err);
 	rc = rc ? rc : check_trace(svg, (const char *[]){ "spin=USR",
