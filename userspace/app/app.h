@@ -143,6 +143,12 @@ struct interval {
 
 enum { WALK_GROUPS = 1, WALK_HIST = 2, WALK_CALLS = 4, WALK_WAKERS = 8 };
 
+/* A block's wall clock, in seconds. */
+static inline double wall_s(const struct timespec *t)
+{
+	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
+
 /* @step for each interval of w's recording from w->a to w->b. */
 void walk_intervals(const struct window *w, int want,
 		    void (*step)(void *ctx, const struct interval *iv),

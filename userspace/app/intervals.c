@@ -44,12 +44,11 @@ void walk_intervals(const struct window *w, int want,
 			   want & WALK_CALLS ? &cs[cur] : NULL,
 			   want & WALK_WAKERS ? &ws[cur] : NULL) > 0) {
 		struct tsa_snap *c = &snaps[cur], *p = &snaps[!cur];
-		double t = (double)c->wall.tv_sec + c->wall.tv_nsec / 1e9;
 		struct interval iv;
 
-		if (t > (double)w->b->wall.tv_sec + w->b->wall.tv_nsec / 1e9)
+		if (wall_s(&c->wall) > wall_s(&w->b->wall))
 			break;
-		if (t < (double)w->a->wall.tv_sec + w->a->wall.tv_nsec / 1e9)
+		if (wall_s(&c->wall) < wall_s(&w->a->wall))
 			continue;
 		if (want & WALK_GROUPS)
 			replay_cgroups(&rec, c, &cc);

@@ -170,8 +170,7 @@ static void window_lines(const struct options *o, const struct window *w,
 			line_name(w, l, &l->d[i], 0, l->pname[i],
 				  sizeof(l->pname[i]));
 			line_name(w, l, &l->d[i], sh->lwps ? l->d[i].id : 0,
-				  l->tname[i],
-				  sizeof(l->tname[i]));
+				  l->tname[i], sizeof(l->tname[i]));
 		}
 		window_calls(w, l);
 	}
@@ -269,11 +268,6 @@ struct svg_build {
 	size_t ccap;
 	struct tsa_wakers_report wr;
 };
-
-static double wall_s(const struct timespec *t)
-{
-	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
-}
 
 /* The band of thread (@lwps) or process @pid, @id, or -1. */
 static long band_at(const struct svg_build *sb, uint64_t pid, uint64_t id)
